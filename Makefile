@@ -1,0 +1,47 @@
+# fluidbox: `make run` serves the portal on an embedded SQLite; `make test` runs the suite.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+MCP_PORT ?= 8765
+export FLUIDBOX_DEVELOPMENT ?= 1
+
+.PHONY: run test install migrate demo lint format bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+run: migrate
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	bash scripts/serve.sh $(PORT) $(MCP_PORT)
+
+test: install
+	$(BIN)/python -m pytest
+
+demo: install
+	$(BIN)/python -m runner.demo --url http://127.0.0.1:$(PORT)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install
+	$(BIN)/python bench/ledger_append.py
+	$(BIN)/python bench/policy_eval.py
+
+clean:
+	rm -rf $(VENV) var

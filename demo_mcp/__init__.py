@@ -1,0 +1,1 @@
+"""A demo issue tracker served over MCP, bundled so fluidbox has a real server to broker."""

@@ -1,0 +1,170 @@
+"""fluidbox settings: everything that varies between deployments comes from the environment."""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from fluidbox.env import env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("FLUIDBOX_DATA_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+DEVELOPMENT = env_bool("FLUIDBOX_DEVELOPMENT", False)
+
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not (DEBUG or DEVELOPMENT):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required outside development (set FLUIDBOX_DEVELOPMENT=1 for a dev key)"
+        )
+    SECRET_KEY = "fluidbox-development-only-secret-key-not-for-production"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+PUBLIC_BASE_URL = env_str("FLUIDBOX_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_q",
+    "ledger",
+    "governance",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "fluidbox.urls"
+WSGI_APPLICATION = "fluidbox.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database_from_env() -> dict:
+    url = env_str("DATABASE_URL")
+    if not url:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        # WAL lets readers run beside the one writer; IMMEDIATE takes the write lock at
+        # BEGIN, so two write transactions serialize instead of failing at upgrade time.
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": env_str("SQLITE_PATH", str(DATA_DIR / "fluidbox.sqlite3")),
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+            "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(DATA_DIR / "test.sqlite3"))},
+        }
+    config = dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0, minimum=0))
+    if config["ENGINE"] not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
+        raise ImproperlyConfigured(f"DATABASE_URL scheme not supported: {config['ENGINE']}")
+    return config
+
+
+DATABASES = {"default": _database_from_env()}
+DATABASES["default"]["ATOMIC_REQUESTS"] = False
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+
+# Gate requests carry arguments up to 256 KiB; leave room for the envelope.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "governance.authentication.BearerAuthentication",
+        "governance.authentication.PortalSessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "governance.api.errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "fluidbox API",
+    "DESCRIPTION": "The permission gate for AI agents' tool calls.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+Q_CLUSTER = {
+    "name": "fluidbox",
+    "orm": "default",
+    "workers": env_int("Q_WORKERS", 2, minimum=1),
+    "timeout": 60,
+    "retry": 120,
+    "max_attempts": 1,
+    "catch_up": False,
+    "poll": 0.2,
+    "ack_failures": True,
+    "sync": env_bool("Q_SYNC", False),
+}
+
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "fluidbox@localhost")
+
+# fluidbox
+FLUIDBOX_MACHINE_KEY = env_str("FLUIDBOX_MACHINE_KEY")
+FLUIDBOX_MACHINE_KEY_FILE = env_str("FLUIDBOX_MACHINE_KEY_FILE", str(DATA_DIR / "machine.key"))
+FLUIDBOX_VAULT_PASSPHRASE = env_str("FLUIDBOX_VAULT_PASSPHRASE")
+FLUIDBOX_STDIO_COMMANDS = env_list("FLUIDBOX_STDIO_COMMANDS", [], separator=";")
+FLUIDBOX_MCP_TIMEOUT = env_int("FLUIDBOX_MCP_TIMEOUT", 20, minimum=1)
+FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
+FLUIDBOX_MAX_WAIT_SECONDS = 30
+FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)
+# Test-only: the concurrency suite's control case turns the budget row lock off to show
+# that the race it guards against is real. Never set in production.
+FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK = env_bool("FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK", False)
+FLUIDBOX_WRITE_TOOL = env_str("FLUIDBOX_WRITE_TOOL", "write_file")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

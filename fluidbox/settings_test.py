@@ -1,0 +1,16 @@
+"""Test settings: the production settings with development defaults and a fixed machine key."""
+
+import os
+
+os.environ.setdefault("FLUIDBOX_DEVELOPMENT", "1")
+os.environ.setdefault("FLUIDBOX_MACHINE_KEY", "3Qm3dYpHzOeWb0mCwJ5vQ4kVxFf5m0Zc1s9iB7Ytq2U=")
+os.environ.setdefault(
+    "FLUIDBOX_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "var", "test")
+)
+os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+
+from fluidbox.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405

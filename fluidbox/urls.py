@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.http import JsonResponse
+from django.urls import include, path
+
+
+def json_not_found(request, exception=None):
+    return JsonResponse({"error": "not_found", "detail": "no such endpoint"}, status=404)
+
+
+def json_server_error(request):
+    return JsonResponse({"error": "server_error", "detail": "internal error"}, status=500)
+
+
+urlpatterns = [
+    path("v1/", include("governance.api.urls")),
+    path("admin/", admin.site.urls),
+]
+
+handler404 = json_not_found
+handler500 = json_server_error

@@ -1,0 +1,54 @@
+"""One exception handler: every API error is a JSON object with `error` and `detail`."""
+
+import logging
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from governance.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+_CODES = {
+    400: "invalid",
+    401: "unauthenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    429: "throttled",
+}
+
+
+def _flatten(detail) -> str:
+    if isinstance(detail, dict):
+        return "; ".join(f"{key}: {_flatten(value)}" for key, value in detail.items())
+    if isinstance(detail, list):
+        return "; ".join(_flatten(item) for item in detail)
+    return str(detail)
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ServiceError):
+        return Response({"error": exc.code, "detail": exc.detail, **exc.extra}, status=exc.status)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(
+            {"error": "too_large", "detail": "request body is too large"},
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    body = {"error": _CODES.get(response.status_code, "error"), "detail": _flatten(response.data)}
+    if isinstance(exc, exceptions.ValidationError) and isinstance(exc.detail, dict):
+        body["fields"] = exc.detail
+    response.data = body
+    return response

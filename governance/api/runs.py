@@ -1,0 +1,200 @@
+"""Run endpoints: create (freeze), read, finish, and the gate itself."""
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from governance.api.fields import ArgumentsField, IdField, ToolNameField
+from governance.api.permissions import IsOperator, IsOperatorOrHuman, IsRunner, IsRunnerOrOperator
+from governance.errors import Forbidden
+from governance.models import Autonomy, Organization, Run, TrustTier
+from governance.selectors import access_run
+from governance.services.gate import permission_request
+from governance.services.runs import run_create, run_finish
+
+SOURCE_KINDS = ("pull_request", "manual", "schedule")
+
+
+class SourceIn(serializers.Serializer):
+    kind = serializers.ChoiceField(SOURCE_KINDS)
+    repository = serializers.CharField(max_length=300, required=False, allow_null=True)
+    head_repository = serializers.CharField(max_length=300, required=False, allow_null=True)
+
+
+class FrozenToolOut(serializers.Serializer):
+    name = serializers.CharField()
+    access = serializers.CharField()
+    secrets = serializers.BooleanField()
+    match_argument = serializers.JSONField()
+    definition_digest = serializers.CharField()
+    callable = serializers.BooleanField()
+    guard_error = serializers.CharField()
+    schema = serializers.JSONField()
+    connection = serializers.CharField(source="connection.slug", default=None)
+
+
+def run_json(run: Run) -> dict:
+    budget = run.budget
+    return {
+        "id": str(run.pk),
+        "agent": run.agent,
+        "status": run.status,
+        "autonomy": run.autonomy,
+        "trust_tier": run.trust_tier,
+        "policy": run.policy_version.policy.name,
+        "policy_version": run.policy_version.number,
+        "policy_digest": run.policy_version.digest,
+        "tool_set_digest": run.tool_set_digest,
+        "source": run.source,
+        "invoked_by": run.invoked_by.get_username() if run.invoked_by_id else None,
+        "budget": {
+            "allowance": budget.allowance,
+            "spent": budget.spent,
+            "reserved": budget.outstanding,
+            "remaining": budget.remaining,
+        },
+        "tools": FrozenToolOut(
+            run.frozen_tools.select_related("connection").order_by("name"), many=True
+        ).data,
+        "created_at": run.created_at.isoformat().replace("+00:00", "Z"),
+        "finished_at": run.finished_at.isoformat().replace("+00:00", "Z")
+        if run.finished_at
+        else None,
+    }
+
+
+RunOut = inline_serializer(
+    "Run",
+    {
+        "id": serializers.UUIDField(),
+        "agent": serializers.CharField(),
+        "status": serializers.CharField(),
+        "autonomy": serializers.CharField(),
+        "trust_tier": serializers.CharField(),
+        "policy": serializers.CharField(),
+        "policy_version": serializers.IntegerField(),
+        "policy_digest": serializers.CharField(),
+        "tool_set_digest": serializers.CharField(),
+        "source": serializers.JSONField(),
+        "invoked_by": serializers.CharField(allow_null=True),
+        "budget": serializers.JSONField(),
+        "tools": FrozenToolOut(many=True),
+        "created_at": serializers.CharField(),
+        "finished_at": serializers.CharField(allow_null=True),
+    },
+)
+
+
+class RunCreateApi(APIView):
+    permission_classes = [IsOperator]
+
+    class InputSerializer(serializers.Serializer):
+        agent = serializers.CharField(max_length=100)
+        policy = serializers.CharField(max_length=100)
+        autonomy = serializers.ChoiceField(Autonomy.values, default=Autonomy.SUPERVISED)
+        source = SourceIn()
+        invoked_by = serializers.CharField(max_length=150, required=False, allow_null=True)
+        budget_tokens = serializers.IntegerField(min_value=0, max_value=10**12)
+        bundles = serializers.ListField(
+            child=serializers.CharField(max_length=100), default=list, max_length=50
+        )
+        connections = serializers.ListField(
+            child=serializers.CharField(max_length=64), default=list, max_length=50
+        )
+        trust_tier = serializers.ChoiceField(TrustTier.values, required=False, allow_null=True)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: inline_serializer("RunCreated", {"session_token": serializers.CharField()})
+        },
+    )
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        created = run_create(
+            org=Organization.objects.get(pk=request.auth.org_id),
+            agent=values["agent"],
+            policy_name=values["policy"],
+            autonomy=values["autonomy"],
+            source=dict(values["source"]),
+            budget_tokens=values["budget_tokens"],
+            bundles=values["bundles"],
+            connections=values["connections"],
+            invoked_by=values.get("invoked_by"),
+            trust_tier=values.get("trust_tier"),
+        )
+        body = run_json(created.run)
+        body["session_token"] = created.session_token
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class RunDetailApi(APIView):
+    permission_classes = [IsOperatorOrHuman]
+
+    @extend_schema(responses=RunOut)
+    def get(self, request, run_id):
+        return Response(run_json(access_run(run_id, request.auth)))
+
+
+class RunFinishApi(APIView):
+    permission_classes = [IsRunnerOrOperator]
+
+    @extend_schema(request=None, responses=RunOut)
+    def post(self, request, run_id):
+        run = access_run(run_id, request.auth)
+        run = run_finish(run=run, actor_label=request.auth.label)
+        return Response(run_json(run))
+
+
+GateOut = inline_serializer(
+    "GateDecision",
+    {
+        "decision": serializers.ChoiceField(["allow", "deny", "pending"]),
+        "source": serializers.CharField(allow_null=True),
+        "reason": serializers.CharField(),
+        "rule": serializers.JSONField(allow_null=True),
+        "approval": serializers.JSONField(allow_null=True),
+        "tool_error": serializers.CharField(allow_null=True),
+        "original_verdict": serializers.CharField(allow_null=True),
+    },
+)
+
+
+class GateInput(serializers.Serializer):
+    session_id = IdField()
+    tool_call_id = IdField()
+    arguments = ArgumentsField()
+    wait_seconds = serializers.FloatField(min_value=0, max_value=30, default=0)
+
+
+class PermissionApi(APIView):
+    permission_classes = [IsRunner]
+
+    class InputSerializer(GateInput):
+        tool = ToolNameField()
+
+    @extend_schema(request=InputSerializer, responses=GateOut)
+    def post(self, request, run_id):
+        run = runner_run(run_id, request.auth)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        answer = permission_request(
+            run=run,
+            session_id=values["session_id"],
+            tool_call_id=values["tool_call_id"],
+            tool=values["tool"],
+            arguments=values["arguments"],
+            wait_seconds=values["wait_seconds"],
+        )
+        return Response(answer.as_json())
+
+
+def runner_run(run_id, actor) -> Run:
+    run = access_run(run_id, actor)
+    if actor.run_id != run.pk:
+        raise Forbidden("this token belongs to another run")
+    return run

@@ -1,0 +1,31 @@
+"""Secrets at the boundary: a run gets only what its frozen `secrets: true` tools declare."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from governance.api.fields import ToolNameField
+from governance.api.permissions import IsRunner
+from governance.api.runs import runner_run
+from governance.services.agent_secrets import secrets_for_tool
+
+
+class RunSecretsApi(APIView):
+    permission_classes = [IsRunner]
+
+    class QueryIn(serializers.Serializer):
+        tool = ToolNameField()
+
+    @extend_schema(
+        parameters=[OpenApiParameter("tool", str, required=True)],
+        responses=inline_serializer("RunSecrets", {"env": serializers.DictField()}),
+    )
+    def get(self, request, run_id):
+        run = runner_run(run_id, request.auth)
+        query = self.QueryIn(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        env = secrets_for_tool(run=run, tool=query.validated_data["tool"])
+        response = Response({"env": env})
+        response["Cache-Control"] = "no-store"
+        return response

@@ -1,0 +1,66 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from governance.api import approvals, budget, connections, policies, runs, secrets
+from ledger import api as ledger_api
+
+urlpatterns = [
+    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("runs", runs.RunCreateApi.as_view(), name="run-create"),
+    path("runs/<str:run_id>", runs.RunDetailApi.as_view(), name="run-detail"),
+    path("runs/<str:run_id>/finish", runs.RunFinishApi.as_view(), name="run-finish"),
+    path("runs/<str:run_id>/permission", runs.PermissionApi.as_view(), name="run-permission"),
+    path(
+        "runs/<str:run_id>/budget/reservations",
+        budget.ReservationCreateApi.as_view(),
+        name="budget-reserve",
+    ),
+    path(
+        "runs/<str:run_id>/budget/reservations/<str:reservation_id>/settle",
+        budget.ReservationSettleApi.as_view(),
+        name="budget-settle",
+    ),
+    path("runs/<str:run_id>/events", ledger_api.RunEventsApi.as_view(), name="run-events"),
+    path(
+        "runs/<str:run_id>/events/stream",
+        ledger_api.RunEventStreamApi.as_view(),
+        name="run-events-stream",
+    ),
+    path(
+        "runs/<str:run_id>/tools/<str:tool>/call",
+        connections.BrokeredCallApi.as_view(),
+        name="run-tool-call",
+    ),
+    path("runs/<str:run_id>/secrets", secrets.RunSecretsApi.as_view(), name="run-secrets"),
+    path("connections", connections.ConnectionCreateApi.as_view(), name="connection-create"),
+    path(
+        "connections/<str:connection_id>",
+        connections.ConnectionDetailApi.as_view(),
+        name="connection-detail",
+    ),
+    path(
+        "connections/<str:connection_id>/reconnect",
+        connections.ConnectionReconnectApi.as_view(),
+        name="connection-reconnect",
+    ),
+    path(
+        "connections/<str:connection_id>/revoke",
+        connections.ConnectionRevokeApi.as_view(),
+        name="connection-revoke",
+    ),
+    path(
+        "connections/<str:connection_id>/tools/refresh",
+        connections.ConnectionRefreshApi.as_view(),
+        name="connection-refresh",
+    ),
+    path("approvals", approvals.ApprovalListApi.as_view(), name="approvals"),
+    path(
+        "approvals/<str:approval_id>/decision",
+        approvals.ApprovalDecisionApi.as_view(),
+        name="approval-decision",
+    ),
+    path(
+        "policies/<str:name>/evaluate", policies.PolicyEvaluateApi.as_view(), name="policy-evaluate"
+    ),
+    path("policies/<str:name>/replay", policies.PolicyReplayApi.as_view(), name="policy-replay"),
+]

@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _ensure_schedules(sender, **kwargs) -> None:
+    from governance.tasks import ensure_schedules
+
+    ensure_schedules()
+
+
+class GovernanceConfig(AppConfig):
+    name = "governance"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        post_migrate.connect(_ensure_schedules, sender=self)

@@ -1,0 +1,40 @@
+"""What a gate stage may answer: nothing (continue) or a Decision."""
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from governance.models import Source
+
+
+class Outcome(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+    PENDING = "pending"
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: Outcome
+    source: Source | None = None
+    reason: str = ""
+    rule: dict | None = None
+    # Autonomous runs rewrite require_approval to the fallback; both verdicts are recorded.
+    original_verdict: str | None = None
+    segments: list = field(default_factory=list)
+
+    @property
+    def tool_error(self) -> str | None:
+        if self.outcome != Outcome.DENY:
+            return None
+        return f"Permission denied by fluidbox ({self.source}): {self.reason}"
+
+
+def deny(source: Source, reason: str, *, rule: dict | None = None, **extra) -> Decision:
+    return Decision(Outcome.DENY, source=source, reason=reason, rule=rule, **extra)
+
+
+def allow(source: Source | None, reason: str, *, rule: dict | None = None, **extra) -> Decision:
+    return Decision(Outcome.ALLOW, source=source, reason=reason, rule=rule, **extra)
+
+
+CONTINUE = None

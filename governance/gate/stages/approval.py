@@ -1,0 +1,57 @@
+"""Stage 6: require_approval pauses for a human, or becomes the fallback when autonomous."""
+
+from governance.gate.context import CallContext
+from governance.gate.decision import Decision, Outcome, allow, deny
+from governance.gate.stages.policy import rule_json, segments_json
+from governance.models import Autonomy, RunGrant, Source
+
+REQUIRE_APPROVAL = "require_approval"
+
+
+def check_approval(ctx: CallContext) -> Decision:
+    evaluation = ctx.evaluation
+    rule = rule_json(evaluation)
+    segments = segments_json(evaluation)
+    why = evaluation.error or (
+        f"rule {evaluation.rule.index} ({evaluation.rule.pattern!r}) asks for approval"
+        if evaluation.rule
+        else "no rule matches; the default is to ask"
+    )
+    granted = RunGrant.objects.filter(
+        run=ctx.run,
+        call_key=ctx.call_key,
+        tool_definition_digest=ctx.definition_digest,
+        policy_version=ctx.run.policy_version_id,
+    ).exists()
+    if granted:
+        return allow(
+            Source.APPROVAL,
+            "approved and remembered earlier in this run",
+            rule=rule,
+            segments=segments,
+        )
+    if ctx.run.autonomy == Autonomy.AUTONOMOUS:
+        fallback = ctx.run.policy_version.autonomous_fallback
+        reason = f"autonomous run: require_approval becomes the policy's fallback '{fallback}'"
+        if fallback == "allow":
+            return allow(
+                Source.APPROVAL,
+                reason,
+                rule=rule,
+                original_verdict=REQUIRE_APPROVAL,
+                segments=segments,
+            )
+        return deny(
+            Source.APPROVAL,
+            f"{reason} ({why})",
+            rule=rule,
+            original_verdict=REQUIRE_APPROVAL,
+            segments=segments,
+        )
+    return Decision(
+        Outcome.PENDING,
+        source=Source.APPROVAL,
+        reason=f"awaiting approval: {why}",
+        rule=rule,
+        segments=segments,
+    )

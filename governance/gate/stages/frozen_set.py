@@ -1,0 +1,48 @@
+"""Stage 2: only tools the run froze, over bindings that still hold (rug-pull defence)."""
+
+from governance.gate.context import CallContext
+from governance.gate.decision import CONTINUE, Decision, deny
+from governance.models import ConnectionStatus, Source
+from governance.selectors import is_active_member
+
+
+def check_frozen_set(ctx: CallContext) -> Decision | None:
+    tool = ctx.frozen_tool
+    if tool is None:
+        return deny(Source.CAPABILITY, f"tool {ctx.tool!r} is not in this run's frozen tool set")
+    if not tool.is_brokered:
+        return CONTINUE
+    return binding_problem(ctx.run, tool)
+
+
+def binding_problem(run, tool) -> Decision | None:
+    """Capability drift or a stale binding for a brokered tool; shared with the broker's
+    re-verification right before a credential is unsealed."""
+    from governance import vault
+
+    connection = tool.connection
+    connection.refresh_from_db(
+        fields=["status", "authorization_generation", "photograph_digest", "owner"]
+    )
+    binding = run.bindings.filter(connection_id=connection.pk).first()
+    if binding is None:
+        return deny(Source.BINDING, f"no binding to connection {connection.slug!r}")
+    if connection.photograph_digest != binding.photograph_digest:
+        return deny(
+            Source.CAPABILITY,
+            f"connection {connection.slug!r} changed its tools since this run froze them",
+        )
+    if connection.status != ConnectionStatus.ACTIVE:
+        return deny(Source.BINDING, f"connection {connection.slug!r} is {connection.status}")
+    if connection.authorization_generation != binding.authorization_generation:
+        return deny(
+            Source.BINDING,
+            f"connection {connection.slug!r} was re-authorized since this run started",
+        )
+    if connection.is_personal and not is_active_member(connection.owner_id, run.org_id):
+        return deny(
+            Source.BINDING, f"the owner of personal connection {connection.slug!r} is inactive"
+        )
+    if vault.tier2_status() == "sealed":
+        return deny(Source.BINDING, "vault sealed")
+    return CONTINUE

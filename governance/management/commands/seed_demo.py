@@ -1,0 +1,91 @@
+import os
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand
+
+from governance.authentication import Actor, ActorKind
+from governance.errors import ServiceError
+from governance.models import ApiKey, Connection, Organization, Policy, Role
+from governance.services.bundles import bundle_import
+from governance.services.connections import connection_create, connection_refresh
+from governance.services.orgs import api_key_create, org_create, user_create
+from governance.services.policies import policy_save
+
+DEMO = Path(__file__).resolve().parents[2] / "demo"
+SANDBOX_BUNDLE = Path(__file__).resolve().parents[3] / "runner" / "bundles" / "sandbox-basic.yaml"
+DEMO_TOKEN = "demo-token"
+
+
+def _secret_file(name: str) -> Path:
+    return Path(settings.DATA_DIR) / name
+
+
+def _write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+
+
+class Command(BaseCommand):
+    help = "Idempotent demo data: org demo, users, policy, sandbox bundle, demo MCP connection."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--mcp-url", default="http://127.0.0.1:8765/mcp")
+        parser.add_argument("--print-login", action="store_true", help="only print the login")
+
+    def handle(self, *args, mcp_url, print_login, **options):
+        if print_login:
+            self._print_login()
+            return
+        org = Organization.objects.filter(slug="demo").first() or org_create(
+            slug="demo", name="Demo"
+        )
+        password_file = _secret_file("admin-password.txt")
+        if not User.objects.filter(username="admin").exists() or not password_file.exists():
+            password = secrets.token_urlsafe(12)
+            user_create(
+                username="admin", org=org, role=Role.ADMIN, password=password, is_superuser=True
+            )
+            _write_private(password_file, password + "\n")
+        for username, role in (("alice", Role.APPROVER), ("audrey", Role.AUDITOR)):
+            if not User.objects.filter(username=username).exists():
+                user_create(username=username, org=org, role=role, password=f"{username}-demo")
+        if not ApiKey.objects.filter(org=org, name="demo-operator", revoked_at=None).exists():
+            issued = api_key_create(org=org, name="demo-operator")
+            _write_private(_secret_file("demo-operator-key.txt"), issued.plaintext + "\n")
+        bundle_import(org=org, text=SANDBOX_BUNDLE.read_text())
+        if not Policy.objects.filter(org=org, name="default").exists():
+            policy_save(org=org, text=(DEMO / "policy.yaml").read_text(), author=None, note="seed")
+        operator = Actor(kind=ActorKind.OPERATOR, org_id=org.pk, roles={org.pk: "operator"})
+        connection = Connection.objects.filter(org=org, slug="tracker").first()
+        if connection is None:
+            connection = connection_create(
+                org=org,
+                actor=operator,
+                slug="tracker",
+                kind="shared",
+                transport="streamable-http",
+                url=mcp_url,
+                credential={"header": "Authorization", "value": f"Bearer {DEMO_TOKEN}"},
+            )
+        try:
+            connection_refresh(connection=connection, actor=operator)
+            self.stdout.write("demo MCP server photographed")
+        except ServiceError as error:
+            self.stdout.write(f"note: demo MCP server not photographed yet ({error.detail})")
+        self.stdout.write("demo data ready")
+
+    def _print_login(self):
+        password_file = _secret_file("admin-password.txt")
+        key_file = _secret_file("demo-operator-key.txt")
+        password = password_file.read_text().strip() if password_file.exists() else "(unknown)"
+        self.stdout.write(f"  admin login: admin / {password}")
+        self.stdout.write(
+            "  other demo users: alice / alice-demo (approver), audrey / audrey-demo (auditor)"
+        )
+        if key_file.exists():
+            self.stdout.write(f"  operator API key: {key_file.read_text().strip()}")

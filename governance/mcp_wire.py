@@ -1,0 +1,409 @@
+"""The MCP wire: photograph a server's tools and call one of them, with the official `mcp` SDK.
+
+Synchronous on purpose: Django views call these from worker threads where no event loop
+runs, so each call owns a private event loop (`anyio.run`) for exactly one client session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Literal, TypeVar
+
+import anyio
+import httpx2
+import mcp_types
+from anyio.abc import Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from pydantic import TypeAdapter, ValidationError
+
+TransportKind = Literal["streamable-http", "stdio"]
+
+# A server that paginates forever must not hold a broker thread hostage.
+MAX_LIST_PAGES = 100
+# Secrets shorter than this are not credentials anyone issues; redacting them would
+# shred every message (a one-character value matches everywhere).
+_MIN_REDACTED_LENGTH = 4
+_MAX_SERVER_MESSAGE = 200
+STDIO_EXIT_GRACE_SECONDS = 0.25
+MAX_STDIO_LINE_BYTES = 16 * 1024 * 1024
+
+# The SDK logs what a misbehaving server sent back (an unparsable body, an error page), and a
+# server can echo the credential it received: nothing below CRITICAL leaves the SDK.
+logging.getLogger("mcp").setLevel(logging.CRITICAL)
+
+_RAW_RESULT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class McpEndpoint:
+    """Where an MCP server lives and the credential the caller injected for this one call."""
+
+    transport: TransportKind
+    url: str | None = None
+    command: tuple[str, ...] | None = None
+    # repr=False: an endpoint printed in a traceback or a log line must not carry the credential.
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.transport == "streamable-http":
+            if not self.url:
+                raise ValueError("a streamable-http endpoint needs a url")
+        elif self.transport == "stdio":
+            if not self.command or not all(isinstance(part, str) for part in self.command):
+                raise ValueError("a stdio endpoint needs a non-empty command tuple")
+        else:
+            raise ValueError(f"unknown MCP transport {self.transport!r}")
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """A tool call's result as the server sent it, and the digest of the tool that ran."""
+
+    content: list[dict[str, Any]]
+    is_error: bool
+    structured: dict[str, Any] | None
+    live_digest: str
+
+
+class McpWireError(Exception):
+    """Base of everything this module raises about a server's behaviour."""
+
+
+class UpstreamError(McpWireError):
+    """The server could not be reached, failed, timed out or spoke nonsense.
+
+    The message is short and never contains a header or env credential value.
+    """
+
+
+class ToolDrifted(McpWireError):
+    """The live tool differs from the digest the caller froze (or is gone): nothing was called."""
+
+    def __init__(self, tool_name: str, expected_digest: str, live_digest: str | None) -> None:
+        self.tool_name = tool_name
+        self.expected_digest = expected_digest
+        self.live_digest = live_digest
+        state = "is no longer offered" if live_digest is None else "changed since it was frozen"
+        super().__init__(f"tool {tool_name!r} {state}; the call was refused")
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def tool_digest(tool: Mapping[str, Any]) -> str:
+    """sha256 over the whole tool object as the server sent it: any changed byte changes it."""
+    return hashlib.sha256(canonical_json(tool).encode("utf-8")).hexdigest()
+
+
+def tool_set_digest(tools: list[dict[str, Any]]) -> str:
+    pairs = sorted((str(tool.get("name")), tool_digest(tool)) for tool in tools)
+    return hashlib.sha256(canonical_json(pairs).encode("utf-8")).hexdigest()
+
+
+def list_tools(endpoint: McpEndpoint, *, timeout: float) -> list[dict[str, Any]]:
+    """Every tool the server offers, each the whole object as it came off the wire."""
+
+    async def photograph(client: Client) -> list[dict[str, Any]]:
+        return await _list_all_tools(client)
+
+    return _run(endpoint, timeout, photograph)
+
+
+def call_tool(
+    endpoint: McpEndpoint,
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    expected_digest: str,
+    timeout: float,
+) -> CallOutcome:
+    """Call `name` only if the live definition still hashes to `expected_digest`.
+
+    Listing and calling happen in one client session, so a server cannot show one
+    definition to the check and run another. On drift it raises `ToolDrifted` and the
+    server never receives a `tools/call`.
+    """
+
+    async def checked_call(client: Client) -> CallOutcome | ToolDrifted:
+        tools = await _list_all_tools(client)
+        matching = [tool for tool in tools if tool.get("name") == name]
+        # Two tools under one name is as untrustworthy as a changed one.
+        live_digest = tool_digest(matching[0]) if len(matching) == 1 else None
+        if live_digest != expected_digest:
+            # Returned, not raised: raising inside the SDK's task groups would wrap it in an
+            # ExceptionGroup, and the caller must be able to tell drift from failure.
+            return ToolDrifted(name, expected_digest, live_digest)
+        raw = await client.session.send_request(
+            mcp_types.CallToolRequest(
+                params=mcp_types.CallToolRequestParams(name=name, arguments=dict(arguments))
+            ),
+            _RAW_RESULT,
+        )
+        # A server that echoes the credential it was given must not carry it into the sandbox.
+        return _call_outcome(_redact_json(raw, _credential_values(endpoint)), live_digest)
+
+    outcome = _run(endpoint, timeout, checked_call)
+    if isinstance(outcome, ToolDrifted):
+        raise outcome
+    return outcome
+
+
+async def _list_all_tools(client: Client) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    seen_cursors: set[str] = set()
+    for _ in range(MAX_LIST_PAGES):
+        # Requested raw: the SDK's Tool model drops fields it does not know, and a
+        # photograph must see every byte the server sent.
+        page = await client.session.send_request(
+            mcp_types.ListToolsRequest(params=mcp_types.PaginatedRequestParams(cursor=cursor)),
+            _RAW_RESULT,
+        )
+        page_tools = page.get("tools")
+        if not isinstance(page_tools, list) or not all(
+            isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in page_tools
+        ):
+            raise _ProtocolViolation("the server sent a malformed tools/list result")
+        tools.extend(page_tools)
+        _teach_session_the_listing(client, page, is_whole_listing=cursor is None)
+        next_cursor = page.get("nextCursor")
+        if next_cursor is None:
+            return tools
+        if not isinstance(next_cursor, str) or next_cursor in seen_cursors:
+            raise _ProtocolViolation("the server's tools/list pagination loops")
+        seen_cursors.add(next_cursor)
+        cursor = next_cursor
+    raise _ProtocolViolation(f"the server's tools/list ran past {MAX_LIST_PAGES} pages")
+
+
+def _teach_session_the_listing(
+    client: Client, page: dict[str, Any], *, is_whole_listing: bool
+) -> None:
+    # The SDK mirrors `x-mcp-header` arguments into request headers (2026-07-28 servers reject
+    # a call without them) only for tools it has absorbed from a listing; the raw request above
+    # bypassed that, so the page is absorbed here. `Client.list_tools` does the same for its cache.
+    try:
+        listing = mcp_types.ListToolsResult.model_validate(page, by_name=False)
+    except ValidationError as exc:
+        raise _ProtocolViolation("the server sent a malformed tools/list result") from exc
+    whole = is_whole_listing and listing.next_cursor is None
+    client.session._absorb_tool_listing(listing, complete=whole)
+
+
+def _call_outcome(raw: dict[str, Any], live_digest: str) -> CallOutcome:
+    result_type = raw.get("resultType", "complete")
+    if result_type != "complete":
+        raise _ProtocolViolation(f"the server answered the call with {str(result_type)[:40]!r}")
+    content = raw.get("content")
+    if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
+        raise _ProtocolViolation("the server sent a malformed tools/call result")
+    structured = raw.get("structuredContent")
+    return CallOutcome(
+        content=content,
+        is_error=raw.get("isError") is True,
+        structured=structured if isinstance(structured, dict) else None,
+        live_digest=live_digest,
+    )
+
+
+class _ProtocolViolation(Exception):
+    """The server answered, but not with something MCP allows."""
+
+
+def _run(endpoint: McpEndpoint, timeout: float, work: Callable[[Client], Awaitable[_T]]) -> _T:
+    if timeout <= 0:
+        raise ValueError("timeout must be positive")
+    try:
+        return anyio.run(partial(_in_session, endpoint, timeout, work))
+    except Exception as exc:
+        message = _describe(exc, timeout, _credential_values(endpoint))
+        # `from None`: the SDK's own exception text may quote what the server sent back.
+        raise UpstreamError(message) from None
+
+
+async def _in_session(
+    endpoint: McpEndpoint, timeout: float, work: Callable[[Client], Awaitable[_T]]
+) -> _T:
+    # One deadline for everything: process start, handshake, listing, call and teardown.
+    deadline = anyio.current_time() + timeout
+    with anyio.fail_after(timeout):
+        async with AsyncExitStack() as stack:
+            transport = await _open_transport(stack, endpoint, timeout, deadline)
+            client = await stack.enter_async_context(
+                Client(transport, cache=None, read_timeout_seconds=timeout)
+            )
+            return await work(client)
+
+
+async def _open_transport(
+    stack: AsyncExitStack, endpoint: McpEndpoint, timeout: float, deadline: float
+) -> Any:
+    if endpoint.transport == "streamable-http":
+        assert endpoint.url is not None
+        http = await stack.enter_async_context(
+            httpx2.AsyncClient(headers=dict(endpoint.headers), timeout=httpx2.Timeout(timeout))
+        )
+        return streamable_http_client(endpoint.url, http_client=http)
+    assert endpoint.command is not None
+    return _stdio_transport(endpoint.command, _stdio_environment(endpoint.env), deadline)
+
+
+def _stdio_environment(credential_env: Mapping[str, str]) -> dict[str, str]:
+    """Only what a program needs to run, plus the credential: never the control plane's secrets."""
+    basics = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/")}
+    return basics | dict(credential_env)
+
+
+@asynccontextmanager
+async def _stdio_transport(
+    command: tuple[str, ...], env: dict[str, str], deadline: float
+) -> AsyncIterator[tuple[Any, Any]]:
+    # Not the SDK's stdio_client: its teardown is shielded and may wait ~4 s for a server to
+    # exit, past the caller's deadline. Here a server gets a short grace that never runs past
+    # the deadline, then its process group is killed. Its stderr is discarded so a server
+    # that prints its env credential cannot put it in the control plane's logs.
+    process = await anyio.open_process(
+        list(command), env=env, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        async with anyio.create_task_group() as pumps:
+            pumps.start_soon(_pump_server_output, process, to_session)
+            pumps.start_soon(_pump_session_output, process, from_session)
+            try:
+                yield from_server, to_server
+            finally:
+                pumps.cancel_scope.cancel()
+    finally:
+        await _stop_stdio_server(process, deadline)
+        for stream in (to_session, from_server, to_server, from_session):
+            stream.close()
+
+
+async def _pump_server_output(process: Process, sink: MemoryObjectSendStream[Any]) -> None:
+    assert process.stdout is not None
+    async with sink:
+        pending = b""
+        async for chunk in process.stdout:
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            if len(pending) > MAX_STDIO_LINE_BYTES:
+                return  # a runaway line: end the connection rather than buffer without bound
+            for line in lines:
+                if not line.strip():
+                    continue
+                try:
+                    message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except ValidationError:
+                    # Stray output (a banner, a print) is skipped, unlogged: it may hold secrets.
+                    continue
+                try:
+                    await sink.send(SessionMessage(message))
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    return
+
+
+async def _pump_session_output(
+    process: Process, source: MemoryObjectReceiveStream[SessionMessage]
+) -> None:
+    assert process.stdin is not None
+    async with source:
+        async for session_message in source:
+            line = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+            try:
+                await process.stdin.send(line.encode("utf-8") + b"\n")
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                return  # the server is gone; its closed stdout tells the session
+
+
+async def _stop_stdio_server(process: Process, deadline: float) -> None:
+    with anyio.CancelScope(shield=True):
+        assert process.stdin is not None
+        with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            await process.stdin.aclose()
+        grace = min(STDIO_EXIT_GRACE_SECONDS, deadline - anyio.current_time())
+        with anyio.move_on_after(max(grace, 0.0)):
+            await process.wait()
+        if process.returncode is None:
+            # Only while the leader is unreaped is its pid surely still our process group.
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        with anyio.move_on_after(STDIO_EXIT_GRACE_SECONDS):
+            await process.aclose()
+
+
+def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
+    leaves = list(_leaves(exc))
+    for leaf in leaves:
+        if isinstance(leaf, TimeoutError | httpx2.TimeoutException):
+            return f"the MCP server did not answer within {timeout:g} s"
+    for leaf in leaves:
+        if isinstance(leaf, httpx2.ConnectError | ConnectionRefusedError):
+            return "could not connect to the MCP server"
+        if isinstance(leaf, FileNotFoundError | PermissionError):
+            return "could not start the MCP server program"
+    for leaf in leaves:
+        if isinstance(leaf, MCPError):
+            if leaf.code == mcp_types.REQUEST_TIMEOUT:
+                return f"the MCP server did not answer within {timeout:g} s"
+            if leaf.code == mcp_types.CONNECTION_CLOSED:
+                return "the MCP server closed the connection"
+            # Redacted before it is cut short: a cut through a secret would leave half of it.
+            text = _redact(" ".join(leaf.error.message.split()), secrets)[:_MAX_SERVER_MESSAGE]
+            return f"the MCP server returned error {leaf.code}: {text}"
+        if isinstance(leaf, _ProtocolViolation):
+            return str(leaf)
+        if isinstance(leaf, ValidationError):
+            return "the MCP server sent a response that is not valid MCP"
+        if isinstance(leaf, httpx2.HTTPError | OSError):
+            return f"the connection to the MCP server failed ({type(leaf).__name__})"
+    return f"the MCP call failed ({type(leaves[0]).__name__})"
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
+
+
+def _credential_values(endpoint: McpEndpoint) -> list[str]:
+    values: set[str] = set()
+    for value in [*endpoint.headers.values(), *endpoint.env.values()]:
+        values.add(value)
+        values.update(value.split())  # "Bearer <token>": a server may echo the token alone
+    return sorted((v for v in values if len(v) >= _MIN_REDACTED_LENGTH), key=len, reverse=True)
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "[redacted]")
+    return text
+
+
+def _redact_json(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        return _redact(value, secrets)
+    if isinstance(value, dict):
+        return {_redact(str(k), secrets): _redact_json(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_json(item, secrets) for item in value]
+    return value

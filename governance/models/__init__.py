@@ -1,0 +1,68 @@
+from .approvals import Approval, ApprovalStatus, RunGrant
+from .budget import BudgetReservation, ReservationStatus, RunBudget, UsageEntry
+from .bundles import Access, BundleTool, CapabilityBundle
+from .connections import (
+    AgentSecret,
+    Connection,
+    ConnectionKind,
+    ConnectionStatus,
+    CredentialPlacement,
+    Transport,
+)
+from .keys import API_KEY_PREFIX, RUN_TOKEN_PREFIX, ApiKey, hash_secret_token, new_secret_token
+from .orgs import DECIDING_ROLES, Membership, Organization, Role
+from .policies import AutonomousFallback, Policy, PolicyVersion
+from .runs import Autonomy, FrozenBinding, FrozenTool, Run, RunStatus, TrustTier
+from .toolcalls import BrokerStatus, Decision, Source, ToolCall
+
+__all__ = [
+    "API_KEY_PREFIX",
+    "DECIDING_ROLES",
+    "RUN_TOKEN_PREFIX",
+    "Access",
+    "AgentSecret",
+    "ApiKey",
+    "Approval",
+    "ApprovalStatus",
+    "AutonomousFallback",
+    "Autonomy",
+    "BrokerStatus",
+    "BudgetReservation",
+    "BundleTool",
+    "CapabilityBundle",
+    "Connection",
+    "ConnectionKind",
+    "ConnectionStatus",
+    "CredentialPlacement",
+    "Decision",
+    "FrozenBinding",
+    "FrozenTool",
+    "Membership",
+    "Organization",
+    "Policy",
+    "PolicyVersion",
+    "ReservationStatus",
+    "Role",
+    "Run",
+    "RunBudget",
+    "RunGrant",
+    "RunStatus",
+    "Source",
+    "ToolCall",
+    "Transport",
+    "TrustTier",
+    "UsageEntry",
+    "hash_secret_token",
+    "new_secret_token",
+]
+from .vault import VaultKeyring  # noqa: E402
+
+__all__ += ["VaultKeyring"]
+from .notifications import (  # noqa: E402
+    ChannelKind,
+    DeliveryStatus,
+    NotificationChannel,
+    NotificationDelivery,
+)
+
+__all__ += ["ChannelKind", "DeliveryStatus", "NotificationChannel", "NotificationDelivery"]

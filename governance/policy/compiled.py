@@ -1,0 +1,232 @@
+"""A policy compiled once: first-match lookup through a prefix index, and evaluation.
+
+Index: every pattern's literal prefix (the characters before its first `*`, `?` or
+non-trivial `[...]`) is a string every matching key must start with. Rules are
+bucketed by the tool name when the prefix contains the `:` (`run_command:git `),
+otherwise in a shared index; within each, by prefix. A key only visits the
+buckets of its own prefixes (one dictionary lookup per distinct prefix length),
+and the candidates are tried in rule order, so the first match is exactly the
+first match of a plain top-to-bottom loop.
+
+Evaluation combines every probe of a call (see subjects): the most restrictive
+verdict wins (NEVER > ASK > ALWAYS), a binding probe no rule matches is ASK, and
+every concern is ASK. Anything that goes wrong fails closed: ASK with an `error`,
+never ALWAYS. A rule that matches exactly one string (no wildcards, as Approve &
+Remember writes them) that matches the whole call key and allows it lifts an ASK
+to ALWAYS: a human approved that exact call. It never lifts a NEVER or an error.
+"""
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from governance.policy.document import PolicyDocument, Rule, parse_rule
+from governance.policy.globs import CompiledGlob, GlobError
+from governance.policy.subjects import (
+    CallReading,
+    MatchArgument,
+    SubjectError,
+    is_oversize,
+    read_call,
+)
+from governance.policy.verdicts import Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class MatchedRule:
+    index: int
+    pattern: str
+    action: Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One key the call was matched as (a shell segment, a write, a concern) and its verdict."""
+
+    subject: str
+    verdict: Verdict
+    rule_index: int | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    verdict: Verdict
+    rule: MatchedRule | None
+    segments: tuple[Segment, ...]
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        rule = self.rule
+        return {
+            "verdict": self.verdict.value,
+            "rule": None
+            if rule is None
+            else {"index": rule.index, "pattern": rule.pattern, "action": rule.action.value},
+            "segments": [
+                {
+                    "subject": s.subject,
+                    "verdict": s.verdict.value,
+                    "rule_index": s.rule_index,
+                    "reason": s.reason,
+                }
+                for s in self.segments
+            ],
+            "error": self.error,
+        }
+
+
+def _failed(subject: str, error: str) -> Evaluation:
+    return Evaluation(Verdict.ASK, None, (Segment(subject, Verdict.ASK, None, error),), error)
+
+
+class _PrefixIndex:
+    __slots__ = ("buckets", "lengths")
+
+    def __init__(self, entries: Iterable[tuple[str, int]]):
+        buckets: dict[str, list[int]] = {}
+        for prefix, index in entries:
+            buckets.setdefault(prefix, []).append(index)
+        self.buckets = {prefix: tuple(indices) for prefix, indices in buckets.items()}
+        self.lengths = tuple(sorted({len(prefix) for prefix in buckets}))
+
+    def collect(self, key: str, into: list[tuple[int, ...]]) -> None:
+        size = len(key)
+        get = self.buckets.get
+        for length in self.lengths:
+            if length > size:
+                break
+            bucket = get(key[:length])
+            if bucket:
+                into.append(bucket)
+
+
+class CompiledPolicy:
+    """Rules compiled once; `evaluate` and `evaluate_key` never re-parse a pattern."""
+
+    def __init__(self, rules: Sequence[Rule], document: PolicyDocument | None = None):
+        self.rules = tuple(rules)
+        self.document = document
+        self._globs = [CompiledGlob(rule.pattern) for rule in self.rules]
+        self._actions = [rule.action for rule in self.rules]
+        shared, by_tool = [], {}
+        for index, glob in enumerate(self._globs):
+            tool, colon, _ = glob.literal_prefix.partition(":")
+            if colon:
+                by_tool.setdefault(tool, []).append((glob.literal_prefix, index))
+            else:
+                shared.append((glob.literal_prefix, index))
+        self._shared = _PrefixIndex(shared)
+        self._by_tool = {tool: _PrefixIndex(entries) for tool, entries in by_tool.items()}
+
+    def first_match(self, key: str) -> int | None:
+        """Index of the first rule whose pattern matches `key`; raises GlobError."""
+        buckets: list[tuple[int, ...]] = []
+        self._shared.collect(key, buckets)
+        tool, colon, _ = key.partition(":")
+        if colon and (index := self._by_tool.get(tool)) is not None:
+            index.collect(key, buckets)
+        if not buckets:
+            return None
+        candidates = list(itertools.chain(*buckets))
+        globs = self._globs
+        for rule_index in candidates:
+            if globs[rule_index].matches(key):
+                return rule_index
+        return None
+
+    def matched_rule(self, index: int) -> MatchedRule:
+        return MatchedRule(index, self.rules[index].pattern, self._actions[index])
+
+    def evaluate(
+        self, tool: str, arguments: Any, match_argument: MatchArgument | None = None
+    ) -> Evaluation:
+        try:
+            reading = read_call(tool, arguments, match_argument)
+        except SubjectError as error:
+            return _failed(f"{tool}:", str(error))
+        except Exception as error:  # fail closed on anything unforeseen
+            return _failed(f"{tool}:", f"the call could not be read: {error!r}")
+        try:
+            return self._decide(reading)
+        except Exception as error:
+            return _failed(reading.whole_key, f"evaluation failed: {error!r}")
+
+    def evaluate_key(
+        self, call: str, kinds: Mapping[str, MatchArgument | None] | None = None
+    ) -> Evaluation:
+        """Evaluate a literal `tool:rest`; a shell or path tool reads `rest` as its argument."""
+        tool, colon, rest = call.partition(":")
+        match_argument = kinds.get(tool) if colon and kinds else None
+        if match_argument is not None and match_argument.kind in ("shell", "path"):
+            return self.evaluate(tool, {match_argument.name: rest}, match_argument)
+        if is_oversize(rest if colon else call):
+            return _failed(call[:200], "the subject is larger than 64 KiB")
+        try:
+            index = self.first_match(call)
+        except GlobError as error:
+            return _failed(call, str(error))
+        if index is None:
+            return Evaluation(Verdict.ASK, None, (Segment(call, Verdict.ASK, None),))
+        action = self._actions[index]
+        return Evaluation(action, self.matched_rule(index), (Segment(call, action, index),))
+
+    def _decide(self, reading: CallReading) -> Evaluation:
+        segments: list[Segment] = []
+        error = reading.error
+        binding: dict[str, bool] = {}
+        for probe in reading.probes:
+            binding[probe.key] = binding.get(probe.key, False) or probe.binding
+        for key, binds in binding.items():
+            try:
+                index = self.first_match(key)
+            except GlobError as problem:
+                error = error or str(problem)
+                segments.append(Segment(key, Verdict.ASK, None, str(problem)))
+                continue
+            if index is not None:
+                # A non-binding view that is allowed cannot change the outcome: not shown.
+                if binds or self._actions[index] is not Verdict.ALWAYS:
+                    segments.append(Segment(key, self._actions[index], index))
+            elif binds:
+                segments.append(Segment(key, Verdict.ASK, None))
+        segments += [Segment(c.subject, Verdict.ASK, None, c.reason) for c in reading.concerns]
+        if not segments:
+            segments.append(Segment(reading.whole_key, Verdict.ASK, None))
+        verdict = max(segment.verdict for segment in segments)
+        rule = next(
+            (
+                self.matched_rule(s.rule_index)
+                for s in segments
+                if s.verdict is verdict and s.rule_index is not None
+            ),
+            None,
+        )
+        if verdict is Verdict.ASK and error is None:
+            exact = self._exact_allow(reading.whole_key)
+            if exact is not None:
+                segments.append(
+                    Segment(
+                        reading.whole_key, Verdict.ALWAYS, exact, "an exact rule allows this call"
+                    )
+                )
+                return Evaluation(Verdict.ALWAYS, self.matched_rule(exact), tuple(segments))
+        return Evaluation(verdict, rule, tuple(segments), error)
+
+    def _exact_allow(self, whole_key: str) -> int | None:
+        try:
+            index = self.first_match(whole_key)
+        except GlobError:
+            return None
+        if index is None or self._actions[index] is not Verdict.ALWAYS:
+            return None
+        return index if self._globs[index].exact is not None else None
+
+
+def compile_policy(source: PolicyDocument | Iterable[Rule | Mapping[str, Any]]) -> CompiledPolicy:
+    """Compile a document, or a bare list of rules (Rule objects or {pattern, action} dicts)."""
+    if isinstance(source, PolicyDocument):
+        return CompiledPolicy(source.rules, source)
+    rules = [item if isinstance(item, Rule) else parse_rule(item) for item in source]
+    return CompiledPolicy(rules)

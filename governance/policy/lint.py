@@ -1,0 +1,223 @@
+"""Warnings about rules that cannot do what their author meant.
+
+- `shadowed`: an earlier rule matches every key this rule matches, so it never
+  decides anything. Decided soundly, never reporting a false shadow, by three
+  checks that each prove it: the same pattern; this rule matches one string only
+  and the earlier rule matches that string; or the earlier rule is `P*S` with
+  literal `P` and `S` (`*` and `X*` included) while every key of this rule starts
+  with `P`, ends with `S` and is at least `len(P) + len(S)` long (from its literal
+  prefix, literal suffix and minimum length). Shadowing by several earlier rules
+  together, or by `?`/`[...]` patterns, is not detected.
+- `unknown-tool`: no known tool name `T` admits any key `T:...` that the pattern
+  matches (exact: the pattern is run as an automaton over `T:`). Skipped when no
+  tools are known.
+- `shell-argument-injection`: an ALWAYS rule for a shell tool with a `*` in the
+  command part (`git *`, `find *`, `cat /workspace/*`): a star also matches extra
+  arguments, and many programs run other programs from their options.
+- `pattern-too-long`: over 1 KiB; calls that reach it fail closed (ASK).
+- `invisible-character`: the pattern contains a character a reviewer cannot see.
+"""
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from governance.policy.document import PolicyDocument, Rule
+from governance.policy.globs import MAX_PATTERN_BYTES, Atom, compile_glob, parse_atoms
+from governance.policy.invisible import describe_invisible, first_invisible
+from governance.policy.subjects import MatchArgument
+from governance.policy.verdicts import Verdict
+
+_RISKY_OPTIONS = {
+    "git": "`-c core.sshCommand=…`, `-c alias.x=!cmd` and `--upload-pack=…` run any program",
+    "find": "`-exec`, `-execdir`, `-ok` run any program and `-delete`/`-fprint` change files",
+    "tar": "`--to-command=…` and `--checkpoint-action=exec=…` run any program",
+    "rsync": "`-e`/`--rsh=…` runs any program",
+    "ssh": "`-o ProxyCommand=…` runs any program",
+    "awk": "system() in the program text runs any program",
+    "sed": "the `e` command runs any program and `w` writes any file",
+    "zip": "`-TT`/`--unzip-command=…` runs any program",
+    "curl": "`-o` writes any file and `-T`/`-d @file` upload local files",
+    "wget": "`-O` writes any file and `--post-file` uploads local files",
+    "python": "`-c` runs any code",
+    "python3": "`-c` runs any code",
+    "node": "`-e` runs any code",
+    "perl": "`-e` runs any code",
+    "ruby": "`-e` runs any code",
+    "make": "`-f`, `--eval` and Makefile recipes run any program",
+    "npm": "package scripts run any program",
+}
+_STAR = None
+
+
+@dataclass(frozen=True)
+class LintWarning:
+    rule_index: int
+    code: str
+    message: str
+
+
+def lint(
+    document: PolicyDocument | Iterable[Rule],
+    known_tools: Mapping[str, MatchArgument | None] | None = None,
+) -> list[LintWarning]:
+    rules = list(document.rules if isinstance(document, PolicyDocument) else document)
+    known_tools = known_tools or {}
+    warnings: list[LintWarning] = []
+    parsed: list[list[Atom | None] | None] = []
+    for index, rule in enumerate(rules):
+        pattern = rule.pattern
+        if len(pattern.encode("utf-8", "surrogatepass")) > MAX_PATTERN_BYTES:
+            parsed.append(None)
+            warnings.append(
+                LintWarning(
+                    index,
+                    "pattern-too-long",
+                    f"the pattern is longer than {MAX_PATTERN_BYTES} bytes: "
+                    "every call that reaches it is ASK",
+                )
+            )
+            continue
+        atoms = parse_atoms(pattern)
+        parsed.append(atoms)
+        hidden = first_invisible(pattern, layout_is_visible=False)
+        if hidden:
+            warnings.append(
+                LintWarning(
+                    index,
+                    "invisible-character",
+                    f"the pattern contains the invisible character {describe_invisible(hidden)}",
+                )
+            )
+        for earlier in range(index):
+            if parsed[earlier] is not None and _shadows(
+                rules[earlier].pattern, parsed[earlier], pattern, atoms
+            ):
+                warnings.append(
+                    LintWarning(
+                        index,
+                        "shadowed",
+                        f"never decides anything: rule {earlier} ({rules[earlier].pattern!r}) "
+                        f"matches every call that {pattern!r} matches",
+                    )
+                )
+                break
+        if known_tools:
+            warnings += _tool_warnings(index, rule, atoms, known_tools)
+    return warnings
+
+
+def _tool_warnings(
+    index: int,
+    rule: Rule,
+    atoms: list[Atom | None],
+    known_tools: Mapping[str, MatchArgument | None],
+) -> list[LintWarning]:
+    matching = [tool for tool in known_tools if _admits_tool(tuple(atoms), tool)]
+    if not matching:
+        return [
+            LintWarning(
+                index,
+                "unknown-tool",
+                f"{rule.pattern!r} matches no known tool (bundles and connection photographs)",
+            )
+        ]
+    if rule.action is not Verdict.ALWAYS:
+        return []
+    warnings = []
+    for tool in matching:
+        kind = known_tools[tool]
+        if kind is None or kind.kind != "shell":
+            continue
+        command = _command_part(rule.pattern, atoms, tool)
+        if command is not None and "*" not in command:
+            continue
+        program = (command or "").split(" ", 1)[0]
+        hint = _RISKY_OPTIONS.get(program, "options of the program may run other programs")
+        shown = command if command is not None else "any command"
+        warnings.append(
+            LintWarning(
+                index,
+                "shell-argument-injection",
+                f"ALWAYS {rule.pattern!r} lets {tool} run {shown!r} with any arguments: {hint}",
+            )
+        )
+    return warnings
+
+
+def _command_part(pattern: str, atoms: list[Atom | None], tool: str) -> str | None:
+    """The pattern after `tool:` when that prefix is literal, else None (a wildcard spans it)."""
+    head = tool + ":"
+    if len(atoms) < len(head):
+        return None
+    for atom, char in zip(atoms, head, strict=False):
+        if atom is _STAR or atom.literal != char:
+            return None
+    return "".join("*" if a is _STAR else (a.literal or "?") for a in atoms[len(head) :])
+
+
+def _shadows(
+    earlier: str, earlier_atoms: list[Atom | None], later: str, later_atoms: list[Atom | None]
+) -> bool:
+    if earlier == later:
+        return True
+    if all(a is not _STAR and a.literal is not None for a in later_atoms):
+        return compile_glob(earlier).matches("".join(a.literal for a in later_atoms))
+    stars = [i for i, a in enumerate(earlier_atoms) if a is _STAR]
+    if len(stars) != 1 or any(a is not _STAR and a.literal is None for a in earlier_atoms):
+        return False
+    head = "".join(a.literal for a in earlier_atoms[: stars[0]])
+    tail = "".join(a.literal for a in earlier_atoms[stars[0] + 1 :])
+    later_head = "".join(_literal_run(later_atoms))
+    later_tail = "".join(reversed(_literal_run(list(reversed(later_atoms)))))
+    shortest = sum(1 for a in later_atoms if a is not _STAR)
+    return (
+        later_head.startswith(head)
+        and later_tail.endswith(tail)
+        and shortest >= len(head) + len(tail)
+    )
+
+
+def _literal_run(atoms: list[Atom | None]) -> list[str]:
+    run = []
+    for atom in atoms:
+        if atom is _STAR or atom.literal is None:
+            break
+        run.append(atom.literal)
+    return run
+
+
+@lru_cache(maxsize=4096)
+def _atom_regex(regex: str) -> re.Pattern:
+    return re.compile(regex, re.DOTALL)
+
+
+@lru_cache(maxsize=65536)
+def _admits_tool(atoms: tuple[Atom | None, ...], tool: str) -> bool:
+    """Does some key `tool:...` match? An NFA walk over `tool:`, then a satisfiability check."""
+
+    def closure(states: set[int]) -> set[int]:
+        out = set(states)
+        for state in sorted(states):
+            position = state
+            while position < len(atoms) and atoms[position] is _STAR:
+                position += 1
+                out.add(position)
+        return out
+
+    states = closure({0})
+    for char in tool + ":":
+        following = set()
+        for state in states:
+            if state == len(atoms):
+                continue
+            atom = atoms[state]
+            if atom is _STAR:
+                following.add(state)
+            elif _atom_regex(atom.regex).fullmatch(char):
+                following.add(state + 1)
+        states = closure(following)
+        if not states:
+            return False
+    return any(all(a is _STAR or a.regex != "(?!)" for a in atoms[s:]) for s in states)

@@ -1,0 +1,193 @@
+"""What a tool call is matched as: the keys `tool:subject` the rules see.
+
+A tool may declare a `MatchArgument(name, kind)`:
+
+- no match argument: the subject is the arguments as canonical JSON;
+- `text` (the default kind): the argument's string value as is (any other JSON
+  value as canonical JSON);
+- `path`: the value normalised lexically (`/workspace/../etc/passwd` →
+  `/etc/passwd`); a different NFKC form is matched too, and an invisible
+  character makes the call ASK;
+- `shell`: every simple command of the script (see shell_commands), plus every
+  file a redirection writes, matched as `<write_tool>:<normalised path>`
+  (`write_tool` defaults to `write_file`; relative paths are matched as written,
+  since the working directory is unknown; `/dev/null`, `/dev/stdout` and
+  `/dev/stderr` are not files). The NFKC form of the script is read too, so a
+  fullwidth `ｒｍ` meets the `rm` rules.
+
+A *probe* is one key to look up; a *binding* probe that no rule matches counts as
+ASK, a non-binding one only counts if a rule matches it. The call key (for
+approvals and grants) is `tool:` + the canonical JSON, the text, the normalised
+path, or the shell script exactly as sent.
+"""
+
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from governance.policy.canonical import canonical_json
+from governance.policy.invisible import describe_invisible, first_invisible
+from governance.policy.paths import normalise_path
+from governance.policy.shell_commands import CommandReading, read_script
+from governance.policy.shell_syntax import ShellSyntaxError
+
+MAX_SUBJECT_BYTES = 64 * 1024
+KINDS = ("shell", "path", "text")
+_NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+
+class SubjectError(ValueError):
+    """The call cannot be turned into a subject (missing argument, wrong type, too large)."""
+
+
+@dataclass(frozen=True)
+class MatchArgument:
+    """The argument a tool is matched by, and how to read it (`shell`, `path`, `text`)."""
+
+    name: str
+    kind: str | None = "text"
+    write_tool: str = "write_file"
+
+    def __post_init__(self) -> None:
+        if self.kind is None:
+            object.__setattr__(self, "kind", "text")
+        if self.kind not in KINDS:
+            raise ValueError(f"match argument kind must be one of {', '.join(KINDS)}")
+
+
+@dataclass(frozen=True)
+class Probe:
+    key: str
+    binding: bool
+
+
+@dataclass(frozen=True)
+class Concern:
+    subject: str
+    reason: str
+
+
+@dataclass
+class CallReading:
+    whole_key: str
+    probes: list[Probe] = field(default_factory=list)
+    concerns: list[Concern] = field(default_factory=list)
+    error: str | None = None
+
+    def add(self, key: str, binding: bool) -> None:
+        self.probes.append(Probe(key, binding))
+
+
+def call_key(tool: str, arguments: Any, match_argument: MatchArgument | None) -> str:
+    """The exact key a call is known by (approvals and grants are bound to it)."""
+    if match_argument is None:
+        return f"{tool}:{canonical_json(arguments)}"
+    value = argument_value(arguments, match_argument)
+    if match_argument.kind == "path":
+        return f"{tool}:{normalise_path(value)}"
+    if not isinstance(value, str):
+        return f"{tool}:{canonical_json(value)}"
+    return f"{tool}:{value}"
+
+
+def argument_value(arguments: Any, match_argument: MatchArgument) -> Any:
+    if not isinstance(arguments, Mapping) or match_argument.name not in arguments:
+        raise SubjectError(f"the call has no argument {match_argument.name!r} to match")
+    value = arguments[match_argument.name]
+    if match_argument.kind != "text" and not isinstance(value, str):
+        raise SubjectError(f"argument {match_argument.name!r} must be a string")
+    return value
+
+
+def is_oversize(subject: str) -> bool:
+    if len(subject) * 4 <= MAX_SUBJECT_BYTES:
+        return False
+    if len(subject) > MAX_SUBJECT_BYTES:
+        return True
+    return len(subject.encode("utf-8", "surrogatepass")) > MAX_SUBJECT_BYTES
+
+
+def _checked(subject: str) -> str:
+    if is_oversize(subject):
+        raise SubjectError(f"the subject is larger than {MAX_SUBJECT_BYTES // 1024} KiB")
+    return subject
+
+
+def read_call(tool: str, arguments: Any, match_argument: MatchArgument | None) -> CallReading:
+    """Every probe and concern of one call; raises SubjectError."""
+    if match_argument is None:
+        key = f"{tool}:{_checked(canonical_json(arguments))}"
+        return CallReading(key, [Probe(key, True)])
+    value = argument_value(arguments, match_argument)
+    if match_argument.kind == "path":
+        return _read_path(tool, _checked(value))
+    if match_argument.kind == "shell":
+        return _read_shell(tool, _checked(value), match_argument.write_tool)
+    subject = value if isinstance(value, str) else canonical_json(value)
+    key = f"{tool}:{_checked(subject)}"
+    return CallReading(key, [Probe(key, True)])
+
+
+def _read_path(tool: str, path: str) -> CallReading:
+    normal = normalise_path(path)
+    reading = CallReading(f"{tool}:{normal}")
+    reading.add(reading.whole_key, binding=True)
+    if normal != path:
+        reading.add(f"{tool}:{path}", binding=False)
+    folded = normalise_path(unicodedata.normalize("NFKC", path))
+    if folded != normal:
+        reading.add(f"{tool}:{folded}", binding=True)
+    hidden = first_invisible(path, layout_is_visible=False)
+    if hidden:
+        reading.concerns.append(
+            Concern(reading.whole_key, f"invisible character {describe_invisible(hidden)}")
+        )
+    return reading
+
+
+def _read_shell(tool: str, script: str, write_tool: str) -> CallReading:
+    reading = CallReading(f"{tool}:{script}")
+    reading.add(reading.whole_key, binding=False)
+    hidden = first_invisible(script)
+    if hidden:
+        reading.concerns.append(
+            Concern(reading.whole_key, f"invisible character {describe_invisible(hidden)}")
+        )
+    folded = unicodedata.normalize("NFKC", script)
+    for variant in dict.fromkeys([script, folded]):
+        try:
+            commands = read_script(variant)
+        except ShellSyntaxError as error:
+            reason = f"the command cannot be parsed: {error}"
+            reading.error = reading.error or reason
+            reading.concerns.append(Concern(reading.whole_key, reason))
+            continue
+        for command in commands:
+            _add_command(reading, tool, write_tool, command)
+    if not any(probe.binding for probe in reading.probes) and not reading.concerns:
+        reading.probes[0] = Probe(reading.whole_key, binding=True)
+    return reading
+
+
+def _add_command(reading: CallReading, tool: str, write_tool: str, command: CommandReading):
+    for view in command.views:
+        reading.add(f"{tool}:{view.text}", view.binding)
+    for target in command.writes:
+        if target.computed:
+            reading.add(f"{write_tool}:{target.text}", binding=True)
+            reading.concerns.append(
+                Concern(
+                    f"{write_tool}:{target.text}",
+                    "the redirection target is computed when the command runs",
+                )
+            )
+            continue
+        path = normalise_path(target.text)
+        if path in _NOT_FILES:
+            continue
+        reading.add(f"{write_tool}:{path}", binding=True)
+        if path != target.text:
+            reading.add(f"{write_tool}:{target.text}", binding=False)
+    for concern in command.concerns:
+        reading.concerns.append(Concern(f"{tool}:{command.source}", concern))

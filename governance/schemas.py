@@ -1,0 +1,163 @@
+"""Frozen tool schemas: the freeze-time guard and network-free, crash-safe validators."""
+
+import functools
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import regex
+from jsonschema import Draft202012Validator, ValidationError, validators
+from jsonschema.exceptions import SchemaError
+from referencing import Registry
+from referencing.exceptions import NoSuchResource
+
+from ledger.canonical import canonical_json
+
+MAX_SCHEMA_BYTES = 64 * 1024
+MAX_SCHEMA_DEPTH = 32
+MAX_ARGUMENT_BYTES = 256 * 1024
+PATTERN_TIMEOUT_SECONDS = 0.05
+_REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+class PatternTimeout(Exception):
+    """A schema `pattern` took too long: treated as a validator crash, i.e. a deny."""
+
+
+def _refuse_retrieval(uri: str):
+    # Validation must never open a socket or a file: every non-local reference is refused.
+    raise NoSuchResource(ref=uri)
+
+
+NO_NETWORK_REGISTRY: Registry = Registry(retrieve=_refuse_retrieval)
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if level > MAX_SCHEMA_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max([_depth(item, level + 1) for item in value.values()], default=level)
+    if isinstance(value, list):
+        return max([_depth(item, level + 1) for item in value], default=level)
+    return level
+
+
+def _refs(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _REF_KEYWORDS and isinstance(item, str):
+                yield item
+            else:
+                yield from _refs(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _refs(item)
+
+
+def guard_schema(schema: Any) -> str | None:
+    """Why a schema may not be frozen as callable, or None when it passes the guard."""
+    if not isinstance(schema, dict):
+        return "schema must be a JSON object"
+    try:
+        size = len(canonical_json(schema).encode("utf-8"))
+    except (TypeError, ValueError):
+        return "schema is not JSON"
+    if size > MAX_SCHEMA_BYTES:
+        return f"schema is {size} bytes, over the {MAX_SCHEMA_BYTES}-byte bound"
+    if _depth(schema) > MAX_SCHEMA_DEPTH:
+        return f"schema nests deeper than {MAX_SCHEMA_DEPTH} levels"
+    for ref in _refs(schema):
+        if not ref.startswith("#"):
+            return f"schema has a non-local $ref {ref[:100]!r}"
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as error:
+        return f"schema is not a valid JSON Schema: {error.message[:200]}"
+    return None
+
+
+def _safe_search(pattern: str, text: str) -> bool:
+    try:
+        return regex.search(pattern, text, timeout=PATTERN_TIMEOUT_SECONDS) is not None
+    except TimeoutError:
+        raise PatternTimeout(pattern[:100]) from None
+
+
+def _pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not _safe_search(pattern, instance):
+        yield ValidationError(f"{instance[:100]!r} does not match {pattern[:100]!r}")
+
+
+def _pattern_properties(validator, pattern_properties, instance, schema):
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in pattern_properties.items():
+        for key, value in instance.items():
+            if _safe_search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator, additional, instance, schema):
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [
+        key
+        for key in instance
+        if key not in properties and not any(_safe_search(p, key) for p in patterns)
+    ]
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        names = ", ".join(repr(extra) for extra in sorted(extras)[:10])
+        yield ValidationError(f"additional properties are not allowed ({names} unexpected)")
+
+
+SafeValidator = validators.extend(
+    Draft202012Validator,
+    {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    },
+)
+
+_cache_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator_for(schema_json: str):
+    import json
+
+    return SafeValidator(json.loads(schema_json), registry=NO_NETWORK_REGISTRY)
+
+
+def validator_for(schema: dict):
+    """A prepared validator, compiled once per distinct schema."""
+    return _validator_for(canonical_json(schema))
+
+
+def argument_errors(schema: dict, arguments: Any) -> str | None:
+    """A model-readable reason the arguments fail the schema, or None when they pass.
+
+    Any crash of the validator (a pathological pattern, a refused reference, a recursion
+    limit) is reported as a failure: it denies, never allows.
+    """
+    try:
+        size = len(canonical_json(arguments).encode("utf-8"))
+    except (TypeError, ValueError):
+        return "arguments are not JSON"
+    if size > MAX_ARGUMENT_BYTES:
+        return f"arguments are {size} bytes, over the {MAX_ARGUMENT_BYTES}-byte bound"
+    try:
+        error = next(iter(validator_for(schema).iter_errors(arguments)), None)
+    except PatternTimeout as timeout:
+        return f"schema pattern {timeout.args[0]!r} took too long to evaluate"
+    except Exception as crash:  # a validator crash must deny, whatever it is
+        return f"schema validation failed: {type(crash).__name__}"
+    if error is None:
+        return None
+    location = "/".join(str(part) for part in error.absolute_path) or "(arguments)"
+    return f"{location}: {error.message}"

@@ -1,0 +1,151 @@
+"""Reads with their permission logic: `access_<thing>(id, actor)` fetches or raises NotFound."""
+
+from uuid import UUID
+
+from django.db.models import Q, QuerySet
+
+from governance.authentication import Actor, ActorKind
+from governance.errors import Forbidden, NotFound
+from governance.models import (
+    DECIDING_ROLES,
+    Approval,
+    ApprovalStatus,
+    Connection,
+    Membership,
+    Policy,
+    Role,
+    Run,
+)
+
+READ_ROLES = (Role.ADMIN, Role.APPROVER, Role.AUDITOR)
+
+
+def _uuid(value) -> UUID:
+    try:
+        return value if isinstance(value, UUID) else UUID(str(value))
+    except ValueError:
+        raise NotFound("no such run") from None
+
+
+def access_run(run_id, actor: Actor) -> Run:
+    """The run if the actor may read it: its own runner, an operator of its org, or staff."""
+    run_id = _uuid(run_id)
+    run = Run.objects.select_related("policy_version__policy", "org").filter(pk=run_id).first()
+    if run is None:
+        raise NotFound("no such run")
+    if actor.kind == ActorKind.RUNNER:
+        if actor.run_id != run.pk:
+            raise NotFound("no such run")
+        return run
+    if actor.kind == ActorKind.OPERATOR:
+        if actor.org_id != run.org_id:
+            raise NotFound("no such run")
+        return run
+    role = actor.role_in(run.org_id)
+    if role is None:
+        raise NotFound("no such run")
+    if role not in READ_ROLES and run.invoked_by_id != actor.user.pk:
+        raise NotFound("no such run")
+    return run
+
+
+def access_run_as_runner(run_id, actor: Actor) -> Run:
+    if actor.kind != ActorKind.RUNNER:
+        raise Forbidden("this endpoint takes the run session token")
+    return access_run(run_id, actor)
+
+
+def access_policy(org_id: int, name: str) -> Policy:
+    policy = (
+        Policy.objects.select_related("current_version").filter(org_id=org_id, name=name).first()
+    )
+    if policy is None or policy.current_version is None:
+        raise NotFound(f"no policy named {name!r}")
+    return policy
+
+
+def org_for_policy_reader(actor: Actor, name: str) -> Policy:
+    """The named policy in the first org where the actor is an admin or auditor."""
+    if actor.kind == ActorKind.OPERATOR:
+        return access_policy(actor.org_id, name)
+    for org_id, role in sorted(actor.roles.items()):
+        if role in (Role.ADMIN, Role.AUDITOR):
+            policy = Policy.objects.filter(org_id=org_id, name=name).first()
+            if policy is not None and policy.current_version_id:
+                return access_policy(org_id, name)
+    raise NotFound(f"no policy named {name!r}")
+
+
+def access_connection(connection_id, actor: Actor) -> Connection:
+    try:
+        connection_id = int(connection_id)
+    except (TypeError, ValueError):
+        raise NotFound("no such connection") from None
+    connection = Connection.objects.select_related("owner").filter(pk=connection_id).first()
+    if connection is None or connection.org_id not in actor.org_ids:
+        raise NotFound("no such connection")
+    if actor.kind == ActorKind.OPERATOR:
+        return connection
+    role = actor.role_in(connection.org_id)
+    if role in READ_ROLES:
+        return connection
+    if connection.is_personal and actor.user is not None and connection.owner_id == actor.user.pk:
+        return connection
+    raise NotFound("no such connection")
+
+
+def may_decide(approval: Approval, actor: Actor) -> bool:
+    """The owner rule: a personal connection's call is decided only by its owner."""
+    if not actor.is_human or actor.user is None:
+        return False
+    if approval.connection_id is not None and approval.connection.is_personal:
+        owner_id = approval.connection.owner_id
+        if owner_id != actor.user.pk or approval.run.invoked_by_id != owner_id:
+            return False
+        return actor.role_in(approval.run.org_id) is not None
+    return actor.has_role(approval.run.org_id, *DECIDING_ROLES)
+
+
+def decidable_approvals(actor: Actor) -> QuerySet[Approval]:
+    """Approvals the actor may decide (the inbox), owner rule included."""
+    if not actor.is_human or actor.user is None:
+        return Approval.objects.none()
+    deciding_orgs = [org for org, role in actor.roles.items() if role in DECIDING_ROLES]
+    member_orgs = list(actor.roles)
+    owned_personal = Q(
+        connection__kind="personal",
+        connection__owner=actor.user,
+        run__invoked_by=actor.user,
+        run__org_id__in=member_orgs,
+    )
+    non_personal = Q(run__org_id__in=deciding_orgs) & (
+        Q(connection__isnull=True) | ~Q(connection__kind="personal")
+    )
+    return (
+        Approval.objects.filter(owned_personal | non_personal)
+        .select_related("run", "connection", "policy_version__policy", "call")
+        .order_by("expires_at")
+    )
+
+
+def pending_approvals_for(actor: Actor) -> QuerySet[Approval]:
+    return decidable_approvals(actor).filter(status=ApprovalStatus.PENDING)
+
+
+def access_approval(approval_id, actor: Actor) -> Approval:
+    try:
+        approval_id = int(approval_id)
+    except (TypeError, ValueError):
+        raise NotFound("no such approval") from None
+    approval = (
+        Approval.objects.select_related("run", "connection", "policy_version__policy")
+        .filter(pk=approval_id)
+        .first()
+    )
+    if approval is None or approval.run.org_id not in actor.org_ids:
+        raise NotFound("no such approval")
+    return approval
+
+
+def is_active_member(user_id: int, org_id: int) -> bool:
+    return Membership.objects.filter(user_id=user_id, org_id=org_id, is_active=True).exists()

@@ -1,0 +1,36 @@
+"""Agent secrets: sealed in the vault, served to a run's `secrets: true` tools only."""
+
+from django.db import transaction
+from django.db.models import Q
+
+from governance import vault
+from governance.errors import Forbidden, NotFound
+from governance.models import AgentSecret, FrozenTool, Organization, Run, TrustTier
+
+
+@transaction.atomic
+def agent_secret_set(*, org: Organization, name: str, value: str, agent: str = "") -> AgentSecret:
+    secret, _ = AgentSecret.objects.update_or_create(
+        org=org, agent=agent, name=name, defaults={"value_sealed": vault.seal_secret(value)}
+    )
+    return secret
+
+
+def secrets_for_tool(*, run: Run, tool: str) -> dict[str, str]:
+    """The run's agent secrets, for a frozen tool that declares `secrets: true`.
+
+    A read_only run never gets any: its trust tier forbids secrets tools outright.
+    """
+    if run.trust_tier == TrustTier.READ_ONLY:
+        raise Forbidden("read-only runs receive no secrets")
+    frozen = FrozenTool.objects.filter(run=run, name=tool).first()
+    if frozen is None:
+        raise NotFound(f"tool {tool!r} is not in this run's frozen tool set")
+    if not frozen.secrets:
+        raise Forbidden(f"tool {tool!r} does not declare secrets")
+    rows = AgentSecret.objects.filter(org_id=run.org_id).filter(Q(agent="") | Q(agent=run.agent))
+    env: dict[str, str] = {}
+    # Agent-specific values override org-wide ones of the same name.
+    for secret in sorted(rows, key=lambda s: s.agent != ""):
+        env[secret.name] = vault.unseal_secret(secret.value_sealed)
+    return env

@@ -1,0 +1,234 @@
+"""The broker: a gated MCP call with a credential the sandbox never sees, at most once."""
+
+import json
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+
+from governance import vault
+from governance.errors import Invalid
+from governance.gate.stages.frozen_set import binding_problem
+from governance.mcp_wire import ToolDrifted, UpstreamError, call_tool
+from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, ToolCall
+from governance.services.connections import endpoint_for
+from governance.services.gate import GateAnswer, permission_request
+from ledger.models import EventType
+from ledger.redaction import mask_secrets, payload_digest, redact, secret_registry
+from ledger.services import event_append
+
+SETTLED = (
+    BrokerStatus.SUCCEEDED,
+    BrokerStatus.TOOL_ERROR,
+    BrokerStatus.FAILED,
+    BrokerStatus.REFUSED,
+)
+
+
+@dataclass(frozen=True)
+class BrokeredAnswer:
+    gate: GateAnswer
+    result: dict | None
+    replayed: bool
+    refusal: tuple[str, str] | None = None  # (source, reason) when the broker refused
+
+    def as_json(self) -> dict:
+        body = self.gate.as_json()
+        call = self.gate.tool_call
+        if self.refusal is not None:
+            source, reason = self.refusal
+            body.update(
+                decision="deny",
+                source=source,
+                reason=reason,
+                tool_error=f"Permission denied by fluidbox ({source}): {reason}",
+            )
+        body["result"] = self.result
+        body["replayed"] = self.replayed
+        body["broker"] = (
+            {
+                "status": call.broker_status,
+                "result_digest": call.broker_result_digest or None,
+                "latency_ms": call.broker_latency_ms,
+            }
+            if call.broker_status
+            else None
+        )
+        return body
+
+
+def _record(
+    call: ToolCall,
+    run: Run,
+    *,
+    status: str,
+    latency_ms: int | None,
+    result_digest: str = "",
+    is_error: bool | None = None,
+    error: str = "",
+    source: str | None = None,
+) -> None:
+    with transaction.atomic():
+        ToolCall.objects.filter(pk=call.pk).update(
+            broker_status=status,
+            broker_latency_ms=latency_ms,
+            broker_result_digest=result_digest,
+            broker_is_error=is_error,
+            broker_error=error[:300],
+        )
+        event_append(
+            run_id=run.pk,
+            type=EventType.TOOL_BROKERED,
+            redacted=redact(
+                {
+                    "tool_call_id": call.tool_call_id,
+                    "session_id": call.session_id,
+                    "tool": call.tool,
+                    "status": status,
+                    "latency_ms": latency_ms,
+                    "result_digest": result_digest or None,
+                    "is_error": is_error,
+                    "source": source,
+                    "error": error[:300] or None,
+                }
+            ),
+        )
+    call.refresh_from_db()
+
+
+def _mask_credentials(value, endpoint):
+    secrets = [v for v in (*endpoint.headers.values(), *endpoint.env.values()) if v]
+    if not secrets:
+        return value
+    text = json.dumps(value, ensure_ascii=False)
+    if not any(secret in text for secret in secrets):
+        return value
+    if isinstance(value, dict):
+        return {key: _mask_credentials(item, endpoint) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mask_credentials(item, endpoint) for item in value]
+    if isinstance(value, str):
+        return mask_secrets(value, secrets)
+    return value
+
+
+def _refusal_from_record(call: ToolCall) -> tuple[str, str] | None:
+    if call.broker_status != BrokerStatus.REFUSED:
+        return None
+    source, _, reason = call.broker_error.partition(": ")
+    return source, reason
+
+
+def broker_call(
+    *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
+) -> BrokeredAnswer:
+    frozen = FrozenTool.objects.filter(run=run, name=tool).select_related("connection").first()
+    if frozen is not None and not frozen.is_brokered:
+        raise Invalid(f"{tool!r} is a sandbox tool: ask /permission and run it in the sandbox")
+    gate = permission_request(
+        run=run,
+        session_id=session_id,
+        tool_call_id=tool_call_id,
+        tool=tool,
+        arguments=arguments,
+        wait_seconds=wait_seconds,
+    )
+    call = gate.tool_call
+    if call.decision != Decision.ALLOW:
+        return BrokeredAnswer(gate, None, replayed=False)
+    if call.broker_status:
+        # At most once: a retry after the call ran (or while it runs) never calls again.
+        return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
+    claimed = ToolCall.objects.filter(pk=call.pk, broker_status=BrokerStatus.NOT_BROKERED).update(
+        broker_status=BrokerStatus.RUNNING
+    )
+    call.refresh_from_db()
+    if not claimed:
+        return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
+
+    # Re-verify the binding right before the credential is unsealed: fail closed.
+    problem = binding_problem(run, frozen)
+    if problem is not None:
+        _record(
+            call,
+            run,
+            status=BrokerStatus.REFUSED,
+            latency_ms=None,
+            error=f"{problem.source}: {problem.reason}",
+            source=problem.source,
+        )
+        return BrokeredAnswer(
+            GateAnswer(call, gate.approval),
+            None,
+            replayed=False,
+            refusal=(str(problem.source), problem.reason),
+        )
+    started = time.monotonic()
+    try:
+        endpoint = endpoint_for(frozen.connection)
+        outcome = call_tool(
+            endpoint,
+            frozen.upstream_name,
+            arguments,
+            expected_digest=frozen.definition_digest,
+            timeout=settings.FLUIDBOX_MCP_TIMEOUT,
+        )
+    except ToolDrifted as drift:
+        latency = int((time.monotonic() - started) * 1000)
+        reason = str(drift)
+        _record(
+            call,
+            run,
+            status=BrokerStatus.REFUSED,
+            latency_ms=latency,
+            error=f"{Source.CAPABILITY}: {reason}",
+            source=Source.CAPABILITY,
+        )
+        return BrokeredAnswer(
+            GateAnswer(call, gate.approval),
+            None,
+            replayed=False,
+            refusal=(str(Source.CAPABILITY), reason),
+        )
+    except vault.VaultSealed:
+        _record(
+            call,
+            run,
+            status=BrokerStatus.REFUSED,
+            latency_ms=None,
+            error=f"{Source.BINDING}: vault sealed",
+            source=Source.BINDING,
+        )
+        return BrokeredAnswer(
+            GateAnswer(call, gate.approval),
+            None,
+            replayed=False,
+            refusal=(str(Source.BINDING), "vault sealed"),
+        )
+    except (UpstreamError, vault.VaultError) as error:
+        latency = int((time.monotonic() - started) * 1000)
+        message = mask_secrets(str(error), secret_registry.snapshot())
+        _record(
+            call, run, status=BrokerStatus.FAILED, latency_ms=latency, is_error=True, error=message
+        )
+        result = {
+            "content": [{"type": "text", "text": f"The tool could not be reached: {message}"}],
+            "isError": True,
+        }
+        return BrokeredAnswer(GateAnswer(call, gate.approval), result, replayed=False)
+    latency = int((time.monotonic() - started) * 1000)
+    result = {"content": outcome.content, "isError": outcome.is_error}
+    if outcome.structured is not None:
+        result["structuredContent"] = outcome.structured
+    # A server that echoes the credential back must not hand it to the sandbox.
+    result = _mask_credentials(result, endpoint)
+    _record(
+        call,
+        run,
+        status=BrokerStatus.TOOL_ERROR if outcome.is_error else BrokerStatus.SUCCEEDED,
+        latency_ms=latency,
+        result_digest=payload_digest(result),
+        is_error=outcome.is_error,
+    )
+    return BrokeredAnswer(GateAnswer(call, gate.approval), result, replayed=False)

@@ -1,0 +1,201 @@
+"""Token budget: request-keyed reservations under a row lock, settled idempotently."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from governance.errors import Conflict, NotFound
+from governance.models import (
+    BudgetReservation,
+    ReservationStatus,
+    Run,
+    RunBudget,
+    RunStatus,
+    UsageEntry,
+)
+from ledger.models import EventType
+from ledger.redaction import redact
+from ledger.services import event_append
+
+
+@dataclass(frozen=True)
+class ReservationResult:
+    reservation: BudgetReservation | None
+    created: bool
+    remaining: int
+
+
+def _locked_budget(run: Run) -> RunBudget:
+    if settings.FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK:
+        return RunBudget.objects.get(run=run)
+    return RunBudget.objects.select_for_update().get(run=run)
+
+
+def reservation_create(
+    *, run: Run, request_key: str, max_output_tokens: int, input_tokens_upper_bound: int
+) -> ReservationResult:
+    """Book `max_output + input_upper_bound` tokens; refuse when they do not fit."""
+    if run.status != RunStatus.ACTIVE:
+        raise Conflict("this run has finished", code="run_finished")
+    tokens = max_output_tokens + input_tokens_upper_bound
+    existing = BudgetReservation.objects.filter(run=run, request_key=request_key).first()
+    if existing is not None:
+        return _replayed(existing, tokens)
+    try:
+        with transaction.atomic():
+            budget = _locked_budget(run)
+            existing = BudgetReservation.objects.filter(run=run, request_key=request_key).first()
+            if existing is not None:
+                return _replayed(existing, tokens)
+            remaining = budget.allowance - budget.spent - budget.outstanding
+            if tokens > remaining:
+                event_append(
+                    run_id=run.pk,
+                    type=EventType.BUDGET_DENIED,
+                    redacted=redact(
+                        {
+                            "request_key": request_key,
+                            "requested_tokens": tokens,
+                            "remaining_tokens": max(0, remaining),
+                        }
+                    ),
+                )
+                return ReservationResult(None, False, max(0, remaining))
+            reservation = BudgetReservation.objects.create(
+                run=run,
+                request_key=request_key,
+                reserved_tokens=tokens,
+                expires_at=timezone.now() + timedelta(seconds=settings.FLUIDBOX_RESERVATION_TTL),
+            )
+            if settings.FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK:
+                # The control case: a read-modify-write without the lock loses updates.
+                RunBudget.objects.filter(pk=budget.pk).update(
+                    outstanding=budget.outstanding + tokens
+                )
+            else:
+                RunBudget.objects.filter(pk=budget.pk).update(outstanding=F("outstanding") + tokens)
+            event_append(
+                run_id=run.pk,
+                type=EventType.BUDGET_RESERVED,
+                redacted=redact(
+                    {
+                        "reservation_id": reservation.pk,
+                        "request_key": request_key,
+                        "reserved_tokens": tokens,
+                        "remaining_tokens": remaining - tokens,
+                    }
+                ),
+            )
+            return ReservationResult(reservation, True, remaining - tokens)
+    except IntegrityError:
+        existing = BudgetReservation.objects.filter(run=run, request_key=request_key).first()
+        if existing is None:
+            raise
+        return _replayed(existing, tokens)
+
+
+def _replayed(reservation: BudgetReservation, tokens: int) -> ReservationResult:
+    if reservation.reserved_tokens != tokens:
+        raise Conflict(
+            "this request_key was already used for a different reservation",
+            code="request_key_reused",
+        )
+    return ReservationResult(
+        reservation, False, RunBudget.objects.get(run_id=reservation.run_id).remaining
+    )
+
+
+def remaining_tokens(run: Run) -> int:
+    return RunBudget.objects.get(run=run).remaining
+
+
+@dataclass(frozen=True)
+class SettleResult:
+    usage: UsageEntry
+    created: bool
+
+
+def reservation_settle(
+    *,
+    run: Run,
+    reservation_id,
+    input_tokens: int,
+    output_tokens: int,
+    cost_usd: Decimal | None,
+) -> SettleResult:
+    """Reconcile a reservation with real usage. Idempotent by the reservation's primary key;
+    the same key with different numbers is a conflict."""
+    try:
+        reservation_id = int(reservation_id)
+    except (TypeError, ValueError):
+        raise NotFound("no such reservation") from None
+    with transaction.atomic():
+        budget = RunBudget.objects.select_for_update().get(run=run)
+        reservation = BudgetReservation.objects.filter(run=run, pk=reservation_id).first()
+        if reservation is None:
+            raise NotFound("no such reservation")
+        existing = UsageEntry.objects.filter(external_id=str(reservation.pk)).first()
+        if existing is not None:
+            same = (
+                existing.input_tokens == input_tokens
+                and existing.output_tokens == output_tokens
+                and (cost_usd is None or existing.cost_usd == cost_usd)
+            )
+            if not same:
+                raise Conflict(
+                    "this reservation was already settled with different usage",
+                    code="already_settled",
+                )
+            return SettleResult(existing, False)
+        used = input_tokens + output_tokens
+        held = reservation.reserved_tokens if reservation.status == ReservationStatus.HELD else 0
+        usage = UsageEntry.objects.create(
+            run=run,
+            external_id=str(reservation.pk),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=cost_usd,
+        )
+        BudgetReservation.objects.filter(pk=reservation.pk).update(status=ReservationStatus.SETTLED)
+        RunBudget.objects.filter(pk=budget.pk).update(
+            outstanding=F("outstanding") - held, spent=F("spent") + used
+        )
+        event_append(
+            run_id=run.pk,
+            type=EventType.BUDGET_SETTLED,
+            redacted=redact(
+                {
+                    "reservation_id": reservation.pk,
+                    "reserved_tokens": reservation.reserved_tokens,
+                    "input_tokens": input_tokens,
+                    "output_tokens": output_tokens,
+                    "cost_usd": str(cost_usd) if cost_usd is not None else None,
+                    "late": reservation.status == ReservationStatus.EXPIRED,
+                }
+            ),
+        )
+        return SettleResult(usage, True)
+
+
+def reservations_release_expired() -> int:
+    """Release holds nobody settled in time; a late settle still records its usage."""
+    released = 0
+    due = BudgetReservation.objects.filter(
+        status=ReservationStatus.HELD, expires_at__lte=timezone.now()
+    ).values_list("pk", "run_id")
+    for pk, run_id in list(due):
+        with transaction.atomic():
+            budget = RunBudget.objects.select_for_update().get(run_id=run_id)
+            won = BudgetReservation.objects.filter(pk=pk, status=ReservationStatus.HELD).update(
+                status=ReservationStatus.EXPIRED
+            )
+            if won:
+                tokens = BudgetReservation.objects.get(pk=pk).reserved_tokens
+                RunBudget.objects.filter(pk=budget.pk).update(outstanding=F("outstanding") - tokens)
+                released += 1
+    return released

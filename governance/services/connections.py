@@ -1,0 +1,207 @@
+"""Connections: create, reconnect (new credential, generation + 1), revoke, photograph."""
+
+import re
+import shlex
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from governance import vault
+from governance.authentication import Actor, ActorKind
+from governance.errors import Conflict, Forbidden, Invalid
+from governance.mcp_wire import McpEndpoint, UpstreamError, list_tools, tool_set_digest
+from governance.models import (
+    Connection,
+    ConnectionKind,
+    ConnectionStatus,
+    CredentialPlacement,
+    Membership,
+    Organization,
+    Role,
+    Transport,
+)
+
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,100}$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+
+
+def stdio_command_allowed(command: list[str]) -> bool:
+    """The control plane runs stdio servers itself, so only the deployment's allow-list."""
+    return shlex.join(command) in settings.FLUIDBOX_STDIO_COMMANDS
+
+
+def _credential(raw: dict | None) -> tuple[str, str, str]:
+    if raw is None:
+        return "", "", ""
+    if not isinstance(raw, dict) or not isinstance(raw.get("value"), str) or not raw["value"]:
+        raise Invalid("credential needs a non-empty value and a header or env name")
+    if "header" in raw and "env" not in raw:
+        if not HEADER_NAME.match(str(raw["header"])):
+            raise Invalid("credential header name is not a valid HTTP header name")
+        return CredentialPlacement.HEADER, raw["header"], raw["value"]
+    if "env" in raw and "header" not in raw:
+        if not ENV_NAME.match(str(raw["env"])):
+            raise Invalid("credential env name is not a valid environment variable name")
+        return CredentialPlacement.ENV, raw["env"], raw["value"]
+    raise Invalid("credential needs exactly one of header or env")
+
+
+def _may_manage(actor: Actor, org_id: int, owner_id: int | None) -> bool:
+    if actor.kind == ActorKind.OPERATOR:
+        return actor.org_id == org_id
+    if actor.user is None:
+        return False
+    if owner_id is not None and owner_id == actor.user.pk:
+        return actor.role_in(org_id) is not None
+    return actor.has_role(org_id, Role.ADMIN)
+
+
+@transaction.atomic
+def connection_create(
+    *,
+    org: Organization,
+    actor: Actor,
+    slug: str,
+    kind: str,
+    transport: str,
+    owner: str | None = None,
+    url: str = "",
+    command: list[str] | None = None,
+    credential: dict | None = None,
+) -> Connection:
+    if not SLUG.match(slug):
+        raise Invalid("slug must be lowercase letters, digits and dashes")
+    if Connection.objects.filter(org=org, slug=slug).exists():
+        raise Conflict(f"connection {slug!r} already exists")
+    owner_user = None
+    if kind == ConnectionKind.PERSONAL:
+        owner_user = User.objects.filter(username=owner or "").first()
+        if owner_user is None or not Membership.objects.filter(org=org, user=owner_user).exists():
+            raise Invalid("a personal connection needs an owner who is a member of the org")
+    elif owner:
+        raise Invalid("only personal connections have an owner")
+    if not _may_manage(actor, org.pk, owner_user.pk if owner_user else None):
+        raise Forbidden("you may not create this connection")
+    command = list(command or [])
+    if transport == Transport.STREAMABLE_HTTP:
+        if not url:
+            raise Invalid("a streamable-http connection needs a url")
+        command = []
+    elif transport == Transport.STDIO:
+        if not command or not stdio_command_allowed(command):
+            raise Invalid("this stdio command is not in the deployment's allow-list")
+        url = ""
+    placement, name, value = _credential(credential)
+    return Connection.objects.create(
+        org=org,
+        slug=slug,
+        kind=kind,
+        owner=owner_user,
+        transport=transport,
+        url=url,
+        command=command,
+        credential_placement=placement,
+        credential_name=name,
+        credential_sealed=vault.seal_secret(value) if value else "",
+    )
+
+
+@transaction.atomic
+def connection_reconnect(*, connection: Connection, actor: Actor, credential: dict) -> Connection:
+    """A new credential: sealed, and every existing binding refuses from now on."""
+    owner_id = connection.owner_id if connection.is_personal else None
+    if connection.is_personal:
+        allowed = actor.user is not None and actor.user.pk == owner_id
+    else:
+        allowed = _may_manage(actor, connection.org_id, None)
+    if not allowed:
+        raise Forbidden("you may not reconnect this connection")
+    placement, name, value = _credential(credential)
+    connection = Connection.objects.select_for_update().get(pk=connection.pk)
+    connection.credential_placement = placement
+    connection.credential_name = name
+    connection.credential_sealed = vault.seal_secret(value)
+    connection.authorization_generation += 1
+    connection.status = ConnectionStatus.ACTIVE
+    connection.save(
+        update_fields=[
+            "credential_placement",
+            "credential_name",
+            "credential_sealed",
+            "authorization_generation",
+            "status",
+        ]
+    )
+    return connection
+
+
+@transaction.atomic
+def connection_revoke(*, connection: Connection, actor: Actor) -> Connection:
+    if not _may_manage(actor, connection.org_id, connection.owner_id):
+        raise Forbidden("you may not revoke this connection")
+    Connection.objects.filter(pk=connection.pk).update(status=ConnectionStatus.REVOKED)
+    connection.refresh_from_db()
+    return connection
+
+
+def endpoint_for(connection: Connection) -> McpEndpoint:
+    """The endpoint with the credential unsealed into it. Call only inside the broker."""
+    headers: dict[str, str] = {}
+    env: dict[str, str] = {}
+    if connection.credential_sealed:
+        value = vault.unseal_secret(connection.credential_sealed)
+        if connection.credential_placement == CredentialPlacement.HEADER:
+            headers[connection.credential_name] = value
+        else:
+            env[connection.credential_name] = value
+    if connection.transport == Transport.STDIO:
+        return McpEndpoint(transport="stdio", command=tuple(connection.command), env=env)
+    return McpEndpoint(transport="streamable-http", url=connection.url, headers=headers)
+
+
+def connection_refresh(*, connection: Connection, actor: Actor) -> Connection:
+    """Re-photograph the server's tools. Runs already created keep what they froze."""
+    if not _may_manage(actor, connection.org_id, connection.owner_id):
+        raise Forbidden("you may not refresh this connection")
+    if connection.status != ConnectionStatus.ACTIVE:
+        raise Conflict(f"connection {connection.slug!r} is {connection.status}")
+    try:
+        tools = list_tools(endpoint_for(connection), timeout=settings.FLUIDBOX_MCP_TIMEOUT)
+    except UpstreamError as error:
+        raise Conflict(
+            f"the MCP server did not answer tools/list: {error}", code="upstream"
+        ) from None
+    except vault.VaultSealed:
+        raise Conflict("vault sealed", code="vault_sealed") from None
+    return photograph_store(connection=connection, tools=tools)
+
+
+@transaction.atomic
+def photograph_store(*, connection: Connection, tools: list[dict]) -> Connection:
+    connection = Connection.objects.select_for_update().get(pk=connection.pk)
+    digest = tool_set_digest(tools)
+    if digest != connection.photograph_digest:
+        connection.previous_photograph = connection.photograph
+    connection.photograph = tools
+    connection.photograph_digest = digest
+    connection.photographed_at = timezone.now()
+    connection.save(
+        update_fields=["photograph", "photograph_digest", "photographed_at", "previous_photograph"]
+    )
+    return connection
+
+
+def photograph_drift(connection: Connection) -> dict:
+    """What changed since the previous photograph: added, withdrawn, changed tool names."""
+    from governance.mcp_wire import tool_digest
+
+    before = {t["name"]: tool_digest(t) for t in connection.previous_photograph or []}
+    after = {t["name"]: tool_digest(t) for t in connection.photograph or []}
+    return {
+        "added": sorted(set(after) - set(before)),
+        "withdrawn": sorted(set(before) - set(after)),
+        "changed": sorted(n for n in set(after) & set(before) if after[n] != before[n]),
+    }

@@ -1,0 +1,210 @@
+"""Recording the gate's decision: one ToolCall, its ledger events, and the approval row,
+all in one transaction; retries with the same ids get the settled answer."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from governance.errors import Conflict
+from governance.gate.context import CallContext
+from governance.gate.decision import Decision, Outcome
+from governance.gate.pipeline import decide
+from governance.models import Approval, ApprovalStatus, Run, RunStatus, ToolCall
+from governance.services.approvals import approval_expire_if_due, schedule_approval_followups
+from governance.services.wakeup import wakeups
+from ledger.models import EventType
+from ledger.redaction import argument_digest, argument_preview, redact
+from ledger.services import event_append
+
+
+@dataclass(frozen=True)
+class GateAnswer:
+    tool_call: ToolCall
+    approval: Approval | None
+
+    def as_json(self) -> dict:
+        call = self.tool_call
+        approval = None
+        if self.approval is not None:
+            approval = {
+                "id": str(self.approval.pk),
+                "status": self.approval.status,
+                "expires_at": self.approval.expires_at.isoformat().replace("+00:00", "Z"),
+            }
+        return {
+            "decision": call.decision,
+            "source": call.source or None,
+            "reason": call.reason,
+            "rule": call.rule,
+            "approval": approval,
+            "tool_error": call.tool_error or None,
+            "original_verdict": call.original_verdict or None,
+        }
+
+
+def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict:
+    data = {
+        "session_id": call.session_id,
+        "tool_call_id": call.tool_call_id,
+        "tool": call.tool,
+        "decision": call.decision,
+        "source": call.source or None,
+        "reason": call.reason,
+        "rule": call.rule,
+        "policy_version": policy_version,
+        **extra,
+    }
+    if call.original_verdict:
+        data["original_verdict"] = call.original_verdict
+        data["verdict"] = call.decision
+    return data
+
+
+def _record(ctx: CallContext, decision: Decision, digest: str) -> ToolCall:
+    run = ctx.run
+    now = timezone.now()
+    call = ToolCall.objects.create(
+        run=run,
+        session_id=ctx.session_id,
+        tool_call_id=ctx.tool_call_id,
+        tool=ctx.tool,
+        arguments=ctx.arguments,
+        arguments_digest=digest,
+        call_key=ctx.call_key,
+        decision=decision.outcome,
+        source=decision.source or "",
+        reason=decision.reason,
+        rule=decision.rule,
+        original_verdict=decision.original_verdict or "",
+        tool_error=decision.tool_error or "",
+        decided_at=None if decision.outcome == Outcome.PENDING else now,
+    )
+    version = run.policy_version.number
+    event_append(
+        run_id=run.pk,
+        type=EventType.TOOL_REQUESTED,
+        redacted=redact(
+            {
+                "session_id": ctx.session_id,
+                "tool_call_id": ctx.tool_call_id,
+                "tool": ctx.tool,
+                "arguments_digest": digest,
+                "arguments_preview": argument_preview(ctx.arguments),
+                "definition_digest": ctx.definition_digest or None,
+            }
+        ),
+    )
+    if decision.outcome == Outcome.PENDING:
+        tool = ctx.frozen_tool
+        approval = Approval.objects.create(
+            run=run,
+            call=call,
+            session_id=ctx.session_id,
+            tool_call_id=ctx.tool_call_id,
+            tool=ctx.tool,
+            call_key=ctx.call_key,
+            tool_definition_digest=ctx.definition_digest,
+            policy_version=run.policy_version,
+            connection=tool.connection if tool else None,
+            rule=decision.rule,
+            expires_at=now + timedelta(seconds=run.policy_version.approval_timeout),
+        )
+        event_append(
+            run_id=run.pk,
+            type=EventType.APPROVAL_REQUESTED,
+            redacted=redact(
+                {
+                    "approval_id": approval.pk,
+                    "session_id": ctx.session_id,
+                    "tool_call_id": ctx.tool_call_id,
+                    "tool": ctx.tool,
+                    "rule": decision.rule,
+                    "reason": decision.reason,
+                    "policy_version": version,
+                    "expires_at": approval.expires_at.isoformat(),
+                }
+            ),
+        )
+        schedule_approval_followups(approval)
+    else:
+        event_append(
+            run_id=run.pk,
+            type=EventType.TOOL_DECISION,
+            redacted=redact(
+                decision_event_data(
+                    call, policy_version=version, segments=decision.segments[:20] or None
+                )
+            ),
+        )
+    return call
+
+
+def _existing(run: Run, session_id: str, tool_call_id: str) -> ToolCall | None:
+    return ToolCall.objects.filter(
+        run=run, session_id=session_id, tool_call_id=tool_call_id
+    ).first()
+
+
+def _same_request(call: ToolCall, tool: str, digest: str) -> None:
+    if call.tool != tool or call.arguments_digest != digest:
+        raise Conflict(
+            "this (session_id, tool_call_id) was already used for a different call; "
+            "use a new tool_call_id",
+            code="tool_call_id_reused",
+        )
+
+
+def _settled_answer(call: ToolCall, wait_seconds: float) -> GateAnswer:
+    approval = Approval.objects.filter(call=call).first()
+    if call.decision != Outcome.PENDING or approval is None:
+        return GateAnswer(call, approval)
+    approval = approval_expire_if_due(approval)
+    if approval.status == ApprovalStatus.PENDING and wait_seconds > 0:
+        until_expiry = (approval.expires_at - timezone.now()).total_seconds()
+        pk = approval.pk
+
+        def settled() -> bool:
+            return not Approval.objects.filter(pk=pk, status=ApprovalStatus.PENDING).exists()
+
+        wakeups.wait(pk, max(0.0, min(wait_seconds, until_expiry + 0.05)), settled)
+        approval.refresh_from_db()
+        approval = approval_expire_if_due(approval)
+    call.refresh_from_db()
+    return GateAnswer(call, approval)
+
+
+def permission_request(
+    *,
+    run: Run,
+    session_id: str,
+    tool_call_id: str,
+    tool: str,
+    arguments,
+    wait_seconds: float = 0,
+) -> GateAnswer:
+    """Decide one tool call (or return the settled decision for a retry)."""
+    if run.status != RunStatus.ACTIVE:
+        raise Conflict("this run has finished", code="run_finished")
+    digest = argument_digest(arguments)
+    call = _existing(run, session_id, tool_call_id)
+    if call is None:
+        ctx = CallContext(
+            run=run,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            tool=tool,
+            arguments=arguments,
+        )
+        decision = decide(ctx)
+        try:
+            with transaction.atomic():
+                call = _record(ctx, decision, digest)
+        except IntegrityError:
+            # A concurrent duplicate recorded it first: answer with its settled decision.
+            call = _existing(run, session_id, tool_call_id)
+            if call is None:
+                raise
+    _same_request(call, tool, digest)
+    return _settled_answer(call, wait_seconds)

@@ -1,0 +1,157 @@
+"""Announcing approval requests: signed webhooks and email, retried with backoff, never in
+the way of a decision (they run on the worker, after commit)."""
+
+import hashlib
+import hmac
+import json
+import logging
+from datetime import timedelta
+
+import httpx
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone
+from django_q.models import Schedule
+
+from governance import vault
+from governance.models import (
+    Approval,
+    ChannelKind,
+    DeliveryStatus,
+    NotificationChannel,
+    NotificationDelivery,
+)
+from governance.policy import escape_invisible
+
+logger = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+BACKOFF_SECONDS = (5, 30, 120, 600)
+SIGNATURE_HEADER = "X-Fluidbox-Signature"
+
+
+def approval_page_url(approval: Approval) -> str:
+    return f"{settings.PUBLIC_BASE_URL}/admin/inbox/{approval.pk}/"
+
+
+def verbatim_arguments(arguments) -> str:
+    """The full arguments, exactly, with invisible and bidi characters shown as escapes."""
+    return escape_invisible(json.dumps(arguments, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def approval_message(approval: Approval) -> dict:
+    run = approval.run
+    arguments = verbatim_arguments(approval.call.arguments)
+    expires = approval.expires_at.isoformat().replace("+00:00", "Z")
+    link = approval_page_url(approval)
+    text = (
+        f"Approval needed: agent `{run.agent}` wants to call `{escape_invisible(approval.tool)}`\n"
+        f"Run: {run.pk} (trust tier {run.trust_tier})\n"
+        f"Arguments:\n```\n{arguments}\n```\n"
+        f"Expires: {expires}\n"
+        f"Decide: {link}"
+    )
+    return {
+        "text": text,
+        "blocks": [
+            {"type": "section", "text": {"type": "mrkdwn", "text": text}},
+            {
+                "type": "actions",
+                "elements": [
+                    {"type": "button", "text": {"type": "plain_text", "text": "Open"}, "url": link}
+                ],
+            },
+        ],
+        "fluidbox": {
+            "approval_id": approval.pk,
+            "run": str(run.pk),
+            "agent": run.agent,
+            "tool": approval.tool,
+            "arguments": approval.call.arguments,
+            "expires_at": expires,
+            "url": link,
+        },
+    }
+
+
+def sign(secret: str, body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def channel_create_webhook(*, org, name: str, url: str, secret: str) -> NotificationChannel:
+    return NotificationChannel.objects.create(
+        org=org,
+        name=name,
+        kind=ChannelKind.WEBHOOK,
+        url=url,
+        secret_sealed=vault.seal_infrastructure(secret),
+    )
+
+
+def approval_notify_all(*, approval_id: int) -> None:
+    approval = Approval.objects.select_related("run").filter(pk=approval_id).first()
+    if approval is None:
+        return
+    for channel in NotificationChannel.objects.filter(org_id=approval.run.org_id, is_active=True):
+        delivery, _ = NotificationDelivery.objects.get_or_create(channel=channel, approval=approval)
+        if delivery.status == DeliveryStatus.PENDING:
+            delivery_attempt(delivery_id=delivery.pk)
+
+
+def _send(channel: NotificationChannel, approval: Approval) -> None:
+    message = approval_message(approval)
+    if channel.kind == ChannelKind.WEBHOOK:
+        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+        secret = vault.unseal_infrastructure(channel.secret_sealed)
+        response = httpx.post(
+            channel.url,
+            content=body,
+            headers={"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body)},
+            timeout=5.0,
+        )
+        response.raise_for_status()
+    else:
+        recipients = [line.strip() for line in channel.emails.splitlines() if line.strip()]
+        send_mail(
+            subject=f"[fluidbox] approval needed: {approval.run.agent} → {approval.tool}",
+            message=message["text"],
+            from_email=None,
+            recipient_list=recipients,
+        )
+
+
+def delivery_attempt(*, delivery_id: int) -> None:
+    delivery = (
+        NotificationDelivery.objects.select_related("channel", "approval__run", "approval__call")
+        .filter(pk=delivery_id)
+        .first()
+    )
+    if delivery is None or delivery.status != DeliveryStatus.PENDING:
+        return
+    attempts = delivery.attempts + 1
+    try:
+        _send(delivery.channel, delivery.approval)
+    except Exception as error:  # any failure is retried; none reaches the decision path
+        logger.warning("notification %s attempt %s failed: %s", delivery_id, attempts, error)
+        failed = attempts >= MAX_ATTEMPTS
+        NotificationDelivery.objects.filter(pk=delivery_id).update(
+            attempts=attempts,
+            last_error=f"{type(error).__name__}: {str(error)[:250]}",
+            status=DeliveryStatus.FAILED if failed else DeliveryStatus.PENDING,
+        )
+        if not failed:
+            delay = BACKOFF_SECONDS[min(attempts - 1, len(BACKOFF_SECONDS) - 1)]
+            with transaction.atomic():
+                Schedule.objects.create(
+                    name=f"fluidbox: retry notification {delivery_id} #{attempts + 1}",
+                    func="governance.tasks.notification_deliver",
+                    args=str(delivery_id),
+                    schedule_type=Schedule.ONCE,
+                    repeats=-1,
+                    next_run=timezone.now() + timedelta(seconds=delay),
+                )
+        return
+    NotificationDelivery.objects.filter(pk=delivery_id).update(
+        attempts=attempts, status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
+    )

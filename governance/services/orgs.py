@@ -1,0 +1,100 @@
+"""Organizations, users, memberships and API keys."""
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from governance.errors import Conflict, Invalid, NotFound
+from governance.models import (
+    API_KEY_PREFIX,
+    ApiKey,
+    Membership,
+    Organization,
+    Role,
+    hash_secret_token,
+    new_secret_token,
+)
+
+
+@transaction.atomic
+def org_create(*, slug: str, name: str = "") -> Organization:
+    if Organization.objects.filter(slug=slug).exists():
+        raise Conflict(f"organization {slug!r} already exists")
+    return Organization.objects.create(slug=slug, name=name or slug)
+
+
+def org_get(slug: str) -> Organization:
+    org = Organization.objects.filter(slug=slug).first()
+    if org is None:
+        raise NotFound(f"no organization {slug!r}")
+    return org
+
+
+@transaction.atomic
+def user_create(
+    *,
+    username: str,
+    org: Organization,
+    role: str,
+    password: str | None = None,
+    email: str = "",
+    is_superuser: bool = False,
+) -> User:
+    if role not in Role.values:
+        raise Invalid(f"role must be one of {', '.join(Role.values)}")
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        user = User(username=username, email=email, is_staff=True, is_superuser=is_superuser)
+        if password:
+            user.set_password(password)
+        else:
+            user.set_unusable_password()
+        user.save()
+    else:
+        if password:
+            user.set_password(password)
+        user.is_staff = True
+        user.is_superuser = user.is_superuser or is_superuser
+        user.save()
+    Membership.objects.update_or_create(
+        org=org, user=user, defaults={"role": role, "is_active": True}
+    )
+    return user
+
+
+@transaction.atomic
+def membership_set_active(*, org: Organization, user: User, is_active: bool) -> Membership:
+    updated = Membership.objects.filter(org=org, user=user).update(is_active=is_active)
+    if not updated:
+        raise NotFound(f"{user} has no membership in {org}")
+    return Membership.objects.get(org=org, user=user)
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    key: ApiKey
+    plaintext: str
+
+
+@transaction.atomic
+def api_key_create(*, org: Organization, name: str, user: User | None = None) -> IssuedKey:
+    if user is not None and not Membership.objects.filter(org=org, user=user).exists():
+        raise Invalid(f"{user} is not a member of {org}")
+    plaintext = new_secret_token(API_KEY_PREFIX)
+    key = ApiKey.objects.create(
+        org=org,
+        user=user,
+        name=name,
+        key_hash=hash_secret_token(plaintext),
+        hint=plaintext[: len(API_KEY_PREFIX) + 4],
+    )
+    return IssuedKey(key=key, plaintext=plaintext)
+
+
+@transaction.atomic
+def api_key_revoke(*, key: ApiKey) -> ApiKey:
+    ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    key.refresh_from_db()
+    return key

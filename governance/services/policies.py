@@ -1,0 +1,159 @@
+"""Saving policies as immutable versions, and the dry-run, lint and replay around them."""
+
+import dataclasses
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from governance.errors import Invalid
+from governance.models import Organization, Policy, PolicyVersion, ToolCall
+from governance.policy import (
+    PolicyDocument,
+    PolicyError,
+    RecordedCall,
+    Rule,
+    Verdict,
+    compile_policy,
+    escape_pattern,
+    lint,
+    replay,
+    run_tests,
+)
+from governance.policy_store import compiled_policy, known_tools, match_argument_of
+
+REPLAY_LIMIT = 5000
+
+
+def parse_policy(text: str) -> PolicyDocument:
+    try:
+        return PolicyDocument.from_yaml(text)
+    except PolicyError as error:
+        raise Invalid(f"policy does not parse: {error}", code="invalid_policy") from None
+
+
+def test_failures(document: PolicyDocument, org: Organization) -> list[str]:
+    failures = run_tests(document, known_tools(org.pk))
+    return [f"{f.call}: expected {f.expected}, got {f.got}" for f in failures]
+
+
+@transaction.atomic
+def policy_save_document(
+    *, org: Organization, document: PolicyDocument, author: User | None, note: str = ""
+) -> PolicyVersion:
+    """Every save is a new immutable version; a document whose tests fail is not saved."""
+    failures = test_failures(document, org)
+    if failures:
+        raise Invalid(
+            "the policy's tests fail; nothing was saved: " + "; ".join(failures[:10]),
+            code="policy_tests_failed",
+            extra={"failures": failures},
+        )
+    policy, _ = Policy.objects.get_or_create(org=org, name=document.name)
+    # Lock the policy row so concurrent saves number their versions one after the other.
+    policy = Policy.objects.select_for_update().get(pk=policy.pk)
+    last = policy.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    version = PolicyVersion.objects.create(
+        policy=policy,
+        number=last + 1,
+        content=document.to_yaml(),
+        document=document.to_dict(),
+        digest=document.digest(),
+        autonomous_fallback=document.autonomous_fallback,
+        approval_timeout=document.approval_timeout,
+        author=author,
+        note=note[:200],
+    )
+    Policy.objects.filter(pk=policy.pk).update(current_version=version)
+    return version
+
+
+def policy_save(
+    *, org: Organization, text: str, author: User | None, note: str = ""
+) -> PolicyVersion:
+    return policy_save_document(org=org, document=parse_policy(text), author=author, note=note)
+
+
+def policy_prepend_exact_rule(
+    *, policy: Policy, call_key: str, author: User | None, note: str
+) -> PolicyVersion:
+    """Approve & Remember: an exact-match ALWAYS rule at the top, as a new version."""
+    policy = Policy.objects.select_related("current_version").get(pk=policy.pk)
+    document = PolicyDocument.from_dict(policy.current_version.document)
+    rule = Rule(pattern=escape_pattern(call_key), action=Verdict.ALWAYS)
+    if document.rules and document.rules[0] == rule:
+        return policy.current_version
+    updated = dataclasses.replace(document, rules=[rule, *document.rules])
+    return policy_save_document(org=policy.org, document=updated, author=author, note=note)
+
+
+def evaluation_json(evaluation) -> dict:
+    rule = evaluation.rule
+    return {
+        "verdict": str(evaluation.verdict),
+        "rule": (
+            {"index": rule.index, "pattern": rule.pattern, "action": str(rule.action)}
+            if rule
+            else None
+        ),
+        "segments": [
+            {
+                "subject": segment.subject,
+                "verdict": str(segment.verdict),
+                "rule_index": segment.rule_index,
+            }
+            for segment in evaluation.segments
+        ],
+        "error": evaluation.error,
+    }
+
+
+def policy_evaluate(
+    *, policy: Policy, call: str | None = None, tool: str | None = None, arguments=None
+) -> dict:
+    compiled = compiled_policy(policy.current_version)
+    kinds = known_tools(policy.org_id)
+    if call is not None:
+        evaluation = compiled.evaluate_key(call, kinds)
+    else:
+        evaluation = compiled.evaluate(tool, arguments or {}, kinds.get(tool))
+    return {"policy_version": policy.current_version.number, **evaluation_json(evaluation)}
+
+
+def policy_draft_lint(*, org: Organization, text: str) -> list[dict]:
+    document = parse_policy(text)
+    return [dataclasses.asdict(w) for w in lint(document, known_tools(org.pk))]
+
+
+def policy_replay(*, policy: Policy, draft_text: str, limit: int = REPLAY_LIMIT) -> dict:
+    """Every recorded call of this policy's runs whose verdict the draft would change."""
+    draft = parse_policy(draft_text)
+    new = compile_policy(draft)
+    calls = (
+        ToolCall.objects.filter(run__policy_version__policy=policy)
+        .select_related("run__policy_version")
+        .order_by("-created_at")[:limit]
+    )
+    changes = []
+    examined = 0
+    by_version: dict[int, list] = {}
+    for call in calls:
+        examined += 1
+        by_version.setdefault(call.run.policy_version_id, []).append(call)
+    for calls_of_version in by_version.values():
+        version = calls_of_version[0].run.policy_version
+        frozen = {
+            t.name: match_argument_of(t.match_argument)
+            for t in calls_of_version[0].run.frozen_tools.all()
+        }
+        recorded = [
+            RecordedCall(
+                id=call.pk,
+                tool=call.tool,
+                arguments=call.arguments if isinstance(call.arguments, dict) else {},
+                match_argument=frozen.get(call.tool),
+            )
+            for call in calls_of_version
+        ]
+        for change in replay(compiled_policy(version), new, recorded):
+            changes.append(dataclasses.asdict(change))
+    return {"examined": examined, "changed": changes}

@@ -1,0 +1,124 @@
+"""Timeline endpoints: catch-up (`?after=N`) and the Server-Sent Events stream."""
+
+import json
+import time
+
+from django.conf import settings
+from django.db import connection
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import renderers, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from governance.selectors import access_run
+from ledger.models import Event
+
+MAX_PAGE = 1000
+POLL_SECONDS = 0.25
+
+
+def event_json(event: Event) -> dict:
+    return {
+        "seq": event.seq,
+        "type": event.type,
+        "at": event.at.isoformat().replace("+00:00", "Z"),
+        "data": event.data,
+        "hash": event.hash,
+    }
+
+
+def access_timeline(run_id, actor):
+    """Operators, runners (their own run), org staff, and members for runs they invoked."""
+    return access_run(run_id, actor)
+
+
+class EventOut(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.CharField()
+    at = serializers.CharField()
+    data = serializers.JSONField()
+    hash = serializers.CharField()
+
+
+class RunEventsApi(APIView):
+    class QueryIn(serializers.Serializer):
+        after = serializers.IntegerField(min_value=0, default=0)
+        limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=100)
+
+    @extend_schema(
+        parameters=[QueryIn],
+        responses=inline_serializer(
+            "EventPage",
+            {"events": EventOut(many=True), "next_after": serializers.IntegerField()},
+        ),
+    )
+    def get(self, request, run_id):
+        query = self.QueryIn(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        run = access_timeline(run_id, request.auth)
+        after = query.validated_data["after"]
+        events = list(
+            Event.objects.filter(run=run, seq__gt=after).order_by("seq")[
+                : query.validated_data["limit"]
+            ]
+        )
+        next_after = events[-1].seq if events else after
+        return Response({"events": [event_json(e) for e in events], "next_after": next_after})
+
+
+class EventStreamRenderer(renderers.BaseRenderer):
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data).encode()
+
+
+def _sse_frames(run_id, after: int, deadline: float):
+    # A bounded stream: it ends after FLUIDBOX_STREAM_SECONDS and the browser's EventSource
+    # reconnects with Last-Event-ID, so no sync worker thread is pinned by a client forever.
+    yield "retry: 1000\n\n"
+    last = after
+    while True:
+        batch = list(Event.objects.filter(run_id=run_id, seq__gt=last).order_by("seq")[:200])
+        for event in batch:
+            last = event.seq
+            payload = json.dumps(event_json(event), separators=(",", ":"))
+            yield f"id: {event.seq}\nevent: {event.type}\ndata: {payload}\n\n"
+        if not connection.in_atomic_block:
+            connection.close()  # no connection held between polls
+        if time.monotonic() >= deadline:
+            return
+        if not batch:
+            yield ": keep-alive\n\n"
+            time.sleep(POLL_SECONDS)
+
+
+class RunEventStreamApi(APIView):
+    renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("Last-Event-ID", OpenApiTypes.INT, OpenApiParameter.HEADER),
+            OpenApiParameter("after", OpenApiTypes.INT),
+        ],
+        responses={(200, "text/event-stream"): OpenApiTypes.STR},
+    )
+    def get(self, request, run_id):
+        run = access_timeline(run_id, request.auth)
+        raw = request.headers.get("Last-Event-ID") or request.query_params.get("after") or "0"
+        after = max(0, int(raw)) if raw.isdigit() else 0
+        seconds = settings.FLUIDBOX_STREAM_SECONDS
+        requested = request.query_params.get("max_seconds", "")
+        if requested.isdigit():
+            seconds = min(seconds, max(1, int(requested)))
+        response = StreamingHttpResponse(
+            _sse_frames(run.pk, after, time.monotonic() + seconds),
+            content_type="text/event-stream",
+        )
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"
+        return response

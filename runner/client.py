@@ -1,0 +1,312 @@
+"""The runner's client for the fluidbox API: it holds only the run session token (SPEC §8)."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any, Self
+from urllib.parse import quote
+
+import httpx
+
+from runner.decisions import BudgetExhausted, GateDecision, Reservation
+from runner.errors import (
+    GateAuthError,
+    GateProtocolError,
+    GateRequestError,
+    GateUnavailable,
+    SecretsRefused,
+)
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+MAX_WAIT_SECONDS = 30  # the gate caps a single long-poll at 30 s (SPEC §4)
+_RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+class GateClient:
+    """Asks the gate, long-polls approvals, books budget and calls brokered tools for one run.
+
+    Every request that the server may already have applied is retried with the same key
+    (`session_id`/`tool_call_id`, `request_key`, reservation id), so a retry after a lost
+    answer or a server restart re-attaches to what the server recorded instead of duplicating it.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        run_id: str | int,
+        session_token: str,
+        *,
+        timeout: float = 10.0,
+        retries: int = 8,
+        backoff: float = 0.25,
+        max_backoff: float = 5.0,
+        poll_interval: float = 1.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http(s) URL, not {base_url!r}")
+        if not session_token:
+            raise ValueError("a run session token is required")
+        self.run_id = str(run_id)
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.poll_interval = poll_interval
+        self.timeout = timeout
+        self._run_path = f"/v1/runs/{quote(self.run_id, safe='')}"
+        # Redirects are refused so the token is never replayed to another origin.
+        self._http = httpx.Client(
+            base_url=base_url.rstrip("/"),
+            headers={
+                "Authorization": f"Bearer {session_token}",
+                "Accept": "application/json",
+            },
+            timeout=timeout,
+            follow_redirects=False,
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"GateClient(base_url={str(self._http.base_url)!r}, run_id={self.run_id!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def ask(
+        self,
+        session_id: str,
+        tool_call_id: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        wait_seconds: int = 25,
+        total_wait: float | None = None,
+    ) -> GateDecision:
+        """The gate's decision for one call; waits while it is pending, up to `total_wait`.
+
+        Returns a `pending` decision only when `total_wait` ran out first.
+        """
+        body = {
+            "session_id": session_id,
+            "tool_call_id": tool_call_id,
+            "tool": _checked_tool_name(tool),
+            "arguments": dict(arguments),
+        }
+        return self._decide(f"{self._run_path}/permission", body, tool, wait_seconds, total_wait)
+
+    def call_brokered(
+        self,
+        session_id: str,
+        tool_call_id: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        wait_seconds: int = 25,
+        total_wait: float | None = None,
+    ) -> GateDecision:
+        """A brokered MCP call: the decision, and when allowed its `result` (content, isError)."""
+        path = f"{self._run_path}/tools/{quote(_checked_tool_name(tool), safe='')}/call"
+        body = {
+            "session_id": session_id,
+            "tool_call_id": tool_call_id,
+            "arguments": dict(arguments),
+        }
+        return self._decide(path, body, tool, wait_seconds, total_wait)
+
+    def reserve(
+        self, request_key: str, max_output_tokens: int, input_tokens_upper_bound: int
+    ) -> Reservation | BudgetExhausted:
+        response = self._send(
+            "POST",
+            f"{self._run_path}/budget/reservations",
+            json={
+                "request_key": request_key,
+                "max_output_tokens": max_output_tokens,
+                "input_tokens_upper_bound": input_tokens_upper_bound,
+            },
+        )
+        body = _json_of(response)
+        if response.status_code == 409 and body.get("error") == "budget_exhausted":
+            return BudgetExhausted(
+                remaining_tokens=body.get("remaining_tokens"), request_key=request_key
+            )
+        _raise_for_request_error(response, body)
+        try:
+            return Reservation(
+                id=str(body["id"]),
+                reserved_tokens=int(body["reserved_tokens"]),
+                remaining_tokens=body.get("remaining_tokens"),
+                request_key=request_key,
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise GateProtocolError(f"unexpected reservation answer: {body!r:.300}") from error
+
+    def settle(
+        self,
+        reservation_id: str,
+        input_tokens: int,
+        output_tokens: int,
+        cost_usd: Decimal | str | float | None = None,
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+        }
+        if cost_usd is not None:
+            payload["cost_usd"] = str(Decimal(str(cost_usd)))
+        path = f"{self._run_path}/budget/reservations/{quote(str(reservation_id), safe='')}/settle"
+        response = self._send("POST", path, json=payload)
+        body = _json_of(response)
+        _raise_for_request_error(response, body)
+        return body
+
+    def fetch_secrets(self, tool: str) -> dict[str, str]:
+        """The environment a `secrets: true` tool gets, fetched just before it runs.
+
+        `GET /v1/runs/{id}/secrets?tool=<name>` → `{"env": {"NAME": "value"}}`. A 403 (a read-only
+        run, or a tool that declares no secrets) raises `SecretsRefused`; the tool must not run.
+        """
+        response = self._send(
+            "GET",
+            f"{self._run_path}/secrets",
+            params={"tool": _checked_tool_name(tool)},
+            refused_is_auth_error=False,
+        )
+        body = _json_of(response)
+        if response.status_code == 403:
+            raise SecretsRefused(403, body)
+        _raise_for_request_error(response, body)
+        env = body.get("env")
+        if not isinstance(env, dict) or not all(
+            isinstance(name, str) and isinstance(value, str) for name, value in env.items()
+        ):
+            raise GateProtocolError("the secrets answer has no {'env': {name: value}} mapping")
+        return dict(env)
+
+    def finish(self) -> dict[str, Any]:
+        """End the run; the session token stops working afterwards."""
+        response = self._send("POST", f"{self._run_path}/finish", json={})
+        body = _json_of(response)
+        _raise_for_request_error(response, body)
+        return body
+
+    def _decide(
+        self,
+        path: str,
+        body: dict[str, Any],
+        tool: str,
+        wait_seconds: int,
+        total_wait: float | None,
+    ) -> GateDecision:
+        wait_seconds = max(0, min(int(wait_seconds), MAX_WAIT_SECONDS))
+        deadline = None if total_wait is None else time.monotonic() + total_wait
+        while True:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            this_wait = wait_seconds if remaining is None else min(wait_seconds, int(remaining))
+            started = time.monotonic()
+            response = self._send(
+                "POST", path, json={**body, "wait_seconds": this_wait}, wait=this_wait
+            )
+            answer = _json_of(response)
+            _raise_for_request_error(response, answer)
+            decision = GateDecision.from_response(tool, answer)
+            if not decision.pending:
+                return decision
+            if deadline is not None and time.monotonic() >= deadline:
+                return decision
+            # A gate that answers "pending" early must not turn waiting into a busy loop.
+            pause = self.poll_interval - (time.monotonic() - started)
+            if deadline is not None:
+                pause = min(pause, deadline - time.monotonic())
+            if pause > 0:
+                time.sleep(pause)
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, str] | None = None,
+        wait: float = 0.0,
+        refused_is_auth_error: bool = True,
+    ) -> httpx.Response:
+        timeout = httpx.Timeout(self.timeout, read=self.timeout + wait)
+        failures = 0
+        while True:
+            try:
+                response = self._http.request(
+                    method, path, json=json, params=params, timeout=timeout
+                )
+            except httpx.TransportError as error:
+                problem = f"{type(error).__name__}: {error}"
+                retry_after = None
+            else:
+                if response.status_code == 401 or (
+                    response.status_code == 403 and refused_is_auth_error
+                ):
+                    raise GateAuthError(response.status_code, _json_or_text(response))
+                if response.is_redirect:
+                    raise GateProtocolError(
+                        f"the gate answered {method} {path} with a redirect, which is not "
+                        "followed (the run token stays with the configured origin)"
+                    )
+                if response.status_code not in _RETRYABLE_STATUS:
+                    return response
+                problem = f"HTTP {response.status_code}"
+                retry_after = _retry_after_seconds(response)
+            failures += 1
+            if failures > self.retries:
+                raise GateUnavailable(
+                    f"{method} {path} failed {failures} times; last: {problem}. "
+                    "The call was not run."
+                )
+            delay = min(self.max_backoff, self.backoff * 2 ** (failures - 1))
+            time.sleep(min(self.max_backoff, retry_after) if retry_after else delay)
+
+
+def _checked_tool_name(tool: str) -> str:
+    # "." and ".." fit the SPEC pattern but would walk the URL path when put into it.
+    if not TOOL_NAME.match(tool) or tool in (".", ".."):
+        raise ValueError(f"not a valid tool name: {tool!r}")
+    return tool
+
+
+def _json_of(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError as error:
+        if response.status_code < 400:
+            raise GateProtocolError(
+                f"HTTP {response.status_code} answer is not JSON: {response.text[:200]!r}"
+            ) from error
+        return {"detail": response.text[:300]}
+    if not isinstance(body, dict):
+        raise GateProtocolError(f"HTTP {response.status_code} answer is not a JSON object")
+    return body
+
+
+def _json_or_text(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return response.text[:300]
+
+
+def _raise_for_request_error(response: httpx.Response, body: Any) -> None:
+    if response.status_code >= 400:
+        raise GateRequestError(response.status_code, body)
+
+
+def _retry_after_seconds(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After", "")
+    return float(value) if value.isdigit() else None

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the portal the way production does: gunicorn (gthread) + the django-q2 worker,
+# plus the bundled demo MCP server, after seeding the demo data. Ctrl-C stops them all.
+set -euo pipefail
+PORT="${1:-8000}"
+MCP_PORT="${2:-8765}"
+BIN=.venv/bin
+export FLUIDBOX_PUBLIC_URL="${FLUIDBOX_PUBLIC_URL:-http://127.0.0.1:$PORT}"
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+
+$BIN/python -m demo_mcp --host 127.0.0.1 --port "$MCP_PORT" &
+pids+=($!)
+for _ in $(seq 1 50); do
+  (exec 3<>/dev/tcp/127.0.0.1/"$MCP_PORT") 2>/dev/null && break
+  sleep 0.1
+done
+$BIN/python manage.py seed_demo --mcp-url "http://127.0.0.1:$MCP_PORT/mcp"
+echo ""
+echo "  fluidbox: http://127.0.0.1:$PORT/admin/"
+$BIN/python manage.py seed_demo --print-login
+echo ""
+$BIN/python manage.py qcluster &
+pids+=($!)
+$BIN/gunicorn fluidbox.wsgi:application --config fluidbox/gunicorn_conf.py \
+  --bind "127.0.0.1:$PORT" &
+pids+=($!)
+wait -n "${pids[@]}"

@@ -1,0 +1,178 @@
+"""Personas, an org with a policy and a sandbox bundle, and API clients for each credential."""
+
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from governance.models import Organization, Role
+from governance.services.bundles import bundle_import
+from governance.services.orgs import api_key_create, org_create, user_create
+from governance.services.policies import policy_save
+from tests.mcp_servers.fixtures import demo_mcp_server, mcp_server_factory  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TEST_POLICY = """
+name: default
+autonomous_fallback: deny
+approval_timeout: 300
+rules:
+  - pattern: "read_file:*"
+    action: ALWAYS
+  - pattern: "run_command:rm *"
+    action: NEVER
+  - pattern: "run_command:git status"
+    action: ALWAYS
+  - pattern: "run_command:ls *"
+    action: ALWAYS
+  - pattern: "write_file:/workspace/*"
+    action: ALWAYS
+  - pattern: "write_file:*"
+    action: NEVER
+  - pattern: "send_email:*"
+    action: ASK
+tests:
+  - call: "run_command:rm -rf /"
+    expect: NEVER
+"""
+
+TEST_BUNDLE = (
+    (ROOT / "runner" / "bundles" / "sandbox-basic.yaml").read_text()
+    + """
+  - name: send_email
+    access: write
+    secrets: true
+    schema: {type: object, properties: {to: {type: string}, body: {type: string}},
+             required: [to], additionalProperties: false}
+"""
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    skip = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL=postgres://…)")
+    for item in items:
+        if "postgres" in item.keywords and connection.vendor != "postgresql":
+            item.add_marker(skip)
+
+
+class Api:
+    """A JSON client for one credential."""
+
+    def __init__(self, token: str | None = None, user=None) -> None:
+        self.client = APIClient()
+        if token:
+            self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        if user is not None:
+            self.client.force_login(user)
+
+    def get(self, path: str, **kwargs):
+        return self.client.get(path, **kwargs)
+
+    def post(self, path: str, data=None, **kwargs):
+        return self.client.post(path, data, format="json", **kwargs)
+
+
+@pytest.fixture
+def org(db) -> Organization:
+    organization = org_create(slug="acme")
+    policy_save(org=organization, text=TEST_POLICY, author=None)
+    bundle_import(org=organization, text=TEST_BUNDLE)
+    return organization
+
+
+@pytest.fixture
+def other_org(db) -> Organization:
+    organization = org_create(slug="globex")
+    policy_save(org=organization, text=TEST_POLICY, author=None)
+    bundle_import(org=organization, text=TEST_BUNDLE)
+    return organization
+
+
+@pytest.fixture
+def admin_user(org):
+    return user_create(username="ada", org=org, role=Role.ADMIN, password="pw-ada-123")
+
+
+@pytest.fixture
+def approver(org):
+    return user_create(username="alice", org=org, role=Role.APPROVER, password="pw-alice-123")
+
+
+@pytest.fixture
+def auditor(org):
+    return user_create(username="audrey", org=org, role=Role.AUDITOR, password="pw-audrey-123")
+
+
+@pytest.fixture
+def member(org):
+    return user_create(username="mo", org=org, role=Role.MEMBER, password="pw-mo-123")
+
+
+@pytest.fixture
+def operator_key(org) -> str:
+    return api_key_create(org=org, name="ci").plaintext
+
+
+@pytest.fixture
+def operator(operator_key) -> Api:
+    return Api(operator_key)
+
+
+@pytest.fixture
+def other_operator(other_org) -> Api:
+    return Api(api_key_create(org=other_org, name="ci").plaintext)
+
+
+def run_body(**overrides) -> dict:
+    body = {
+        "agent": "triage-bot",
+        "policy": "default",
+        "autonomy": "supervised",
+        "source": {"kind": "manual"},
+        "budget_tokens": 100000,
+        "bundles": ["sandbox-basic"],
+        "connections": [],
+    }
+    body.update(overrides)
+    return body
+
+
+@pytest.fixture
+def make_run(operator):
+    """Create a run through the API; returns (run_id, runner Api)."""
+
+    def create(**overrides):
+        response = operator.post("/v1/runs", run_body(**overrides))
+        assert response.status_code == 201, response.content
+        return response.json()["id"], Api(response.json()["session_token"])
+
+    return create
+
+
+@pytest.fixture(autouse=True)
+def fresh_vault_cache():
+    """Each test's database starts without a keyring; forget the previous test's keys."""
+    from governance import vault
+
+    vault.reset_cache()
+    yield
+    vault.reset_cache()
+
+
+@pytest.fixture
+def broker_org(org):
+    """The test org with a policy for the `crm` and personal `mine` connections."""
+    from tests.governance.broker.support import BROKER_POLICY
+
+    policy_save(org=org, text=BROKER_POLICY, author=None)
+    return org
+
+
+@pytest.fixture
+def echo_server(mcp_server_factory):  # noqa: F811
+    """A configurable MCP server offering a read tool `lookup` and a write tool `update`."""
+    from tests.governance.broker.support import ECHO_TOOLS
+
+    return mcp_server_factory(tools=[dict(tool) for tool in ECHO_TOOLS])

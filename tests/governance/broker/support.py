@@ -1,0 +1,70 @@
+"""Helpers for brokered calls against real MCP servers started on 127.0.0.1 by the tests."""
+
+from tests.conftest import Api, run_body
+
+ECHO_TOOLS = [
+    {
+        "name": "lookup",
+        "description": "Read a record",
+        "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
+        "annotations": {"readOnlyHint": True},
+    },
+    {
+        "name": "update",
+        "description": "Change a record",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "value": {"type": "string"}},
+        },
+    },
+]
+
+BROKER_POLICY = """
+name: default
+rules:
+  - pattern: "crm.lookup:*"
+    action: ALWAYS
+  - pattern: "crm.update:*"
+    action: ALWAYS
+  - pattern: "mine.*"
+    action: ASK
+"""
+
+
+def connect(operator, server, *, slug="crm", credential="Bearer crm-secret-1", **extra):
+    response = operator.post(
+        "/v1/connections",
+        {
+            "slug": slug,
+            "kind": extra.pop("kind", "shared"),
+            "transport": "streamable-http",
+            "url": server.url,
+            "credential": {"header": "Authorization", "value": credential},
+            **extra,
+        },
+    )
+    assert response.status_code == 201, response.content
+    connection_id = response.json()["id"]
+    refreshed = operator.post(f"/v1/connections/{connection_id}/tools/refresh")
+    assert refreshed.status_code == 200, refreshed.content
+    return connection_id
+
+
+def brokered_run(operator, slug="crm", **overrides):
+    response = operator.post("/v1/runs", run_body(bundles=[], connections=[slug], **overrides))
+    assert response.status_code == 201, response.content
+    return response.json()["id"], Api(response.json()["session_token"])
+
+
+def call(runner, run_id, tool, arguments, call_id="c-1", wait=0):
+    response = runner.post(
+        f"/v1/runs/{run_id}/tools/{tool}/call",
+        {
+            "session_id": "s-1",
+            "tool_call_id": call_id,
+            "arguments": arguments,
+            "wait_seconds": wait,
+        },
+    )
+    assert response.status_code == 200, response.content
+    return response.json()

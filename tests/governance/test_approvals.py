@@ -1,0 +1,205 @@
+"""Human approval from the approver's and the attacker's side."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from governance.models import Approval, Policy, RunGrant
+from governance.services.approvals import approvals_sweep
+from ledger.models import Event
+from tests.conftest import Api
+from tests.governance.gate.test_pipeline import ask
+
+
+def pending(runner, run_id, call_id="c-1", to="bob@example.com"):
+    answer = ask(runner, run_id, "send_email", {"to": to}, call_id=call_id)
+    assert answer["decision"] == "pending"
+    return answer
+
+
+def decide(api, approval_id, decision="approve", remember=False):
+    return api.post(
+        f"/v1/approvals/{approval_id}/decision", {"decision": decision, "remember": remember}
+    )
+
+
+def event_types(run_id):
+    return list(Event.objects.filter(run_id=run_id).order_by("seq").values_list("type", flat=True))
+
+
+@pytest.mark.django_db
+def test_an_approver_approves_and_the_retry_returns_allow(make_run, approver):
+    run_id, runner = make_run()
+    answer = pending(runner, run_id)
+    response = decide(Api(user=approver), answer["approval"]["id"])
+    assert response.status_code == 200
+    assert response.json()["won"] is True
+    retry = ask(runner, run_id, "send_email", {"to": "bob@example.com"})
+    assert (retry["decision"], retry["source"]) == ("allow", "approval")
+    assert event_types(run_id)[-2:] == ["approval.decided", "tool.decision"]
+    decided = Event.objects.get(run_id=run_id, type="approval.decided").data
+    assert decided["outcome"] == "approved"
+    assert decided["decided_by"] == "alice"
+    assert decided["remember"] is False
+
+
+@pytest.mark.django_db
+def test_a_second_decider_changes_nothing(make_run, approver, admin_user):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    assert decide(Api(user=approver), approval_id, "approve").json()["won"] is True
+    loser = decide(Api(user=admin_user), approval_id, "deny")
+    assert loser.status_code == 200
+    assert loser.json()["won"] is False
+    assert loser.json()["approval"]["status"] == "approved"
+    assert event_types(run_id).count("approval.decided") == 1
+    assert event_types(run_id).count("tool.decision") == 1
+
+
+@pytest.mark.django_db
+def test_a_deny_tells_the_model_in_tool_error(make_run, approver):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    decide(Api(user=approver), approval_id, "deny")
+    retry = ask(runner, run_id, "send_email", {"to": "bob@example.com"})
+    assert (retry["decision"], retry["source"]) == ("deny", "approval")
+    assert "denied by alice" in retry["tool_error"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("persona", ["auditor", "member"])
+def test_auditors_and_members_cannot_decide(make_run, request, persona):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    user = request.getfixturevalue(persona)
+    response = decide(Api(user=user), approval_id)
+    assert response.status_code == 403
+    assert Approval.objects.get(pk=approval_id).status == "pending"
+    assert "approval.decided" not in event_types(run_id)
+
+
+@pytest.mark.django_db
+def test_operators_and_runners_cannot_decide(make_run, operator):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    assert decide(operator, approval_id).status_code == 403
+    assert decide(runner, approval_id).status_code == 403
+    assert Approval.objects.get(pk=approval_id).status == "pending"
+
+
+@pytest.mark.django_db
+def test_another_orgs_approver_gets_404(make_run, other_org):
+    from governance.services.orgs import user_create
+
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    stranger = user_create(username="eve", org=other_org, role="approver", password="pw-eve-123")
+    assert decide(Api(user=stranger), approval_id).status_code == 404
+    listed = Api(user=stranger).get("/v1/approvals?status=pending").json()["approvals"]
+    assert listed == []
+
+
+@pytest.mark.django_db
+def test_the_inbox_lists_only_pending_approvals_the_caller_may_decide(make_run, approver, auditor):
+    run_id, runner = make_run()
+    first = pending(runner, run_id, "c-1")["approval"]["id"]
+    second = pending(runner, run_id, "c-2", to="carol@example.com")["approval"]["id"]
+    decide(Api(user=approver), second, "deny")
+    listed = Api(user=approver).get("/v1/approvals?status=pending").json()["approvals"]
+    assert [a["id"] for a in listed] == [first]
+    assert listed[0]["arguments"] == {"to": "bob@example.com"}
+    assert Api(user=auditor).get("/v1/approvals?status=pending").json()["approvals"] == []
+
+
+@pytest.mark.django_db
+def test_approve_and_remember_grants_the_run_and_adds_an_exact_rule(make_run, approver):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    assert decide(Api(user=approver), approval_id, remember=True).status_code == 200
+    # The same call again in this run: allowed without asking.
+    again = ask(runner, run_id, "send_email", {"to": "bob@example.com"}, call_id="c-9")
+    assert (again["decision"], again["source"]) == ("allow", "approval")
+    # A different call still asks.
+    other = ask(runner, run_id, "send_email", {"to": "mallory@example.com"}, call_id="c-10")
+    assert other["decision"] == "pending"
+    assert RunGrant.objects.filter(run_id=run_id).count() == 1
+    policy = Policy.objects.get(name="default")
+    top = policy.current_version.document["rules"][0]
+    assert top["action"] == "ALWAYS"
+    assert policy.current_version.number == 2
+
+
+@pytest.mark.django_db
+def test_a_remembered_rule_affects_future_runs_only(make_run, approver):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    decide(Api(user=approver), approval_id, remember=True)
+    new_id, new_runner = make_run()
+    answer = ask(new_runner, new_id, "send_email", {"to": "bob@example.com"})
+    assert (answer["decision"], answer["source"]) == ("allow", "policy")
+
+
+@pytest.mark.django_db
+def test_a_decision_after_expiry_is_refused_and_the_call_times_out(make_run, approver):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    Approval.objects.filter(pk=approval_id).update(expires_at=timezone.now() - timedelta(seconds=1))
+    response = decide(Api(user=approver), approval_id)
+    assert response.status_code == 409
+    assert response.json()["error"] == "expired"
+    retry = ask(runner, run_id, "send_email", {"to": "bob@example.com"})
+    assert (retry["decision"], retry["source"]) == ("deny", "approval")
+    assert retry["reason"] == "approval timed out"
+    assert "approval timed out" in retry["tool_error"]
+    decided = Event.objects.get(run_id=run_id, type="approval.decided").data
+    assert decided["outcome"] == "timed_out"
+
+
+@pytest.mark.django_db
+def test_a_gate_retry_that_finds_the_approval_expired_settles_it(make_run):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    Approval.objects.filter(pk=approval_id).update(expires_at=timezone.now() - timedelta(seconds=1))
+    retry = ask(runner, run_id, "send_email", {"to": "bob@example.com"})
+    assert retry["decision"] == "deny"
+    assert Approval.objects.get(pk=approval_id).status == "timed_out"
+
+
+@pytest.mark.django_db
+def test_the_sweeper_settles_every_expired_row(make_run):
+    run_id, runner = make_run()
+    ids = [pending(runner, run_id, f"c-{i}", to=f"u{i}@x.io")["approval"]["id"] for i in range(3)]
+    Approval.objects.filter(pk__in=ids[:2]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert approvals_sweep() == 2
+    statuses = dict(Approval.objects.values_list("pk", "status"))
+    assert [statuses[int(i)] for i in ids] == ["timed_out", "timed_out", "pending"]
+
+
+@pytest.mark.django_db
+def test_a_ledger_failure_during_a_decision_leaves_it_pending(make_run, approver):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    before = event_types(run_id)
+    table = Event._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "CREATE FUNCTION fail_ledger() RETURNS trigger AS $$ BEGIN "
+                "RAISE EXCEPTION 'ledger disk full'; END $$ LANGUAGE plpgsql"
+            )
+            cursor.execute(
+                f"CREATE TRIGGER fail_ledger BEFORE INSERT ON {table} "
+                "FOR EACH ROW EXECUTE FUNCTION fail_ledger()"
+            )
+        else:
+            cursor.execute(
+                f"CREATE TRIGGER fail_ledger BEFORE INSERT ON {table} "
+                "BEGIN SELECT RAISE(ABORT, 'ledger disk full'); END"
+            )
+    response = decide(Api(user=approver), approval_id)
+    assert response.status_code == 503
+    assert response.json()["error"] == "ledger_unavailable"
+    assert Approval.objects.get(pk=approval_id).status == "pending"
+    assert event_types(run_id) == before

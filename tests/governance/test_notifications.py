@@ -1,0 +1,129 @@
+"""Approval notifications reach a real webhook receiver, signed, with the exact arguments."""
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.core import mail
+
+from governance.models import NotificationDelivery
+from governance.services.notifications import approval_notify_all, channel_create_webhook
+from tests.governance.gate.test_pipeline import ask
+from tests.support.servers import Worker
+
+SECRET = "webhook-signing-secret-123"
+
+
+class Receiver:
+    def __init__(self, fail_first: int = 0) -> None:
+        self.received: list[tuple[dict, bytes]] = []
+        self.fail_first = fail_first
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if receiver.fail_first > 0:
+                    receiver.fail_first -= 1
+                    self.send_response(503)
+                    self.end_headers()
+                    return
+                receiver.received.append((dict(self.headers), body))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.fixture
+def receiver():
+    server = Receiver()
+    yield server
+    server.close()
+
+
+def verify(headers: dict, body: bytes) -> bool:
+    expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(headers["X-Fluidbox-Signature"], expected)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_the_worker_posts_a_signed_webhook_with_the_exact_arguments(
+    org, make_run, receiver, tmp_path
+):
+    channel_create_webhook(org=org, name="ops", url=receiver.url, secret=SECRET)
+    worker = Worker(tmp_path)
+    worker.start()
+    try:
+        run_id, runner = make_run()
+        tricky = "bob@example.com\u200b; cc: mallory@evil.example"
+        answer = ask(runner, run_id, "send_email", {"to": tricky, "body": "quarterly numbers"})
+        assert answer["decision"] == "pending"
+        deadline = time.monotonic() + 30
+        while not receiver.received and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        worker.stop()
+    assert len(receiver.received) == 1
+    headers, body = receiver.received[0]
+    assert verify(headers, body)
+    message = json.loads(body)
+    assert "send_email" in message["text"]
+    assert "bob@example.com\\u200b; cc: mallory@evil.example" in message["text"]
+    assert "quarterly numbers" in message["text"]
+    assert "triage-bot" in message["text"]
+    assert run_id in message["text"]
+    assert f"/admin/inbox/{answer['approval']['id']}/" in message["text"]
+    assert message["fluidbox"]["arguments"]["to"] == tricky
+
+
+@pytest.mark.django_db
+def test_a_tampered_body_fails_verification(org, make_run, receiver):
+    channel_create_webhook(org=org, name="ops", url=receiver.url, secret=SECRET)
+    run_id, runner = make_run()
+    approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
+    approval_notify_all(approval_id=int(approval_id))
+    headers, body = receiver.received[0]
+    assert verify(headers, body)
+    assert not verify(headers, body.replace(b"a@b.c", b"a@evil.c"))
+
+
+@pytest.mark.django_db
+def test_a_failing_channel_is_retried_and_never_blocks_the_decision(org, make_run, approver):
+    from governance.models import NotificationChannel
+    from tests.conftest import Api
+
+    failing = Receiver(fail_first=10)
+    try:
+        channel_create_webhook(org=org, name="down", url=failing.url, secret=SECRET)
+        NotificationChannel.objects.create(
+            org=org, name="mail", kind="email", emails="ops@example.com"
+        )
+        run_id, runner = make_run()
+        approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
+        approval_notify_all(approval_id=int(approval_id))
+        webhook = NotificationDelivery.objects.get(channel__kind="webhook")
+        assert (webhook.status, webhook.attempts) == ("pending", 1)
+        assert "503" in webhook.last_error
+        assert NotificationDelivery.objects.get(channel__kind="email").status == "sent"
+        assert "send_email" in mail.outbox[0].body
+        decided = Api(user=approver).post(
+            f"/v1/approvals/{approval_id}/decision", {"decision": "approve"}
+        )
+        assert decided.status_code == 200
+    finally:
+        failing.close()

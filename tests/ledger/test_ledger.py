@@ -1,0 +1,185 @@
+"""The ledger from the auditor's side: gapless, chained, append-only, redacted."""
+
+import threading
+import uuid
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection, connections, transaction
+
+from ledger.models import AppendOnlyError, Event
+from ledger.redaction import Redacted, redact
+from ledger.services import LedgerError, chain_verify, event_append
+
+CANARY = "canary-7f3a9c1e-do-not-leak"
+
+
+def append_many(run_id, count: int, errors: list) -> None:
+    try:
+        for index in range(count):
+            with transaction.atomic():
+                event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": index}))
+    except Exception as error:  # surfaced by the assertion on `errors`
+        errors.append(error)
+    finally:
+        connections.close_all()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_eight_threads_appending_to_one_run_get_a_gapless_verified_chain(make_run):
+    run_id, _ = make_run()
+    errors: list = []
+    threads = [threading.Thread(target=append_many, args=(run_id, 200, errors)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    seqs = list(Event.objects.filter(run_id=run_id).order_by("seq").values_list("seq", flat=True))
+    # seq 1 is run.created; the 1,600 appends follow it without a gap or a duplicate.
+    assert seqs == list(range(1, 1602))
+    assert chain_verify(run_id) == []
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_fifty_runs_appended_at_once_each_keep_their_own_gapless_chain(make_run):
+    run_ids = [make_run()[0] for _ in range(50)]
+    errors: list = []
+    threads = [
+        threading.Thread(target=append_many, args=(run_id, 20, errors)) for run_id in run_ids
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    for run_id in run_ids:
+        seqs = list(Event.objects.filter(run_id=run_id).values_list("seq", flat=True))
+        assert sorted(seqs) == list(range(1, 22))
+        assert chain_verify(run_id) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_changed_by_raw_sql_makes_verify_fail_and_name_the_seq(make_run, capsys):
+    run_id, _ = make_run()
+    with transaction.atomic():
+        for index in range(5):
+            event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": index}))
+    call_command("ledger", "verify", run_id)
+    table = Event._meta.db_table
+    with connection.cursor() as cursor:
+        run_value = uuid.UUID(run_id).hex if connection.vendor == "sqlite" else run_id
+        cursor.execute(
+            f"UPDATE {table} SET data = %s WHERE run_id = %s AND seq = 4",
+            ['{"i": 999}', run_value],
+        )
+    with pytest.raises(CommandError):
+        call_command("ledger", "verify", run_id)
+    assert "broken at seq 4" in capsys.readouterr().err
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deleted_row_is_reported_as_a_gap(make_run, capsys):
+    run_id, _ = make_run()
+    with transaction.atomic():
+        for index in range(4):
+            event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": index}))
+    run_value = uuid.UUID(run_id).hex if connection.vendor == "sqlite" else run_id
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {Event._meta.db_table} WHERE run_id = %s AND seq = 3", [run_value]
+        )
+    with pytest.raises(CommandError):
+        call_command("ledger", "verify", "--all")
+    assert "broken at seq 3" in capsys.readouterr().err
+
+
+@pytest.mark.django_db
+def test_event_append_refuses_a_plain_dict(make_run):
+    run_id, _ = make_run()
+    with transaction.atomic(), pytest.raises(LedgerError):
+        event_append(run_id=run_id, type="tool.requested", redacted={"secret": "x"})
+
+
+def test_nobody_but_the_redactor_can_build_a_redacted_envelope():
+    with pytest.raises(TypeError):
+        Redacted({"anything": 1})
+
+
+@pytest.mark.django_db
+def test_a_canary_passed_through_the_redactor_never_reaches_the_stored_row(make_run):
+    run_id, _ = make_run()
+    from ledger.redaction import register_secret
+
+    register_secret(CANARY)
+    with transaction.atomic():
+        event = event_append(
+            run_id=run_id,
+            type="tool.requested",
+            redacted=redact(
+                {
+                    "password": "hunter2-not-a-canary",
+                    "headers": {"Authorization": f"Bearer {CANARY}"},
+                    "note": f"the value {CANARY} was mentioned",
+                    "nested": [{"api_key": "k-123"}, {"text": CANARY}],
+                }
+            ),
+        )
+    stored = Event.objects.get(pk=event.pk)
+    raw = str(stored.data)
+    assert CANARY not in raw
+    assert "hunter2" not in raw
+    assert "k-123" not in raw
+    assert stored.data["password"] == "[redacted]"
+
+
+@pytest.mark.django_db
+def test_events_cannot_be_updated_or_deleted_through_the_orm(make_run):
+    run_id, _ = make_run()
+    event = Event.objects.filter(run_id=run_id).first()
+    event.type = "run.finished"
+    with pytest.raises(AppendOnlyError):
+        event.save()
+    with pytest.raises(AppendOnlyError):
+        event.delete()
+    with pytest.raises(AppendOnlyError):
+        Event.objects.filter(run_id=run_id).update(type="run.finished")
+    with pytest.raises(AppendOnlyError):
+        Event.objects.filter(run_id=run_id).delete()
+    assert Event.objects.get(pk=event.pk).type == "run.created"
+
+
+@pytest.mark.django_db
+def test_catch_up_returns_events_strictly_after_n_in_order(make_run):
+    run_id, runner = make_run()
+    with transaction.atomic():
+        for index in range(9):
+            event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": index}))
+    response = runner.get(f"/v1/runs/{run_id}/events?after=3&limit=4")
+    assert response.status_code == 200
+    body = response.json()
+    assert [event["seq"] for event in body["events"]] == [4, 5, 6, 7]
+    assert body["next_after"] == 7
+    rest = runner.get(f"/v1/runs/{run_id}/events?after=7").json()
+    assert [event["seq"] for event in rest["events"]] == [8, 9, 10]
+
+
+@pytest.mark.django_db
+def test_the_stream_resumed_with_last_event_id_5_starts_at_6(make_run):
+    run_id, runner = make_run()
+    with transaction.atomic():
+        for index in range(7):
+            event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": index}))
+    response = runner.client.get(
+        f"/v1/runs/{run_id}/events/stream?max_seconds=1",
+        HTTP_LAST_EVENT_ID="5",
+        HTTP_ACCEPT="text/event-stream",
+    )
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/event-stream")
+    text = b"".join(response.streaming_content).decode()
+    ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+    assert ids == [6, 7, 8]

@@ -1,0 +1,1 @@
+"""Real MCP servers for tests: a configurable one and fixtures that run them."""

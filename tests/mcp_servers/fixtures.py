@@ -1,0 +1,199 @@
+"""Pytest fixtures that run real MCP servers on 127.0.0.1 as subprocesses.
+
+Import them into a conftest (or a test module):
+
+    from tests.mcp_servers.fixtures import demo_mcp_server, mcp_server_factory  # noqa: F401
+
+Every process a fixture starts is killed at teardown, whatever the test did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CONFIGURABLE_SERVER = Path(__file__).with_name("configurable_server.py")
+DEMO_TOKEN = "demo-fixture-token"
+STARTUP_DEADLINE_SECONDS = 15.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class ServerProcess:
+    """One HTTP server subprocess on a fixed port, restartable on that same port."""
+
+    argv: list[str]
+    port: int
+    stderr_path: Path
+    env: dict[str, str] | None = None
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+
+    @property
+    def is_running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> None:
+        if self.is_running:
+            return
+        with self.stderr_path.open("ab") as stderr:
+            self.process = subprocess.Popen(
+                self.argv,
+                cwd=REPO_ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                start_new_session=True,
+            )
+        self._wait_until_listening()
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=3)
+
+    def _wait_until_listening(self) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + STARTUP_DEADLINE_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                tail = self.stderr_path.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"MCP test server exited at startup:\n{tail}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"MCP test server did not listen on port {self.port} in time")
+
+
+class ConfigurableMcpServer:
+    """Handle on a running configurable server (tests/mcp_servers/configurable_server.py)."""
+
+    def __init__(self, workdir: Path, tools: list[dict[str, Any]]) -> None:
+        self.config_path = workdir / "config.json"
+        self.log_path = workdir / "requests.jsonl"
+        self._config: dict[str, Any] = {"tools": [], "page_size": None, "http_status": None}
+        self.set_tools(tools)
+        self.log_path.touch()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.stdio_command: tuple[str, ...] = (
+            sys.executable,
+            str(CONFIGURABLE_SERVER),
+            "--config",
+            str(self.config_path),
+            "--log",
+            str(self.log_path),
+            "--stdio",
+        )
+        self._process = ServerProcess(
+            argv=[*self.stdio_command[:-1], "--port", str(self.port)],
+            port=self.port,
+            stderr_path=workdir / "stderr.log",
+        )
+
+    def set_tools(self, tools: list[dict[str, Any]], *, page_size: int | None = None) -> None:
+        self._write(tools=tools, page_size=page_size)
+
+    def set_http_status(self, status: int | None) -> None:
+        """Make every HTTP request answer `status` (e.g. 401, 500); None restores MCP."""
+        self._write(http_status=status)
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request the server received, oldest first."""
+        lines = self.log_path.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The `tools/call` requests the server received, oldest first."""
+        return [entry for entry in self.requests() if entry["method"] == "tools/call"]
+
+    def start(self) -> None:
+        self._process.start()
+
+    def stop(self) -> None:
+        self._process.stop()
+
+    def _write(self, **changes: Any) -> None:
+        self._config.update(changes)
+        # Written whole then renamed: the server reads the file on every request and must
+        # never see half of it.
+        partial = self.config_path.with_suffix(".tmp")
+        partial.write_text(json.dumps(self._config), encoding="utf-8")
+        partial.replace(self.config_path)
+
+
+@dataclass
+class DemoMcpServer:
+    url: str
+    expected_token: str
+    process: ServerProcess
+
+
+@pytest.fixture
+def mcp_server_factory(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[..., ConfigurableMcpServer]]:
+    """Start configurable MCP servers: `server = mcp_server_factory(tools=[...])`."""
+    started: list[ConfigurableMcpServer] = []
+
+    def start_server(tools: list[dict[str, Any]] | None = None) -> ConfigurableMcpServer:
+        server = ConfigurableMcpServer(tmp_path_factory.mktemp("mcp-server"), tools or [])
+        started.append(server)
+        server.start()
+        return server
+
+    try:
+        yield start_server
+    finally:
+        for server in started:
+            server.stop()
+
+
+@pytest.fixture
+def demo_mcp_server(tmp_path: Path) -> Iterator[DemoMcpServer]:
+    """The bundled demo issue tracker (`python -m demo_mcp`) on a free port."""
+    port = free_port()
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", ""),
+        "DEMO_TRACKER_EXPECTED_TOKEN": DEMO_TOKEN,
+    }
+    process = ServerProcess(
+        argv=[sys.executable, "-m", "demo_mcp", "--host", "127.0.0.1", "--port", str(port)],
+        port=port,
+        stderr_path=tmp_path / "demo-mcp-stderr.log",
+        env=env,
+    )
+    process.start()
+    try:
+        yield DemoMcpServer(
+            url=f"http://127.0.0.1:{port}/mcp", expected_token=DEMO_TOKEN, process=process
+        )
+    finally:
+        process.stop()

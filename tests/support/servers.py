@@ -1,0 +1,121 @@
+"""Real server processes for tests: gunicorn (as in production) and the django-q2 worker."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def child_environment(**extra: str) -> dict[str, str]:
+    """The environment for server processes: the test database, the same machine key."""
+    settings_dict = connection.settings_dict
+    env = dict(os.environ)
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env["DJANGO_SETTINGS_MODULE"] = "fluidbox.settings_test"
+    if connection.vendor == "postgresql":
+        user = settings_dict.get("USER") or "postgres"
+        password = settings_dict.get("PASSWORD") or ""
+        auth = f"{user}:{password}@" if password else f"{user}@"
+        host = settings_dict.get("HOST") or "127.0.0.1"
+        port = settings_dict.get("PORT") or "5432"
+        env["DATABASE_URL"] = f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+    else:
+        env.pop("DATABASE_URL", None)
+        env["SQLITE_PATH"] = str(settings_dict["NAME"])
+    env.update(extra)
+    return env
+
+
+class ServerProcess:
+    """A process started with a command line, stopped (and restartable) by the test."""
+
+    def __init__(self, args: list[str], env: dict[str, str], log_path: Path) -> None:
+        self.args = args
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                self.args,
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            os.killpg(self.process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=5)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+class WebServer(ServerProcess):
+    """gunicorn with gthread workers, as `make run` serves the portal."""
+
+    def __init__(self, tmp: Path, *, workers: int = 2, threads: int = 32, **env: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        args = [
+            str(BIN / "gunicorn"),
+            "fluidbox.wsgi:application",
+            "--config",
+            "fluidbox/gunicorn_conf.py",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+        ]
+        environment = child_environment(FLUIDBOX_PUBLIC_URL=self.url, **env)
+        super().__init__(args, environment, tmp / f"gunicorn-{self.port}.log")
+
+    def start(self) -> None:
+        super().start()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited:\n{self.log()[-3000:]}")
+            try:
+                httpx.get(f"{self.url}/v1/schema", timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError(f"gunicorn did not start:\n{self.log()[-3000:]}")
+
+
+class Worker(ServerProcess):
+    """`manage.py qcluster`: timeouts, sweeps and notifications."""
+
+    def __init__(self, tmp: Path, **env: str) -> None:
+        args = [str(BIN / "python"), "manage.py", "qcluster"]
+        super().__init__(args, child_environment(**env), tmp / "qcluster.log")
