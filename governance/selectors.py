@@ -12,6 +12,7 @@ from governance.models import (
     ApprovalStatus,
     Connection,
     Membership,
+    Organization,
     Policy,
     Role,
     Run,
@@ -74,6 +75,17 @@ def org_for_policy_reader(actor: Actor, name: str) -> Policy:
             if policy is not None and policy.current_version_id:
                 return access_policy(org_id, name)
     raise NotFound(f"no policy named {name!r}")
+
+
+def org_for_policy_writer(actor: Actor) -> Organization:
+    """The org whose policies the actor may save: an operator key's, or the one org where a
+    person is an admin."""
+    if actor.kind == ActorKind.OPERATOR:
+        return Organization.objects.get(pk=actor.org_id)
+    orgs = [org_id for org_id, role in actor.roles.items() if role == Role.ADMIN]
+    if len(orgs) != 1:
+        raise Forbidden("saving policies takes an operator key or an admin of one organization")
+    return Organization.objects.get(pk=orgs[0])
 
 
 def access_connection(connection_id, actor: Actor) -> Connection:

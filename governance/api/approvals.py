@@ -5,6 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from governance.api.fields import StrictBooleanField
 from governance.api.permissions import IsHuman
 from governance.models import Approval, ApprovalStatus
 from governance.policy import escape_invisible
@@ -61,7 +62,9 @@ class ApprovalListApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("status", str, enum=ApprovalStatus.values)],
-        responses=inline_serializer("ApprovalList", {"approvals": ApprovalOut}),
+        responses=inline_serializer(
+            "ApprovalList", {"approvals": serializers.ListField(child=ApprovalOut)}
+        ),
     )
     def get(self, request):
         query = self.QueryIn(data=request.query_params)
@@ -77,7 +80,7 @@ class ApprovalDecisionApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         decision = serializers.ChoiceField(["approve", "deny"])
-        remember = serializers.BooleanField(default=False)
+        remember = StrictBooleanField(default=False)
 
     @extend_schema(
         request=InputSerializer,

@@ -42,3 +42,12 @@ class ArgumentsField(serializers.JSONField):
         if len(canonical_json(value).encode("utf-8")) > MAX_ARGUMENT_BYTES:
             self.fail("too_large")
         return value
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON `true` or `false` only: `0`, `"yes"` or `"false"` is a mistake, not a boolean."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data

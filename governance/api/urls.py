@@ -59,6 +59,7 @@ urlpatterns = [
         approvals.ApprovalDecisionApi.as_view(),
         name="approval-decision",
     ),
+    path("policies/<str:name>", policies.PolicyDetailApi.as_view(), name="policy-detail"),
     path(
         "policies/<str:name>/evaluate", policies.PolicyEvaluateApi.as_view(), name="policy-evaluate"
     ),

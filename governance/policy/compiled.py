@@ -6,7 +6,9 @@ bucketed by the tool name when the prefix contains the `:` (`run_command:git `),
 otherwise in a shared index; within each, by prefix. A key only visits the
 buckets of its own prefixes (one dictionary lookup per distinct prefix length),
 and the candidates are tried in rule order, so the first match is exactly the
-first match of a plain top-to-bottom loop.
+first match of a plain top-to-bottom loop. A candidate whose pattern contains a
+literal run after its first star (`*--force*`) is skipped at the cost of one
+substring test when the key lacks that run.
 
 Evaluation combines every probe of a call (see subjects): the most restrictive
 verdict wins (NEVER > ASK > ALWAYS), a binding probe no rule matches is ASK, and
@@ -110,6 +112,10 @@ class CompiledPolicy:
         self.document = document
         self._globs = [CompiledGlob(rule.pattern) for rule in self.rules]
         self._actions = [rule.action for rule in self.rules]
+        # Parallel lists keep the hot loop to one comparison and one C call per candidate.
+        self._regex_limits = [glob.regex_limit for glob in self._globs]
+        self._regex_matches = [glob.regex_match for glob in self._globs]
+        self._required = [glob.required for glob in self._globs]
         shared, by_tool = [], {}
         for index, glob in enumerate(self._globs):
             tool, colon, _ = glob.literal_prefix.partition(":")
@@ -129,10 +135,17 @@ class CompiledPolicy:
             index.collect(key, buckets)
         if not buckets:
             return None
-        candidates = list(itertools.chain(*buckets))
-        globs = self._globs
+        candidates = buckets[0] if len(buckets) == 1 else sorted(itertools.chain(*buckets))
+        size = len(key)
+        limits, matches, required = self._regex_limits, self._regex_matches, self._required
         for rule_index in candidates:
-            if globs[rule_index].matches(key):
+            needle = required[rule_index]
+            if needle and needle not in key:
+                continue
+            if size <= limits[rule_index]:
+                if matches[rule_index](key) is not None:
+                    return rule_index
+            elif self._globs[rule_index].matches(key):
                 return rule_index
         return None
 

@@ -18,6 +18,7 @@ measured worst case).
 """
 
 import re
+import sys
 from dataclasses import dataclass
 
 MAX_PATTERN_BYTES = 1024
@@ -153,8 +154,9 @@ class CompiledGlob:
         "exact",
         "prefix_only",
         "oversize",
-        "_match",
-        "_regex_limit",
+        "regex_match",
+        "regex_limit",
+        "required",
         "_head",
         "_middle",
         "_tail",
@@ -166,6 +168,7 @@ class CompiledGlob:
         self.oversize = len(pattern.encode("utf-8", "surrogatepass")) > MAX_PATTERN_BYTES
         if self.oversize:
             self.literal_prefix, self.exact, self.prefix_only = "", None, False
+            self.regex_limit, self.regex_match, self.required = -1, None, ""
             return
         atoms = parse_atoms(pattern)
         prefix = []
@@ -177,14 +180,16 @@ class CompiledGlob:
         has_star = _STAR in atoms
         self.exact = self.literal_prefix if len(prefix) == len(atoms) else None
         self.prefix_only = len(atoms) == len(prefix) + 1 and atoms[-1] is _STAR
-        self._match = re.compile(_regex_of(atoms)).match
+        self.regex_match = re.compile(_regex_of(atoms)).match
         pieces = _split_at_stars(atoms)
         starred = [len(p) for p in pieces[1:]]
         regex_cost = max([1, *starred]) if has_star else 0
-        self._regex_limit = STEP_BUDGET // regex_cost if regex_cost else None
+        # Longest subject the one-call regex may take within the step budget.
+        self.regex_limit = STEP_BUDGET // regex_cost if regex_cost else sys.maxsize
         self._head = _Piece(pieces[0])
         self._tail = _Piece(pieces[-1]) if has_star else None
         self._middle = [_Piece(p) for p in pieces[1:-1]]
+        self.required = _longest_literal_run(pieces[1:])
         self._searched_cost = max([0, *(p.length for p in self._middle if p.literal is None)])
 
     def matches(self, subject: str) -> bool:
@@ -194,8 +199,8 @@ class CompiledGlob:
             return subject == self.exact
         if self.prefix_only:
             return subject.startswith(self.literal_prefix)
-        if self._regex_limit is None or len(subject) <= self._regex_limit:
-            return self._match(subject) is not None
+        if len(subject) <= self.regex_limit:
+            return self.regex_match(subject) is not None
         return self._match_piecewise(subject)
 
     def _match_piecewise(self, subject: str) -> bool:
@@ -220,6 +225,21 @@ class CompiledGlob:
                 return False
             position = found.end()
         return True
+
+
+def _longest_literal_run(pieces: list[list[Atom]]) -> str:
+    """The longest literal substring every matching subject contains (after the first star)."""
+    longest = ""
+    for piece in pieces:
+        run = ""
+        for atom in [*piece, None]:
+            if atom is not None and atom.literal is not None:
+                run += atom.literal
+                continue
+            if len(run) > len(longest):
+                longest = run
+            run = ""
+    return longest if len(longest) >= 2 else ""
 
 
 def _regex_of(atoms: list[Atom | None]) -> str:

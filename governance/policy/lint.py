@@ -23,8 +23,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from governance.policy.compiled import CompiledPolicy
 from governance.policy.document import PolicyDocument, Rule
-from governance.policy.globs import MAX_PATTERN_BYTES, Atom, compile_glob, parse_atoms
+from governance.policy.globs import MAX_PATTERN_BYTES, Atom, GlobError, parse_atoms
 from governance.policy.invisible import describe_invisible, first_invisible
 from governance.policy.subjects import MatchArgument
 from governance.policy.verdicts import Verdict
@@ -64,12 +65,11 @@ def lint(
 ) -> list[LintWarning]:
     rules = list(document.rules if isinstance(document, PolicyDocument) else document)
     known_tools = known_tools or {}
+    shadows = _ShadowIndex(rules)
     warnings: list[LintWarning] = []
-    parsed: list[list[Atom | None] | None] = []
     for index, rule in enumerate(rules):
         pattern = rule.pattern
         if len(pattern.encode("utf-8", "surrogatepass")) > MAX_PATTERN_BYTES:
-            parsed.append(None)
             warnings.append(
                 LintWarning(
                     index,
@@ -80,7 +80,6 @@ def lint(
             )
             continue
         atoms = parse_atoms(pattern)
-        parsed.append(atoms)
         hidden = first_invisible(pattern, layout_is_visible=False)
         if hidden:
             warnings.append(
@@ -90,22 +89,60 @@ def lint(
                     f"the pattern contains the invisible character {describe_invisible(hidden)}",
                 )
             )
-        for earlier in range(index):
-            if parsed[earlier] is not None and _shadows(
-                rules[earlier].pattern, parsed[earlier], pattern, atoms
-            ):
-                warnings.append(
-                    LintWarning(
-                        index,
-                        "shadowed",
-                        f"never decides anything: rule {earlier} ({rules[earlier].pattern!r}) "
-                        f"matches every call that {pattern!r} matches",
-                    )
+        earlier = shadows.shadowing(index, atoms)
+        if earlier is not None:
+            warnings.append(
+                LintWarning(
+                    index,
+                    "shadowed",
+                    f"never decides anything: rule {earlier} ({rules[earlier].pattern!r}) "
+                    f"matches every call that {pattern!r} matches",
                 )
-                break
+            )
+        shadows.add(index, atoms)
         if known_tools:
             warnings += _tool_warnings(index, rule, atoms, known_tools)
     return warnings
+
+
+class _ShadowIndex:
+    """Earlier rules by pattern and by `P*S` shape, so each rule is checked in ~len(prefix)."""
+
+    def __init__(self, rules: list[Rule]):
+        self._rules = rules
+        self._compiled = CompiledPolicy(rules)
+        self._first_by_pattern: dict[str, int] = {}
+        self._star_forms: dict[str, list[tuple[str, int]]] = {}
+
+    def shadowing(self, index: int, atoms: list[Atom | None]) -> int | None:
+        pattern = self._rules[index].pattern
+        if pattern in self._first_by_pattern:
+            return self._first_by_pattern[pattern]
+        if all(a is not _STAR and a.literal is not None for a in atoms):
+            try:
+                first = self._compiled.first_match("".join(a.literal for a in atoms))
+            except GlobError:
+                return None
+            return first if first is not None and first < index else None
+        head = "".join(_literal_run(atoms))
+        tail = "".join(reversed(_literal_run(list(reversed(atoms)))))
+        shortest = sum(1 for a in atoms if a is not _STAR)
+        found = [
+            earlier
+            for cut in range(len(head) + 1)
+            for suffix, earlier in self._star_forms.get(head[:cut], ())
+            if tail.endswith(suffix) and shortest >= cut + len(suffix)
+        ]
+        return min(found, default=None)
+
+    def add(self, index: int, atoms: list[Atom | None]) -> None:
+        self._first_by_pattern.setdefault(self._rules[index].pattern, index)
+        stars = [i for i, a in enumerate(atoms) if a is _STAR]
+        if len(stars) != 1 or any(a is not _STAR and a.literal is None for a in atoms):
+            return
+        head = "".join(a.literal for a in atoms[: stars[0]])
+        tail = "".join(a.literal for a in atoms[stars[0] + 1 :])
+        self._star_forms.setdefault(head, []).append((tail, index))
 
 
 def _tool_warnings(
@@ -114,7 +151,15 @@ def _tool_warnings(
     atoms: list[Atom | None],
     known_tools: Mapping[str, MatchArgument | None],
 ) -> list[LintWarning]:
-    matching = [tool for tool in known_tools if _admits_tool(tuple(atoms), tool)]
+    prefix = "".join(_literal_run(atoms))
+    if ":" in prefix:
+        tool = prefix.split(":", 1)[0]
+        matching = [tool] if tool in known_tools and _satisfiable(atoms) else []
+    else:
+        atom_key = tuple(atoms)
+        matching = [
+            tool for tool in known_tools if tool.startswith(prefix) and _admits_tool(atom_key, tool)
+        ]
     if not matching:
         return [
             LintWarning(
@@ -155,28 +200,6 @@ def _command_part(pattern: str, atoms: list[Atom | None], tool: str) -> str | No
         if atom is _STAR or atom.literal != char:
             return None
     return "".join("*" if a is _STAR else (a.literal or "?") for a in atoms[len(head) :])
-
-
-def _shadows(
-    earlier: str, earlier_atoms: list[Atom | None], later: str, later_atoms: list[Atom | None]
-) -> bool:
-    if earlier == later:
-        return True
-    if all(a is not _STAR and a.literal is not None for a in later_atoms):
-        return compile_glob(earlier).matches("".join(a.literal for a in later_atoms))
-    stars = [i for i, a in enumerate(earlier_atoms) if a is _STAR]
-    if len(stars) != 1 or any(a is not _STAR and a.literal is None for a in earlier_atoms):
-        return False
-    head = "".join(a.literal for a in earlier_atoms[: stars[0]])
-    tail = "".join(a.literal for a in earlier_atoms[stars[0] + 1 :])
-    later_head = "".join(_literal_run(later_atoms))
-    later_tail = "".join(reversed(_literal_run(list(reversed(later_atoms)))))
-    shortest = sum(1 for a in later_atoms if a is not _STAR)
-    return (
-        later_head.startswith(head)
-        and later_tail.endswith(tail)
-        and shortest >= len(head) + len(tail)
-    )
 
 
 def _literal_run(atoms: list[Atom | None]) -> list[str]:
@@ -220,4 +243,9 @@ def _admits_tool(atoms: tuple[Atom | None, ...], tool: str) -> bool:
         states = closure(following)
         if not states:
             return False
-    return any(all(a is _STAR or a.regex != "(?!)" for a in atoms[s:]) for s in states)
+    return any(_satisfiable(atoms[s:]) for s in states)
+
+
+def _satisfiable(atoms) -> bool:
+    """Some string matches: no atom is an empty class."""
+    return all(a is _STAR or a.regex != "(?!)" for a in atoms)

@@ -40,5 +40,3 @@ class Verdict(StrEnum):
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank >= other.rank
-
-    __hash__ = StrEnum.__hash__

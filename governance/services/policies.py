@@ -67,6 +67,21 @@ def policy_save_document(
     return version
 
 
+def policy_save_named(
+    *, org: Organization, name: str, text: str, author: User | None, note: str = ""
+) -> PolicyVersion:
+    """Save YAML as a new version of the policy `name` (the YAML's own name must agree)."""
+    document = parse_policy(text)
+    if document.name != name:
+        raise Invalid(f"the YAML names policy {document.name!r}, not {name!r}")
+    return policy_save_document(org=org, document=document, author=author, note=note)
+
+
+def policy_lint_json(version: PolicyVersion) -> list[dict]:
+    document = PolicyDocument.from_dict(version.document)
+    return [dataclasses.asdict(w) for w in lint(document, known_tools(version.policy.org_id))]
+
+
 def policy_save(
     *, org: Organization, text: str, author: User | None, note: str = ""
 ) -> PolicyVersion:
@@ -154,6 +169,19 @@ def policy_replay(*, policy: Policy, draft_text: str, limit: int = REPLAY_LIMIT)
             )
             for call in calls_of_version
         ]
+        by_id = {call.pk: call for call in calls_of_version}
         for change in replay(compiled_policy(version), new, recorded):
-            changes.append(dataclasses.asdict(change))
+            recorded_call = by_id[change.id]
+            changes.append(
+                {
+                    "tool_call": change.id,
+                    "run": str(recorded_call.run_id),
+                    "tool_call_id": recorded_call.tool_call_id,
+                    "call": change.call_key,
+                    "old_verdict": str(change.old_verdict),
+                    "new_verdict": str(change.new_verdict),
+                    "recorded_decision": recorded_call.decision,
+                    "policy_version": version.number,
+                }
+            )
     return {"examined": examined, "changed": changes}

@@ -67,21 +67,23 @@ def test_long_subjects_take_the_piecewise_path_and_still_agree():
     """Subjects past the regex budget are matched piece by piece: same answers."""
     checked = 0
 
-    @settings(max_examples=150, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=300, deadline=None, database=None, derandomize=True)
     @given(
         rules=st.lists(
             st.fixed_dictionaries(
                 {
-                    "pattern": st.text("ab*?[]!-", min_size=1, max_size=9).map(lambda p: "t:" + p),
+                    "pattern": st.lists(
+                        st.text("ab?[]!-x", max_size=3), min_size=1, max_size=5
+                    ).map(lambda pieces: "t:" + "*".join(pieces)),
                     "action": st.sampled_from(ACTIONS),
                 }
             ),
             min_size=1,
             max_size=4,
         ),
-        head=st.text("ab-", max_size=3),
-        unit=st.text("ab-", min_size=1, max_size=3),
-        tail=st.text("ab-", max_size=3),
+        head=st.text("ab-x", max_size=8),
+        unit=st.text("xy", min_size=1, max_size=3),
+        tail=st.text("ab-x", max_size=8),
     )
     def check(rules, head, unit, tail):
         nonlocal checked
@@ -96,3 +98,26 @@ def test_long_subjects_take_the_piecewise_path_and_still_agree():
 
     check()
     assert checked >= 100
+
+
+PIECEWISE_CASES = [
+    ("t:*ab*ba*", "aba"),
+    ("t:*ab*ba*", "abba"),
+    ("t:*aa*aa", "aaa"),
+    ("t:*aa*aa", "aaaa"),
+    ("t:*a?*?a*", "aa"),
+    ("t:*a?*?a*", "aaa"),
+    ("t:*ab*[!x]b", "abb"),
+    ("t:*ab*[!x]b", "abab"),
+    ("t:x*ab*ab", "ab"),
+    ("t:*ba*ab*ba", "bab"),
+    ("t:*ba*ab*ba", "baabba"),
+]
+
+
+def test_long_subjects_with_overlapping_pieces_agree_with_the_seed():
+    for pattern, ending in PIECEWISE_CASES:
+        for subject in ("x" * 60_000 + ending, ending + "x" * 60_000, "x" + ending + "y" * 60_000):
+            rules = [{"pattern": pattern, "action": "ALWAYS"}]
+            verdict = compile_policy(rules).evaluate_key("t:" + subject).verdict
+            assert verdict == seed_check_permission(rules, "t", subject), (pattern, ending)

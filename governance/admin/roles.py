@@ -1,0 +1,130 @@
+"""Who may see and change what in the portal: org roles, enforced on the server by every admin.
+
+A portal user acts through an `Actor` built like `PortalSessionAuthentication` builds one,
+except that a Django superuser is an admin of every organization. The owner rule for
+personal connections lives in the services and selectors, so it holds for superusers too.
+"""
+
+from django.contrib import admin
+from django.db.models import Q
+
+from governance.authentication import Actor, ActorKind, active_roles
+from governance.models import Organization, Role
+
+READ_ROLES = (Role.ADMIN, Role.APPROVER, Role.AUDITOR)
+MANAGE_ROLES = (Role.ADMIN,)
+
+
+def portal_actor(request) -> Actor:
+    """The request's user as an Actor, computed once per request."""
+    cached = getattr(request, "_fluidbox_actor", None)
+    if cached is not None and cached.user == request.user:
+        return cached
+    user = request.user
+    roles = active_roles(user)
+    if user.is_superuser:
+        roles = {pk: Role.ADMIN for pk in Organization.objects.values_list("pk", flat=True)}
+    actor = Actor(kind=ActorKind.PORTAL, user=user, roles=roles)
+    request._fluidbox_actor = actor
+    return actor
+
+
+def org_ids_with(request, roles) -> list[int]:
+    return sorted(org for org, role in portal_actor(request).roles.items() if role in roles)
+
+
+class OrgScopedAdmin(admin.ModelAdmin):
+    """Rows scoped to the user's organizations; changes only for the roles in `manage_roles`.
+
+    `org_path` is the lookup from the model to its Organization. `member_rows` lets members
+    see the rows that are theirs (personal connections, runs they invoked).
+    """
+
+    org_path = "org"
+    view_roles = READ_ROLES
+    manage_roles = MANAGE_ROLES
+    read_only = False
+    hidden_from_index = False
+    actions = None
+
+    def member_rows(self, request) -> Q | None:
+        return None
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        visible = Q(**{f"{self.org_path}__in": org_ids_with(request, self.view_roles)})
+        mine = self.member_rows(request)
+        if mine is not None:
+            member_orgs = org_ids_with(request, tuple(Role.values))
+            visible |= mine & Q(**{f"{self.org_path}__in": member_orgs})
+        return queryset.filter(visible)
+
+    def org_of(self, obj) -> int | None:
+        value = self.model._base_manager.filter(pk=obj.pk).values_list(self.org_path, flat=True)
+        return value.first()
+
+    def _may_view_any(self, request) -> bool:
+        if request.user.is_superuser:
+            return True
+        if org_ids_with(request, self.view_roles):
+            return True
+        return self.member_rows(request) is not None and bool(portal_actor(request).roles)
+
+    def has_module_permission(self, request) -> bool:
+        return request.user.is_active and self._may_view_any(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        if obj is None:
+            return self._may_view_any(request)
+        return self.get_queryset(request).filter(pk=obj.pk).exists()
+
+    def may_manage(self, request, obj=None) -> bool:
+        """Admin of the object's org (or of any org when there is no object)."""
+        if self.read_only:
+            return False
+        if request.user.is_superuser:
+            return True
+        orgs = org_ids_with(request, self.manage_roles)
+        if obj is None:
+            return bool(orgs)
+        return self.org_of(obj) in orgs
+
+    def has_add_permission(self, request) -> bool:
+        return self.may_manage(request)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self.may_manage(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Nothing governed is deleted from the portal: keys and connections are revoked,
+        # memberships deactivated, policies versioned. Deleting would bypass the services.
+        return False
+
+    def get_model_perms(self, request):
+        if self.hidden_from_index:
+            return {}
+        return super().get_model_perms(request)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.remote_field.model is Organization and not request.user.is_superuser:
+            kwargs["queryset"] = Organization.objects.filter(
+                pk__in=org_ids_with(request, self.manage_roles)
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class ReadOnlyAdmin(OrgScopedAdmin):
+    """Records nobody changes from the portal, superusers included: the ledger, frozen runs."""
+
+    read_only = True
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

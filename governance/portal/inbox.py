@@ -1,0 +1,185 @@
+"""The approvals inbox and one approval's page (the target of notification links).
+
+Deciding goes through `approval_decide`, which enforces the owner rule itself: the buttons
+this page hides are refused on the server too.
+"""
+
+from django.contrib import messages
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from governance.admin.roles import READ_ROLES, portal_actor
+from governance.authentication import Actor
+from governance.dashboard import runs_visible_to
+from governance.errors import NotFound, ServiceError
+from governance.models import Approval, ApprovalStatus, Role
+from governance.policy import escape_pattern
+from governance.portal.pages import page_context
+from governance.portal.verbatim import (
+    arguments_preview,
+    arguments_text,
+    has_invisible,
+    highlighted,
+)
+from governance.selectors import access_approval, may_decide, pending_approvals_for
+from governance.services.approvals import approval_decide
+
+DECISIONS = {"approve": (True, False), "deny": (False, False), "remember": (True, True)}
+RECENT = 15
+
+
+def visible_approvals(actor: Actor) -> QuerySet[Approval]:
+    """Approvals of runs the actor may read, and those on the actor's personal connections."""
+    mine = Q(connection__owner=actor.user, run__org_id__in=list(actor.roles))
+    return Approval.objects.filter(runs_visible_to(actor) | mine).select_related(
+        "run", "connection__owner", "policy_version__policy", "call", "decided_by"
+    )
+
+
+def may_view(approval: Approval, actor: Actor) -> bool:
+    if may_decide(approval, actor) or actor.role_in(approval.run.org_id) in READ_ROLES:
+        return True
+    user_id = actor.user.pk
+    owner_id = approval.connection.owner_id if approval.connection_id else None
+    return user_id in (approval.run.invoked_by_id, owner_id)
+
+
+def why_not_decidable(approval: Approval, actor: Actor) -> str:
+    connection = approval.connection
+    if connection is not None and connection.is_personal:
+        owner = connection.owner.get_username() if connection.owner_id else "its owner"
+        return (
+            f"Only {owner}, who owns the personal connection “{connection.slug}” and invoked "
+            "this run, can decide this call. No admin or superuser may decide it for them."
+        )
+    role = actor.role_in(approval.run.org_id) or "no role"
+    return f"Your role here ({role}) does not decide approvals; admins and approvers do."
+
+
+def approval_card(approval: Approval, actor: Actor, now) -> dict:
+    """Everything the page shows about one approval: exactly what would run, and the scope
+    Approve & Remember would grant."""
+    run = approval.run
+    policy = approval.policy_version.policy
+    arguments = arguments_text(approval.call.arguments)
+    remembered_rule = escape_pattern(approval.call_key)
+    decidable = approval.status == ApprovalStatus.PENDING and may_decide(approval, actor)
+    return {
+        "approval": approval,
+        "run": run,
+        "tool": highlighted(approval.tool),
+        "arguments": highlighted(arguments),
+        "arguments_preview": highlighted(arguments_preview(approval.call.arguments)),
+        "call_key": highlighted(approval.call_key),
+        "remembered_rule": highlighted(remembered_rule),
+        "has_invisible": has_invisible(arguments) or has_invisible(approval.call_key),
+        "policy": policy,
+        "policy_current_number": policy.current_version.number
+        if policy.current_version_id
+        else None,
+        "expired": approval.expires_at <= now,
+        "seconds_left": max(0, int((approval.expires_at - now).total_seconds())),
+        "may_decide": decidable and approval.expires_at > now,
+        "why_not": "" if decidable else why_not_decidable(approval, actor),
+    }
+
+
+@require_GET
+def inbox_view(request):
+    actor = portal_actor(request)
+    now = timezone.now()
+    decidable = list(
+        pending_approvals_for(actor).select_related(
+            "connection__owner", "policy_version__policy__current_version", "call"
+        )
+    )
+    decidable_ids = {a.pk for a in decidable}
+    visible = visible_approvals(actor)
+    others = [
+        a
+        for a in visible.filter(status=ApprovalStatus.PENDING).order_by("expires_at")[:200]
+        if a.pk not in decidable_ids
+    ]
+    recent = visible.exclude(status=ApprovalStatus.PENDING).order_by("-decided_at")[:RECENT]
+    context = page_context(
+        request,
+        "Approvals inbox",
+        cards=[approval_card(a, actor, now) for a in decidable],
+        others=[approval_card(a, actor, now) for a in others],
+        recent=recent,
+        is_deciding=any(r in (Role.ADMIN, Role.APPROVER) for r in actor.roles.values()),
+    )
+    return render(request, "portal/inbox.html", context)
+
+
+def _visible_approval(request, approval_id) -> Approval:
+    actor = portal_actor(request)
+    try:
+        approval = access_approval(approval_id, actor)
+    except NotFound:
+        raise Http404("no such approval") from None
+    approval = visible_approvals(actor).filter(pk=approval.pk).first()
+    if approval is None or not may_view(approval, actor):
+        raise Http404("no such approval")
+    return approval
+
+
+def _approval_page(request, approval: Approval, *, status: int = 200):
+    actor = portal_actor(request)
+    approval = (
+        visible_approvals(actor)
+        .select_related("policy_version__policy__current_version")
+        .get(pk=approval.pk)
+    )
+    context = page_context(
+        request,
+        f"Approval {approval.pk}",
+        card=approval_card(approval, actor, timezone.now()),
+    )
+    return render(request, "portal/approval.html", context, status=status)
+
+
+@require_GET
+def approval_view(request, approval_id: int):
+    return _approval_page(request, _visible_approval(request, approval_id))
+
+
+def _next_url(request, approval_id: int) -> str:
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("admin:inbox-approval", args=[approval_id])
+
+
+@require_POST
+def decide_view(request, approval_id: int):
+    approval = _visible_approval(request, approval_id)
+    choice = request.POST.get("decision", "")
+    if choice not in DECISIONS:
+        messages.error(request, "Choose approve, deny or approve & remember.")
+        return _approval_page(request, approval, status=400)
+    approve, remember = DECISIONS[choice]
+    try:
+        settlement = approval_decide(
+            approval_id=approval.pk, actor=portal_actor(request), approve=approve, remember=remember
+        )
+    except ServiceError as error:
+        messages.error(request, f"Refused ({error.status}): {error.detail}")
+        return _approval_page(request, approval, status=error.status)
+    settled = settlement.approval
+    if settlement.won:
+        verb = {"approve": "Approved", "deny": "Denied", "remember": "Approved and remembered"}
+        messages.success(request, f"{verb[choice]}: {settled.tool} in run {settled.run_id}.")
+    else:
+        decider = settled.decided_by.get_username() if settled.decided_by_id else "the timeout"
+        messages.warning(
+            request, f"Already settled: {settled.status} by {decider}. Nothing was changed."
+        )
+    return HttpResponseRedirect(_next_url(request, approval.pk))

@@ -1,0 +1,184 @@
+"""The policy editor's forms: ordered rules, the header fields, the `tests:` YAML, a dry run.
+
+They only read input; the document they build is saved by `policy_save_document`.
+"""
+
+import json
+
+from django import forms
+
+from governance.models import AutonomousFallback
+from governance.policy import PolicyDocument, PolicyError, Verdict
+from governance.policy.document import MAX_APPROVAL_TIMEOUT, MAX_RULES
+from governance.policy.yaml_format import YamlProblem, load_yaml
+
+ACTIONS = [(v.value, v.value) for v in Verdict]
+UNORDERED = 10**9
+
+
+class RuleForm(forms.Form):
+    """One rule row. A row left blank is no rule (so a spare row never blocks a save)."""
+
+    pattern = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=4096,
+        widget=forms.TextInput(
+            attrs={"class": "fb-pattern", "spellcheck": "false", "autocomplete": "off"}
+        ),
+    )
+    action = forms.ChoiceField(choices=ACTIONS, initial=Verdict.ASK.value)
+
+
+RuleFormSet = forms.formset_factory(
+    RuleForm,
+    extra=1,
+    can_order=True,
+    can_delete=True,
+    max_num=MAX_RULES,
+    absolute_max=MAX_RULES,
+    validate_max=True,
+)
+
+
+class PolicySettingsForm(forms.Form):
+    autonomous_fallback = forms.ChoiceField(
+        choices=AutonomousFallback.choices,
+        help_text="What ASK becomes in autonomous runs.",
+    )
+    approval_timeout = forms.IntegerField(
+        min_value=1, max_value=MAX_APPROVAL_TIMEOUT, help_text="Seconds before ASK times out."
+    )
+    tests = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "class": "fb-code"}),
+        help_text='A YAML list, e.g. - {call: "run_command:rm -rf /", expect: NEVER}. '
+        "A version whose tests fail is not saved.",
+    )
+    note = forms.CharField(required=False, max_length=200)
+    base_version = forms.IntegerField(widget=forms.HiddenInput)
+
+
+class DryRunForm(forms.Form):
+    call = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=70000,
+        label="Call",
+        widget=forms.TextInput(
+            attrs={"placeholder": "run_command:ls; rm -rf /", "spellcheck": "false"}
+        ),
+    )
+    tool = forms.CharField(required=False, max_length=200, label="or tool")
+    arguments = forms.CharField(
+        required=False,
+        strip=False,
+        label="with arguments (JSON)",
+        widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false", "class": "fb-code"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if bool(data.get("call")) == bool(data.get("tool")):
+            raise forms.ValidationError("Give either a call (tool:subject) or a tool.")
+        if data.get("tool"):
+            try:
+                data["arguments"] = json.loads(data.get("arguments") or "{}")
+            except ValueError as error:
+                raise forms.ValidationError(f"Arguments are not JSON: {error}") from None
+        return data
+
+
+class YamlImportForm(forms.Form):
+    yaml = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "class": "fb-code"}),
+        label="Policy YAML",
+    )
+    file = forms.FileField(required=False, label="or a file")
+
+    def clean(self):
+        data = super().clean()
+        upload = data.get("file")
+        if upload is not None:
+            try:
+                data["yaml"] = upload.read(2 * 1024 * 1024).decode("utf-8")
+            except UnicodeDecodeError:
+                raise forms.ValidationError("The file is not UTF-8 text.") from None
+        if not data.get("yaml", "").strip():
+            raise forms.ValidationError("Paste the YAML or choose a file.")
+        return data
+
+
+def tests_yaml(document: PolicyDocument) -> str:
+    """The `tests:` entries as the exporter writes them (quoted, invisible characters escaped)."""
+    if not document.tests:
+        return ""
+    text = PolicyDocument(document.name, (), tests=document.tests).to_yaml()
+    entries = text.split("\ntests:\n", 1)[1]
+    return "\n".join(line[2:] for line in entries.splitlines()) + "\n"
+
+
+def _parsed_tests(text: str) -> list:
+    if not text.strip():
+        return []
+    try:
+        value = load_yaml(text)
+    except YamlProblem as problem:
+        raise PolicyError([f"tests: {problem}"]) from None
+    if isinstance(value, dict) and set(value) == {"tests"}:
+        value = value["tests"]
+    if not isinstance(value, list):
+        raise PolicyError(["tests: must be a YAML list of {call, expect} entries"])
+    return value
+
+
+def ordered_rules(formset) -> list[dict]:
+    """Rows in the order their ORDER numbers give (ties keep the page order), minus deleted
+    and blank rows."""
+    rows = []
+    for position, form in enumerate(formset.forms):
+        data = form.cleaned_data if hasattr(form, "cleaned_data") else {}
+        if not data or data.get("DELETE") or not data.get("pattern"):
+            continue
+        order = data.get("ORDER")
+        rows.append((UNORDERED if order is None else order, position, data))
+    return [
+        {"pattern": d["pattern"], "action": d["action"]} for _, _, d in sorted(rows, key=lambda r: r[:2])
+    ]
+
+
+def draft_document(name: str, settings_form, formset) -> tuple[PolicyDocument | None, list[str]]:
+    """The document the forms describe, or the problems that keep it from being one."""
+    if not (settings_form.is_valid() and formset.is_valid()):
+        return None, ["Some fields need attention (see below)."]
+    data = settings_form.cleaned_data
+    try:
+        document = PolicyDocument.from_dict(
+            {
+                "name": name,
+                "autonomous_fallback": data["autonomous_fallback"],
+                "approval_timeout": data["approval_timeout"],
+                "rules": ordered_rules(formset),
+                "tests": _parsed_tests(data["tests"]),
+            }
+        )
+    except PolicyError as error:
+        return None, error.problems
+    return document, []
+
+
+def editor_initial(document: PolicyDocument, base_version: int) -> tuple[dict, list[dict]]:
+    settings_initial = {
+        "autonomous_fallback": document.autonomous_fallback,
+        "approval_timeout": document.approval_timeout,
+        "tests": tests_yaml(document),
+        "base_version": base_version,
+    }
+    rules_initial = [
+        {"pattern": rule.pattern, "action": rule.action.value, "ORDER": index + 1}
+        for index, rule in enumerate(document.rules)
+    ]
+    return settings_initial, rules_initial

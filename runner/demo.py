@@ -1,0 +1,345 @@
+"""`make demo`: a scripted agent session through the runner, against a serving fluidbox.
+
+No model is involved: the script plays the agent. It creates a supervised run (the
+`sandbox-basic` bundle and the `tracker` connection that `manage.py seed_demo` sets up), then
+makes its calls through `GatedToolbox` exactly as an agent loop would, printing each gate
+decision as it arrives. Every step states the decision it expects from the seeded policy
+(`governance/demo/policy.yaml`); any other decision makes the demo exit non-zero.
+
+    python -m runner.demo --url http://127.0.0.1:8000 [--operator-key fbx_…] [--approval-timeout 120]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+
+from runner.adapters import GatedToolbox
+from runner.client import GateClient
+from runner.confinement import Workspace
+from runner.errors import GateError
+from runner.executor import Executor
+from runner.tools import ToolResult, ToolRunner
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+OPERATOR_KEY_FILE = "demo-operator-key.txt"
+ANY_HUMAN_DECISION = ("allow", "deny")  # whatever the approver chooses is the right answer
+
+# What the agent finds in its workspace.
+WORKSPACE_FILES = {
+    "README.md": (
+        "# payments-web\n\nThe customer portal. `src/login.py` holds the login flow.\n"
+        "Known issue: logins on slow links time out after 30 s.\n"
+    ),
+    "src/login.py": (
+        "LOGIN_TIMEOUT_SECONDS = 30\n\n\ndef login(user, password):\n"
+        '    """Authenticate against the identity service."""\n'
+        "    raise NotImplementedError\n"
+    ),
+    "build/app.bundle.js": "/* build output */\n",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call of the scripted agent and the gate decision the seeded policy must give it."""
+
+    intent: str
+    tool: str
+    arguments: dict[str, Any]
+    expect: tuple[str, ...]
+    expect_source: str
+    waits_for_approval: bool = False
+
+
+SCRIPT: tuple[Step, ...] = (
+    Step("Look around the workspace", "list_dir", {"path": "."}, ("allow",), "policy"),
+    Step("Read the README", "read_file", {"path": "README.md"}, ("allow",), "policy"),
+    Step("List files in detail", "run_command", {"command": "ls -la"}, ("allow",), "policy"),
+    Step("Check the tracker (brokered read)", "tracker.list_issues", {}, ("allow",), "policy"),
+    Step(
+        "Open issue 1, with the wrong argument name",
+        "tracker.get_issue",
+        {"id": 1},
+        ("deny",),
+        "schema",
+    ),
+    Step(
+        "Open issue 1 again, corrected after reading the schema error",
+        "tracker.get_issue",
+        {"issue_id": 1},
+        ("allow",),
+        "policy",
+    ),
+    Step(
+        "Write triage notes",
+        "write_file",
+        {
+            "path": "notes/triage.md",
+            "content": "# Login timeout\n\nLOGIN_TIMEOUT_SECONDS is 30 in src/login.py; "
+            "raise it to 60 and add a retry.\n",
+        },
+        ("allow",),
+        "policy",
+    ),
+    Step(
+        "Read the notes back",
+        "run_command",
+        {"command": "cat /workspace/notes/triage.md"},
+        ("allow",),
+        "policy",
+    ),
+    Step("Clean the build output", "run_command", {"command": "rm -rf build"}, ("deny",), "policy"),
+    Step(
+        "Try to sneak a delete behind an allowed command",
+        "run_command",
+        {"command": "ls -la; rm -rf /"},
+        ("deny",),
+        "policy",
+    ),
+    Step(
+        "Open a follow-up issue (a write: needs a human)",
+        "tracker.create_issue",
+        {
+            "title": "Raise the login timeout to 60 s",
+            "body": "Slow links hit the 30 s limit in src/login.py; see notes/triage.md.",
+        },
+        ANY_HUMAN_DECISION,
+        "approval",
+        waits_for_approval=True,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    step: Step
+    result: ToolResult
+
+    @property
+    def decision(self) -> str | None:
+        return self.result.decision.decision if self.result.decision else None
+
+    @property
+    def source(self) -> str | None:
+        return self.result.decision.source if self.result.decision else None
+
+    @property
+    def as_expected(self) -> bool:
+        if self.decision not in self.step.expect or self.source != self.step.expect_source:
+            return False
+        # An allowed call must also have run: a refusal after the gate is not what was expected.
+        return self.result.is_error == (self.decision != "allow")
+
+
+@dataclass
+class DemoReport:
+    run_id: str
+    base_url: str
+    outcomes: list[StepOutcome] = field(default_factory=list)
+    approval_ids: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return len(self.outcomes) == len(SCRIPT) and all(o.as_expected for o in self.outcomes)
+
+    @property
+    def timeline_url(self) -> str:
+        return f"{self.base_url}/admin/governance/run/{self.run_id}/change/"
+
+    @property
+    def events_url(self) -> str:
+        return f"{self.base_url}/v1/runs/{self.run_id}/events"
+
+
+class DemoSetupError(Exception):
+    """The demo could not start: no server, no operator key, or no seeded demo data."""
+
+
+def approval_url(base_url: str, approval_id: str) -> str:
+    return f"{base_url}/admin/inbox/{approval_id}/"
+
+
+def create_run(base_url: str, operator_key: str, *, agent: str = "demo-agent") -> dict[str, Any]:
+    """`POST /v1/runs` as the operator: a supervised run with the demo bundle and connection."""
+    body = {
+        "agent": agent,
+        "policy": "default",
+        "autonomy": "supervised",
+        "source": {"kind": "manual"},
+        "budget_tokens": 200_000,
+        "bundles": ["sandbox-basic"],
+        "connections": ["tracker"],
+    }
+    try:
+        response = httpx.post(
+            f"{base_url}/v1/runs",
+            json=body,
+            headers={"Authorization": f"Bearer {operator_key}"},
+            timeout=30,
+        )
+    except httpx.TransportError as error:
+        raise DemoSetupError(f"fluidbox is not reachable at {base_url} ({error}); is `make run` serving?") from None
+    if response.status_code != 201:
+        raise DemoSetupError(
+            f"creating the run failed (HTTP {response.status_code}): {response.text[:500]}\n"
+            "The demo needs the data `manage.py seed_demo` creates (`make run` seeds it) and "
+            "the demo MCP server photographed."
+        )
+    return response.json()
+
+
+def seed_workspace(root: Path) -> None:
+    for relative, text in WORKSPACE_FILES.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def run_demo(
+    base_url: str,
+    operator_key: str,
+    *,
+    approval_timeout: float = 120.0,
+    out: TextIO = sys.stdout,
+    workspace_root: Path | None = None,
+) -> DemoReport:
+    """Run the script against `base_url`; the report says whether every decision matched."""
+    base_url = base_url.rstrip("/")
+    with tempfile.TemporaryDirectory(prefix="fluidbox-demo-") as scratch:
+        root = workspace_root or Path(scratch)
+        seed_workspace(root)
+        run = create_run(base_url, operator_key)
+        report = DemoReport(run_id=run["id"], base_url=base_url)
+        say = _printer(out)
+        say(
+            f"run {run['id']}: {run['autonomy']}, trust tier {run['trust_tier']}, "
+            f"policy {run['policy']} v{run['policy_version']}, "
+            f"tools: {', '.join(tool['name'] for tool in run['tools'])}"
+        )
+        say(f"workspace {root} (the agent sees it as /workspace)\n")
+        workspace = Workspace(root)
+        with GateClient(base_url, run["id"], run["session_token"]) as client:
+            executor = Executor(workspace)
+            session_id = f"demo-{uuid.uuid4().hex[:12]}"
+            # Ordinary calls never wait: a call that unexpectedly needs a human is reported
+            # at once. The approval step re-asks with the same ids and waits, bounded.
+            prompt = GatedToolbox(ToolRunner(client, workspace, executor, total_wait=0), session_id=session_id)
+            patient = GatedToolbox(
+                ToolRunner(client, workspace, executor, total_wait=approval_timeout),
+                session_id=session_id,
+            )
+            for number, step in enumerate(SCRIPT, start=1):
+                say(f"{number:>2}. {step.intent}")
+                say(f"    {step.tool} {json.dumps(step.arguments)}")
+                call_id = f"call-{number}-{uuid.uuid4().hex[:8]}"
+                result = prompt.call(step.tool, step.arguments, tool_call_id=call_id)
+                if step.waits_for_approval and result.decision and result.decision.pending:
+                    approval_id = str((result.decision.approval or {}).get("id"))
+                    report.approval_ids.append(approval_id)
+                    say(f"    -> pending   {_rule_text(result)}")
+                    say(f"       approve or deny it at {approval_url(base_url, approval_id)}")
+                    say(f"       waiting up to {approval_timeout:.0f} s for a human …")
+                    result = patient.call(step.tool, step.arguments, tool_call_id=call_id)
+                outcome = StepOutcome(step, result)
+                report.outcomes.append(outcome)
+                _print_outcome(say, outcome)
+            try:
+                client.finish()
+            except GateError as error:
+                say(f"note: the run could not be finished: {error}")
+        matched = sum(1 for outcome in report.outcomes if outcome.as_expected)
+        say(f"{matched} of {len(SCRIPT)} decisions as the script expects")
+        say(f"timeline: {report.timeline_url}")
+        say(f"events:   {report.events_url}  (operator key or auditor)")
+        return report
+
+
+def _printer(out: TextIO) -> Callable[[str], None]:
+    def say(line: str) -> None:
+        print(line, file=out, flush=True)
+
+    return say
+
+
+def _rule_text(result: ToolResult) -> str:
+    decision = result.decision
+    if decision is None or not decision.rule:
+        return "rule: none"
+    return f"rule: {decision.rule.get('pattern')} ({decision.rule.get('action')})"
+
+
+def _print_outcome(say: Callable[[str], None], outcome: StepOutcome) -> None:
+    step = outcome.step
+    decision = outcome.decision or "error"
+    mark = "ok" if outcome.as_expected else (
+        f"UNEXPECTED: the script expects {' or '.join(step.expect)} "
+        f"from {step.expect_source}"
+    )
+    say(
+        f"    -> {decision:<8} source: {outcome.source or '-'}  {_rule_text(outcome.result)}  "
+        f"[{mark}]"
+    )
+    label = "tool error" if outcome.result.is_error else "result"
+    lines = outcome.result.text.splitlines() or [""]
+    say(f"       {label}: {lines[0][:160]}")
+    for line in lines[1:4]:
+        say(f"         {line[:160]}")
+    if len(lines) > 4:
+        say(f"         … ({len(lines) - 4} more lines)")
+    say("")
+
+
+def operator_key_from(argument: str | None) -> str:
+    """`--operator-key`, else `FLUIDBOX_OPERATOR_KEY`, else the key `seed_demo` wrote."""
+    if argument:
+        return argument
+    if os.environ.get("FLUIDBOX_OPERATOR_KEY"):
+        return os.environ["FLUIDBOX_OPERATOR_KEY"]
+    data_dir = Path(os.environ.get("FLUIDBOX_DATA_DIR") or REPO_ROOT / "var")
+    key_file = data_dir / OPERATOR_KEY_FILE
+    if key_file.is_file():
+        return key_file.read_text().strip()
+    raise DemoSetupError(
+        f"no operator key: pass --operator-key, set FLUIDBOX_OPERATOR_KEY, or run `make run` "
+        f"(its seed writes {key_file})"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m runner.demo", description=__doc__.split("\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="the fluidbox server")
+    parser.add_argument("--operator-key", help="an operator API key of the demo org")
+    parser.add_argument(
+        "--approval-timeout",
+        type=float,
+        default=120.0,
+        help="seconds to wait for a human on the approval step (default 120)",
+    )
+    options = parser.parse_args(argv)
+    if options.approval_timeout <= 0:
+        parser.error("--approval-timeout must be positive")
+    try:
+        report = run_demo(
+            options.url,
+            operator_key_from(options.operator_key),
+            approval_timeout=options.approval_timeout,
+        )
+    except DemoSetupError as error:
+        print(f"demo: {error}", file=sys.stderr)
+        return 2
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
