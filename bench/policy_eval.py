@@ -14,6 +14,7 @@ import statistics
 import sys
 import time
 from fnmatch import fnmatch
+from importlib.metadata import version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -224,7 +225,7 @@ def large_script() -> None:
 
 
 def main() -> None:
-    print(f"Python {sys.version.split()[0]}, cedarpy {cedarpy.__name__}, {RULES} rules")
+    print(f"Python {sys.version.split()[0]}, cedarpy {version('cedarpy')}, {RULES} rules")
     indexed = [
         {"pattern": f"run_command:cmd{i} *", "action": ("NEVER", "ALWAYS")[i % 2]}
         for i in range(RULES - 1)

@@ -103,6 +103,7 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
+FORMS_URLFIELD_ASSUME_HTTPS = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
@@ -172,4 +173,10 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # The worker logs every scheduled sweep at INFO; keep the console for what matters.
+        "django-q": {"level": env_str("Q_LOG_LEVEL", "WARNING")},
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+    },
 }

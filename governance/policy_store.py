@@ -7,7 +7,9 @@ from governance.models import BundleTool, Connection, PolicyVersion
 from governance.policy import CompiledPolicy, MatchArgument, PolicyDocument, compile_policy
 
 _CACHE_SIZE = 256
-_cache: OrderedDict[int, CompiledPolicy] = OrderedDict()
+# Keyed by (pk, digest): a version never changes, but a primary key can be reused after a
+# rolled-back transaction (or a restored database), and the digest tells them apart.
+_cache: OrderedDict[tuple[int, str], CompiledPolicy] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -17,14 +19,15 @@ def document_of(version: PolicyVersion) -> PolicyDocument:
 
 def compiled_policy(version: PolicyVersion) -> CompiledPolicy:
     """Versions are immutable, so each one is compiled once per process."""
+    key = (version.pk, version.digest)
     with _lock:
-        compiled = _cache.get(version.pk)
+        compiled = _cache.get(key)
         if compiled is not None:
-            _cache.move_to_end(version.pk)
+            _cache.move_to_end(key)
             return compiled
     compiled = compile_policy(document_of(version))
     with _lock:
-        _cache[version.pk] = compiled
+        _cache[key] = compiled
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return compiled

@@ -9,6 +9,7 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import renderers, serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -55,7 +56,8 @@ class RunEventsApi(APIView):
         ),
     )
     def get(self, request, run_id):
-        query = self.QueryIn(data=request.query_params)
+        # A plain dict, not the QueryDict: DRF reads `?after=` from a QueryDict as "absent".
+        query = self.QueryIn(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         run = access_timeline(run_id, request.auth)
         after = query.validated_data["after"]
@@ -97,24 +99,51 @@ def _sse_frames(run_id, after: int, deadline: float):
             time.sleep(POLL_SECONDS)
 
 
+ServerSentEvent = inline_serializer(
+    "ServerSentEvent",
+    {
+        "id": serializers.CharField(required=False, help_text="the event's seq"),
+        "event": serializers.CharField(required=False, help_text="the event's type"),
+        "data": serializers.CharField(required=False, help_text="the event as JSON (EventOut)"),
+        "retry": serializers.IntegerField(required=False),
+    },
+)
+
+
 class RunEventStreamApi(APIView):
     renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
 
+    class QueryIn(serializers.Serializer):
+        after = serializers.IntegerField(min_value=0, default=0)
+        max_seconds = serializers.IntegerField(min_value=1, required=False)
+
     @extend_schema(
         parameters=[
-            OpenApiParameter("Last-Event-ID", OpenApiTypes.INT, OpenApiParameter.HEADER),
-            OpenApiParameter("after", OpenApiTypes.INT),
+            QueryIn,
+            OpenApiParameter(
+                "Last-Event-ID",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                pattern=r"^[0-9]{1,18}$",
+                description="resume after this seq (wins over `after`)",
+            ),
         ],
-        responses={(200, "text/event-stream"): OpenApiTypes.STR},
+        responses={(200, "text/event-stream"): ServerSentEvent},
     )
     def get(self, request, run_id):
+        query = self.QueryIn(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        after = query.validated_data["after"]
+        last_event_id = request.headers.get("Last-Event-ID")
+        if last_event_id is not None:
+            if not (last_event_id.isascii() and last_event_id.isdigit() and len(last_event_id) < 19):
+                raise ValidationError({"Last-Event-ID": "must be the seq of an event"})
+            after = int(last_event_id)
         run = access_timeline(run_id, request.auth)
-        raw = request.headers.get("Last-Event-ID") or request.query_params.get("after") or "0"
-        after = max(0, int(raw)) if raw.isdigit() else 0
-        seconds = settings.FLUIDBOX_STREAM_SECONDS
-        requested = request.query_params.get("max_seconds", "")
-        if requested.isdigit():
-            seconds = min(seconds, max(1, int(requested)))
+        seconds = min(
+            settings.FLUIDBOX_STREAM_SECONDS,
+            query.validated_data.get("max_seconds", settings.FLUIDBOX_STREAM_SECONDS),
+        )
         response = StreamingHttpResponse(
             _sse_frames(run.pk, after, time.monotonic() + seconds),
             content_type="text/event-stream",
@@ -122,3 +151,9 @@ class RunEventStreamApi(APIView):
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"
         return response
+
+    def handle_exception(self, exc):
+        # Errors are our JSON error shape, even for a client that asked for the event stream.
+        self.request.accepted_renderer = renderers.JSONRenderer()
+        self.request.accepted_media_type = renderers.JSONRenderer.media_type
+        return super().handle_exception(exc)

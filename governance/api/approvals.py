@@ -67,7 +67,8 @@ class ApprovalListApi(APIView):
         ),
     )
     def get(self, request):
-        query = self.QueryIn(data=request.query_params)
+        # A plain dict, not the QueryDict: DRF reads `?status=` from a QueryDict as "absent".
+        query = self.QueryIn(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         approvals = decidable_approvals(request.auth).select_related("decided_by", "call")
         if "status" in query.validated_data:

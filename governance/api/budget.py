@@ -5,12 +5,16 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import IdField
+from governance.api.fields import IdField, StrictStringMixin
 from governance.api.permissions import IsRunner
 from governance.api.runs import runner_run
 from governance.services.budget import reservation_create, reservation_settle
 
 MAX_TOKENS = 10**9
+
+
+class UsdAmountField(StrictStringMixin, serializers.DecimalField):
+    """Money as a decimal string ("0.0123"); a JSON float would already have lost cents."""
 
 ReservationOut = inline_serializer(
     "Reservation",
@@ -74,7 +78,7 @@ class ReservationSettleApi(APIView):
     class InputSerializer(serializers.Serializer):
         input_tokens = serializers.IntegerField(min_value=0, max_value=MAX_TOKENS)
         output_tokens = serializers.IntegerField(min_value=0, max_value=MAX_TOKENS)
-        cost_usd = serializers.DecimalField(
+        cost_usd = UsdAmountField(
             max_digits=12, decimal_places=6, min_value=0, required=False, allow_null=True
         )
 

@@ -1,5 +1,7 @@
 """Input fields shared by several endpoints."""
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from governance.schemas import MAX_ARGUMENT_BYTES
@@ -27,21 +29,45 @@ class IdField(StrictStringMixin, serializers.CharField):
         super().__init__(max_length=200, allow_blank=False, trim_whitespace=False, **kwargs)
 
 
+@extend_schema_field(OpenApiTypes.OBJECT)
 class ArgumentsField(serializers.JSONField):
-    """A JSON object of at most 256 KiB."""
+    """A JSON object of at most 256 KiB that the database can store as it came."""
 
     default_error_messages = {
         "not_object": "arguments must be a JSON object",
         "too_large": f"arguments exceed {MAX_ARGUMENT_BYTES} bytes",
+        "unstorable": "arguments may not contain NUL characters (\\u0000) or unpaired "
+        "UTF-16 surrogates",
     }
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
         if not isinstance(value, dict):
             self.fail("not_object")
-        if len(canonical_json(value).encode("utf-8")) > MAX_ARGUMENT_BYTES:
+        try:
+            size = len(canonical_json(value).encode("utf-8"))
+        except UnicodeEncodeError:
+            self.fail("unstorable")  # a lone surrogate has no UTF-8 form
+        if size > MAX_ARGUMENT_BYTES:
             self.fail("too_large")
+        if _contains_nul(value):
+            self.fail("unstorable")  # PostgreSQL's jsonb refuses \u0000
         return value
+
+
+def _contains_nul(value) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 class StrictBooleanField(serializers.BooleanField):
@@ -51,3 +77,12 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+class StrictFloatField(serializers.FloatField):
+    """A JSON number: `false` or `"5"` is refused instead of read as 0.0 or 5.0."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)

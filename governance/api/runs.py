@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import ArgumentsField, IdField, ToolNameField
+from governance.api.fields import ArgumentsField, IdField, StrictFloatField, ToolNameField
 from governance.api.permissions import IsOperator, IsOperatorOrHuman, IsRunner, IsRunnerOrOperator
 from governance.errors import Forbidden
 from governance.models import Autonomy, Organization, Run, TrustTier
@@ -31,7 +31,7 @@ class FrozenToolOut(serializers.Serializer):
     callable = serializers.BooleanField()
     guard_error = serializers.CharField()
     schema = serializers.JSONField()
-    connection = serializers.CharField(source="connection.slug", default=None)
+    connection = serializers.CharField(source="connection.slug", default=None, allow_null=True)
 
 
 def run_json(run: Run) -> dict:
@@ -167,7 +167,7 @@ class GateInput(serializers.Serializer):
     session_id = IdField()
     tool_call_id = IdField()
     arguments = ArgumentsField()
-    wait_seconds = serializers.FloatField(min_value=0, max_value=30, default=0)
+    wait_seconds = StrictFloatField(min_value=0, max_value=30, default=0)
 
 
 class PermissionApi(APIView):

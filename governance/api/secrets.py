@@ -1,6 +1,6 @@
 """Secrets at the boundary: a run gets only what its frozen `secrets: true` tools declare."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,12 +18,12 @@ class RunSecretsApi(APIView):
         tool = ToolNameField()
 
     @extend_schema(
-        parameters=[OpenApiParameter("tool", str, required=True)],
+        parameters=[QueryIn],
         responses=inline_serializer("RunSecrets", {"env": serializers.DictField()}),
     )
     def get(self, request, run_id):
         run = runner_run(run_id, request.auth)
-        query = self.QueryIn(data=request.query_params)
+        query = self.QueryIn(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         env = secrets_for_tool(run=run, tool=query.validated_data["tool"])
         response = Response({"env": env})

@@ -7,7 +7,7 @@
   literal `P` and `S` (`*` and `X*` included) while every key of this rule starts
   with `P`, ends with `S` and is at least `len(P) + len(S)` long (from its literal
   prefix, literal suffix and minimum length). Shadowing by several earlier rules
-  together, or by `?`/`[...]` patterns, is not detected.
+  together, or of a wildcard rule by a `?`/`[...]` pattern, is not detected.
 - `unknown-tool`: no known tool name `T` admits any key `T:...` that the pattern
   matches (exact: the pattern is run as an automaton over `T:`). Skipped when no
   tools are known.

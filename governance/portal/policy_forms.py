@@ -135,19 +135,31 @@ def _parsed_tests(text: str) -> list:
     return value
 
 
-def ordered_rules(formset) -> list[dict]:
-    """Rows in the order their ORDER numbers give (ties keep the page order), minus deleted
-    and blank rows."""
+def ordered_rows(formset) -> list[tuple[int, dict]]:
+    """(page position, rule) in the order the ORDER numbers give (ties keep the page order),
+    without deleted and blank rows."""
     rows = []
     for position, form in enumerate(formset.forms):
-        data = form.cleaned_data if hasattr(form, "cleaned_data") else {}
-        if not data or data.get("DELETE") or not data.get("pattern"):
+        data = getattr(form, "cleaned_data", None) or {}
+        if data.get("DELETE") or not data.get("pattern"):
             continue
         order = data.get("ORDER")
-        rows.append((UNORDERED if order is None else order, position, data))
-    return [
-        {"pattern": d["pattern"], "action": d["action"]} for _, _, d in sorted(rows, key=lambda r: r[:2])
-    ]
+        rule = {"pattern": data["pattern"], "action": data["action"]}
+        rows.append((UNORDERED if order is None else order, position, rule))
+    return [(position, rule) for _, position, rule in sorted(rows, key=lambda r: r[:2])]
+
+
+def attach_warnings(formset, warnings) -> None:
+    """Put each lint warning on the row of the rule it is about (`form.lint`)."""
+    positions = [position for position, _ in ordered_rows(formset)] if formset.is_bound else None
+    for form in formset.forms:
+        form.lint = []
+    for warning in warnings:
+        index = warning.rule_index
+        if positions is not None:
+            index = positions[index] if 0 <= index < len(positions) else None
+        if index is not None and 0 <= index < len(formset.forms):
+            formset.forms[index].lint.append(warning)
 
 
 def draft_document(name: str, settings_form, formset) -> tuple[PolicyDocument | None, list[str]]:
@@ -161,7 +173,7 @@ def draft_document(name: str, settings_form, formset) -> tuple[PolicyDocument | 
                 "name": name,
                 "autonomous_fallback": data["autonomous_fallback"],
                 "approval_timeout": data["approval_timeout"],
-                "rules": ordered_rules(formset),
+                "rules": [rule for _, rule in ordered_rows(formset)],
                 "tests": _parsed_tests(data["tests"]),
             }
         )

@@ -1,0 +1,202 @@
+"""Organizations, memberships and API keys. A new key is shown once, in the answer to the
+POST that made it; only its hint is ever shown again, never its hash."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.shortcuts import render
+
+from governance.admin.roles import OrgScopedAdmin, org_ids_with
+from governance.errors import ServiceError
+from governance.models import ApiKey, Membership, Organization
+from governance.portal.pages import page_context
+from governance.services.memberships import membership_update
+from governance.services.orgs import api_key_create, api_key_revoke, org_create, user_create
+
+
+@admin.register(Organization)
+class OrganizationAdmin(OrgScopedAdmin):
+    org_path = "pk"
+    list_display = ("slug", "name", "members", "created_at")
+    search_fields = ("slug", "name")
+    fields = ("slug", "name")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(member_count=Count("memberships"))
+
+    @admin.display(description="members", ordering="member_count")
+    def members(self, org: Organization) -> int:
+        return org.member_count
+
+    def has_add_permission(self, request) -> bool:
+        return request.user.is_superuser  # tenants are created by the operators of the site
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        org = org_create(slug=form.cleaned_data["slug"], name=form.cleaned_data["name"])
+        obj.pk = org.pk
+
+
+class MembershipForm(forms.ModelForm):
+    username = forms.CharField(max_length=150)
+    email = forms.EmailField(required=False)
+    password = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="For a new user only. Leave blank for someone who already has an account.",
+    )
+
+    class Meta:
+        model = Membership
+        fields = ("org", "role")
+
+    def clean(self):
+        data = super().clean()
+        existing = User.objects.filter(username=data.get("username", "")).first()
+        # Setting the password of an existing account would let one org's admin take over
+        # a user of another org; only their own password change does that.
+        if existing is not None and data.get("password"):
+            raise forms.ValidationError(
+                f"{existing} already has an account; leave the password blank."
+            )
+        if (
+            existing is not None
+            and data.get("org")
+            and existing.memberships.filter(org=data["org"]).exists()
+        ):
+            raise forms.ValidationError(f"{existing} is already a member of {data['org']}.")
+        return data
+
+
+class MembershipChangeForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ("role", "is_active")
+
+
+@admin.register(Membership)
+class MembershipAdmin(OrgScopedAdmin):
+    list_display = ("user", "org", "role", "is_active", "created_at")
+    list_filter = ("role", "is_active", "org")
+    search_fields = ("user__username", "user__email")
+    list_select_related = ("user", "org")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["form"] = MembershipChangeForm if obj is not None else MembershipForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("org", "username", "email", "password", "role")
+        return ("user", "org", "role", "is_active")
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and self.has_change_permission(request, obj):
+            return ("user", "org")
+        return super().get_readonly_fields(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        if change:
+            membership_update(membership=obj, role=data["role"], is_active=data["is_active"])
+            return
+        user = user_create(
+            username=data["username"],
+            org=data["org"],
+            role=data["role"],
+            password=data.get("password") or None,
+            email=data.get("email", ""),
+        )
+        saved = Membership.objects.get(org=data["org"], user=user)
+        obj.pk, obj.user, obj.org = saved.pk, user, saved.org
+
+
+class ApiKeyForm(forms.Form):
+    org = forms.ModelChoiceField(queryset=Organization.objects.none(), label="Organization")
+    name = forms.CharField(max_length=100)
+    username = forms.CharField(
+        required=False,
+        max_length=150,
+        label="Personal key of",
+        help_text="Leave blank for an operator key (org-wide).",
+    )
+
+    def __init__(self, *args, orgs, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["org"].queryset = orgs
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(OrgScopedAdmin):
+    list_display = ("name", "org", "kind", "user", "hint_text", "created_at", "revoked_at")
+    list_filter = ("org", ("revoked_at", admin.EmptyFieldListFilter))
+    search_fields = ("name", "user__username")
+    list_select_related = ("org", "user")
+    fields = ("org", "name", "user", "hint_text", "created_at", "revoked_at")
+    readonly_fields = fields
+    actions = ["revoke_keys"]
+
+    def member_rows(self, request):
+        return Q(user=request.user)
+
+    @admin.display(description="kind")
+    def kind(self, key: ApiKey) -> str:
+        return "personal" if key.is_personal else "operator"
+
+    @admin.display(description="key")
+    def hint_text(self, key: ApiKey) -> str:
+        return f"{key.hint}…"
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_revoke_permission(self, request) -> bool:
+        return self.may_manage(request)
+
+    @admin.action(description="Revoke the selected keys", permissions=["revoke"])
+    def revoke_keys(self, request, queryset):
+        mine = set(org_ids_with(request, self.manage_roles))
+        revoked = 0
+        for key in queryset:
+            if not (request.user.is_superuser or key.org_id in mine):
+                raise PermissionDenied
+            if key.revoked_at is None:
+                api_key_revoke(key=key)
+                revoked += 1
+        messages.success(request, f"Revoked {revoked} key(s).")
+
+    def add_view(self, request, form_url="", extra_context=None):
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        orgs = Organization.objects.order_by("slug")
+        if not request.user.is_superuser:
+            orgs = orgs.filter(pk__in=org_ids_with(request, self.manage_roles))
+        form = ApiKeyForm(request.POST or None, orgs=orgs)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            user = None
+            if data["username"]:
+                user = User.objects.filter(username=data["username"]).first()
+            if data["username"] and user is None:
+                form.add_error("username", "No such user.")
+            else:
+                try:
+                    issued = api_key_create(org=data["org"], name=data["name"], user=user)
+                except ServiceError as error:
+                    form.add_error(None, error.detail)
+                else:
+                    context = page_context(
+                        request, "Copy the new key now", issued=issued, opts=self.opts
+                    )
+                    response = render(request, "portal/api_key_issued.html", context)
+                    response["Cache-Control"] = "no-store"
+                    return response
+        context = page_context(request, "Add an API key", form=form, opts=self.opts)
+        return render(
+            request, "portal/api_key_add.html", context, status=400 if form.errors else 200
+        )

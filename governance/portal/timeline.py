@@ -1,0 +1,130 @@
+"""A run's timeline for auditors: every ledger event in seq order, the chain's status, the
+frozen run details, live updates over the SSE stream and a JSON Lines export."""
+
+import json
+
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
+
+from governance.models import ApprovalStatus, BrokerStatus, Decision, Run, Source
+from governance.portal.pages import page_context
+from ledger.api import event_json
+from ledger.models import Event, EventType
+from ledger.services import chain_verify
+
+MAX_ROWS = 5000
+DECISION_CHOICES = list(
+    dict.fromkeys(
+        [d.value for d in Decision]
+        + [s.value for s in ApprovalStatus]
+        + [s.value for s in BrokerStatus if s.value]
+    )
+)
+
+
+def event_decision(data: dict) -> str:
+    """The verdict an event records: a gate decision, an approval outcome, a broker status."""
+    for key in ("decision", "outcome", "status"):
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def timeline_row(event: Event) -> dict:
+    data = event.data if isinstance(event.data, dict) else {}
+    rule = data.get("rule") if isinstance(data.get("rule"), dict) else None
+    return {
+        "seq": event.seq,
+        "at": event.at,
+        "type": event.type,
+        "tool": data.get("tool") or "",
+        "tool_call_id": data.get("tool_call_id") or "",
+        "decision": event_decision(data),
+        "source": data.get("source") or "",
+        "rule": f"{rule.get('pattern')} → {rule.get('action')}" if rule else "",
+        "policy_version": data.get("policy_version") or "",
+        "approver": data.get("decided_by") or "",
+        "latency_ms": data.get("latency_ms") if data.get("latency_ms") is not None else "",
+        "reason": data.get("reason") or "",
+        "hash": event.hash,
+        "data": json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True),
+    }
+
+
+def _filters(request) -> dict[str, str]:
+    allowed = {
+        "type": EventType.values,
+        "decision": DECISION_CHOICES,
+        "source": Source.values,
+    }
+    chosen = {}
+    for name, values in allowed.items():
+        value = request.GET.get(name, "")
+        if value in values:
+            chosen[name] = value
+    return chosen
+
+
+def chain_status(run: Run) -> dict:
+    breaks = chain_verify(run.pk)
+    if not breaks:
+        return {"intact": True, "text": "verified: the hash chain is intact"}
+    first = breaks[0]
+    return {
+        "intact": False,
+        "seq": first.seq,
+        "text": f"broken at seq {first.seq}: {first.problem}",
+        "breaks": breaks,
+    }
+
+
+def frozen_details(run: Run) -> dict:
+    budget = getattr(run, "budget", None)
+    return {
+        "tools": list(run.frozen_tools.select_related("connection").order_by("name")),
+        "bindings": list(run.bindings.select_related("connection").order_by("connection__slug")),
+        "budget": budget,
+        "source": json.dumps(run.source, ensure_ascii=False, sort_keys=True),
+    }
+
+
+def run_timeline_view(request, run: Run):
+    filters = _filters(request)
+    events = Event.objects.filter(run=run).order_by("seq")
+    if "type" in filters:
+        events = events.filter(type=filters["type"])
+    rows = [timeline_row(e) for e in events[:MAX_ROWS]]
+    if "decision" in filters:
+        rows = [r for r in rows if r["decision"] == filters["decision"]]
+    if "source" in filters:
+        rows = [r for r in rows if r["source"] == filters["source"]]
+    last_seq = Event.objects.filter(run=run).order_by("-seq").values_list("seq", flat=True).first()
+    context = page_context(
+        request,
+        f"Run {run.agent} {str(run.pk)[:8]}",
+        run=run,
+        rows=rows,
+        truncated=len(rows) >= MAX_ROWS,
+        last_seq=last_seq or 0,
+        filters=filters,
+        type_choices=EventType.values,
+        decision_choices=DECISION_CHOICES,
+        source_choices=Source.values,
+        chain=chain_status(run),
+        frozen=frozen_details(run),
+        opts=Run._meta,
+    )
+    return render(request, "portal/run_timeline.html", context)
+
+
+def run_export_view(request, run: Run) -> StreamingHttpResponse:
+    """Every event of the run as JSON Lines, exactly as the events API serves them."""
+
+    def lines():
+        for event in Event.objects.filter(run=run).order_by("seq").iterator(chunk_size=1000):
+            yield json.dumps(event_json(event), ensure_ascii=False, sort_keys=True) + "\n"
+
+    response = StreamingHttpResponse(lines(), content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.jsonl"'
+    return response

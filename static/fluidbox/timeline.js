@@ -1,0 +1,100 @@
+// Run timeline: new ledger events arrive over the SSE stream (the portal session is enough)
+// and are appended in seq order. The stream is bounded; EventSource reconnects with
+// Last-Event-ID and the server resumes exactly after it.
+(function () {
+  "use strict";
+  var table = document.getElementById("timeline");
+  if (!table || !window.EventSource) return;
+  var body = table.tBodies[0];
+  var status = document.getElementById("live-status");
+  var lastSeq = parseInt(table.dataset.lastSeq, 10) || 0;
+  var filters = {
+    type: table.dataset.filterType,
+    decision: table.dataset.filterDecision,
+    source: table.dataset.filterSource,
+  };
+
+  function decisionOf(d) {
+    return d.decision || d.outcome || d.status || "";
+  }
+
+  function cell(row, text, className) {
+    var td = row.insertCell();
+    if (text !== "" && text !== null && text !== undefined) {
+      var inner = document.createElement(className ? "span" : "code");
+      if (className) inner.className = className;
+      inner.textContent = text;
+      td.appendChild(inner);
+    }
+    return td;
+  }
+
+  function plain(row, text) {
+    var td = row.insertCell();
+    td.textContent = text === null || text === undefined ? "" : String(text);
+    return td;
+  }
+
+  function matches(ev) {
+    var d = ev.data || {};
+    if (filters.type && ev.type !== filters.type) return false;
+    if (filters.decision && decisionOf(d) !== filters.decision) return false;
+    if (filters.source && (d.source || "") !== filters.source) return false;
+    return true;
+  }
+
+  function append(ev) {
+    if (ev.seq <= lastSeq) return;
+    lastSeq = ev.seq;
+    if (!matches(ev)) return;
+    var empty = body.querySelector("tr.fb-empty");
+    if (empty) empty.remove();
+    var d = ev.data || {};
+    var row = body.insertRow();
+    row.className = "fb-event fb-new";
+    row.dataset.seq = ev.seq;
+    row.dataset.type = ev.type;
+    plain(row, ev.seq).className = "fb-seq";
+    plain(row, (ev.at || "").substring(11, 23));
+    cell(row, ev.type);
+    cell(row, d.tool || "");
+    var decision = decisionOf(d);
+    cell(row, decision, decision ? "fb-verdict fb-" + decision : "");
+    plain(row, d.source || "");
+    cell(row, d.rule ? d.rule.pattern + " → " + d.rule.action : "");
+    plain(row, d.policy_version ? "v" + d.policy_version : "");
+    plain(row, d.decided_by || "");
+    plain(row, d.latency_ms !== undefined && d.latency_ms !== null ? d.latency_ms + " ms" : "");
+    var details = document.createElement("details");
+    var summary = document.createElement("summary");
+    summary.textContent = "data";
+    var pre = document.createElement("pre");
+    pre.className = "fb-code";
+    pre.textContent = JSON.stringify(d, null, 2);
+    details.appendChild(summary);
+    details.appendChild(pre);
+    row.insertCell().appendChild(details);
+  }
+
+  var source = new EventSource(table.dataset.streamUrl + "?after=" + lastSeq);
+  source.onopen = function () {
+    status.textContent = "live";
+    status.classList.add("fb-on");
+  };
+  source.onerror = function () {
+    status.textContent = "reconnecting…";
+    status.classList.remove("fb-on");
+  };
+  source.onmessage = function (message) {
+    append(JSON.parse(message.data));
+  };
+  // The server names each message after its event type; listen to every type it sends.
+  [
+    "run.created", "budget.reserved", "budget.settled", "budget.denied", "tool.requested",
+    "tool.decision", "approval.requested", "approval.decided", "tool.brokered", "run.finished",
+  ].forEach(function (type) {
+    source.addEventListener(type, function (message) {
+      append(JSON.parse(message.data));
+    });
+  });
+})();

@@ -1,0 +1,173 @@
+"""The approvals inbox: what an approver sees, what they may press, and what the server
+refuses when someone presses what they may not."""
+
+import pytest
+from django.urls import reverse
+
+from governance.models import Approval, Policy
+from governance.policy import escape_pattern
+from governance.services.notifications import approval_page_url
+from ledger.models import Event
+from tests.governance.admin.scenarios import ask, pending_approval, personal_pending_approval
+
+pytestmark = pytest.mark.django_db
+
+
+def decide(client, approval, decision):
+    return client.post(
+        reverse("admin:inbox-decide", args=[approval.pk]), {"decision": decision}
+    )
+
+
+def decided_events(approval):
+    return Event.objects.filter(run_id=approval.run_id, type="approval.decided").count()
+
+
+def test_the_inbox_shows_exactly_what_would_run(org, approver, login):
+    approval = pending_approval(org, to="bob@example.com")
+    page = login(approver).get(reverse("admin:inbox")).content.decode()
+    assert f'id="approval-{approval.pk}"' in page
+    assert "send_email" in page
+    assert "&quot;to&quot;: &quot;bob@example.com&quot;" in page
+    assert "triage-bot" in page
+    assert str(approval.run_id) in page
+    assert "trusted" in page
+    assert f'data-expires-at="{approval.expires_at.isoformat()}"' in page
+    assert 'value="approve"' in page and 'value="deny"' in page and 'value="remember"' in page
+
+
+def test_an_approver_approves_and_the_retried_call_is_allowed(org, approver, login):
+    approval = pending_approval(org)
+    response = decide(login(approver), approval, "approve")
+    assert response.status_code == 302
+    approval.refresh_from_db()
+    assert (approval.status, approval.decided_by) == ("approved", approver)
+    decided = Event.objects.get(run_id=approval.run_id, type="approval.decided").data
+    assert (decided["outcome"], decided["decided_by"]) == ("approved", "alice")
+    retry = ask(approval.run, "send_email", {"to": "bob@example.com", "body": "hello"})
+    assert (retry.tool_call.decision, retry.tool_call.source) == ("allow", "approval")
+
+
+def test_a_deny_is_recorded_and_a_second_decision_changes_nothing(org, approver, admin_user, login):
+    approval = pending_approval(org)
+    decide(login(approver), approval, "deny")
+    response = decide(login(admin_user), approval, "approve")
+    assert response.status_code == 302
+    messages = [str(m) for m in response.wsgi_request._messages]
+    assert any("Already settled: denied by alice" in m for m in messages)
+    approval.refresh_from_db()
+    assert approval.status == "denied"
+    assert decided_events(approval) == 1
+
+
+def test_a_superuser_sees_no_approve_button_on_someones_personal_connection(
+    org, member, superuser, login
+):
+    approval = personal_pending_approval(org, owner="mo")
+    client = login(superuser)
+    inbox = client.get(reverse("admin:inbox")).content.decode()
+    assert f'id="approval-{approval.pk}"' not in inbox
+    assert "Only mo, who owns the personal connection" in inbox
+    page = client.get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
+    assert 'name="decision"' not in page
+    assert "No admin or superuser may decide it for them" in page
+
+
+@pytest.mark.parametrize("decision", ["approve", "deny", "remember"])
+def test_a_forged_decision_on_someones_personal_connection_is_refused(
+    org, member, superuser, admin_user, login, decision
+):
+    approval = personal_pending_approval(org, owner="mo")
+    for person in (superuser, admin_user):
+        response = decide(login(person), approval, decision)
+        assert response.status_code == 403
+        assert "you may not decide this approval" in response.content.decode()
+    approval.refresh_from_db()
+    assert approval.status == "pending"
+    assert decided_events(approval) == 0
+
+
+def test_the_owner_decides_their_personal_connections_call(org, member, login):
+    approval = personal_pending_approval(org, owner="mo")
+    client = login(member)
+    inbox = client.get(reverse("admin:inbox")).content.decode()
+    assert f'id="approval-{approval.pk}"' in inbox and 'value="approve"' in inbox
+    assert decide(client, approval, "approve").status_code == 302
+    approval.refresh_from_db()
+    assert approval.status == "approved"
+
+
+def test_auditors_see_the_approval_but_cannot_decide_it(org, auditor, login):
+    approval = pending_approval(org)
+    client = login(auditor)
+    page = client.get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
+    assert "send_email" in page and 'name="decision"' not in page
+    assert decide(client, approval, "approve").status_code == 403
+    approval.refresh_from_db()
+    assert approval.status == "pending"
+
+
+def test_another_orgs_approval_is_not_found(org, other_org, other_admin, login):
+    approval = pending_approval(org)
+    client = login(other_admin)
+    assert client.get(reverse("admin:inbox-approval", args=[approval.pk])).status_code == 404
+    assert decide(client, approval, "approve").status_code == 404
+    approval.refresh_from_db()
+    assert approval.status == "pending"
+
+
+def test_invisible_and_bidi_characters_are_escaped_and_highlighted(org, approver, login):
+    approval = pending_approval(org, to="bob@example.com\u202e\u200bmoc.evil")
+    page = login(approver).get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
+    assert "\u202e" not in page and "\u200b" not in page
+    assert '<mark class="fb-invisible" title="\\u202e (RIGHT-TO-LEFT OVERRIDE)">\\u202e</mark>' in page
+    assert "invisible or bidirectional characters" in page
+
+
+def test_approve_and_remember_shows_the_exact_scope_and_adds_that_rule(org, approver, login):
+    approval = pending_approval(org)
+    client = login(approver)
+    page = client.get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
+    rule = escape_pattern(approval.call_key)
+    assert approval.tool_definition_digest in page
+    assert "default v1" in page
+    response = decide(client, approval, "remember")
+    assert response.status_code == 302
+    policy = Policy.objects.get(org=org, name="default")
+    assert policy.current_version.number == 2
+    assert policy.current_version.document["rules"][0] == {"pattern": rule, "action": "ALWAYS"}
+    from django.utils.html import escape
+
+    assert escape(rule) in page
+
+
+def test_a_decision_after_expiry_answers_409_and_settles_it_as_timed_out(org, approver, login):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    approval = pending_approval(org)
+    Approval.objects.filter(pk=approval.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    response = decide(login(approver), approval, "approve")
+    assert response.status_code == 409
+    assert "expired" in response.content.decode()
+    approval.refresh_from_db()
+    assert approval.status == "timed_out"
+
+
+def test_the_notification_link_leads_to_the_approval_page_through_the_login(org, approver, client):
+    approval = pending_approval(org)
+    path = approval_page_url(approval).split("://", 1)[1].split("/", 1)[1]
+    response = client.get("/" + path)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/admin/login/?next=/admin/inbox/")
+    client.force_login(approver)
+    assert client.get("/" + path).status_code == 200
+
+
+def test_an_unknown_decision_is_a_400_and_changes_nothing(org, approver, login):
+    approval = pending_approval(org)
+    response = decide(login(approver), approval, "maybe")
+    assert response.status_code == 400
+    approval.refresh_from_db()
+    assert approval.status == "pending"
