@@ -61,7 +61,7 @@ class ConnectionAdmin(OrgScopedAdmin):
         view = self.admin_site.admin_view
         return [
             path(
-                "<path:object_id>/<str:action>/",
+                "<path:object_id>/do/<str:action>/",
                 view(require_POST(self.action_view)),
                 name="governance_connection_action",
             ),

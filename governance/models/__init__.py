@@ -10,10 +10,12 @@ from .connections import (
     Transport,
 )
 from .keys import API_KEY_PREFIX, RUN_TOKEN_PREFIX, ApiKey, hash_secret_token, new_secret_token
+from .notifications import ChannelKind, DeliveryStatus, NotificationChannel, NotificationDelivery
 from .orgs import DECIDING_ROLES, Membership, Organization, Role
 from .policies import AutonomousFallback, Policy, PolicyVersion
 from .runs import Autonomy, FrozenBinding, FrozenTool, Run, RunStatus, TrustTier
 from .toolcalls import BrokerStatus, Decision, Source, ToolCall
+from .vault import VaultKeyring
 
 __all__ = [
     "API_KEY_PREFIX",
@@ -30,14 +32,18 @@ __all__ = [
     "BudgetReservation",
     "BundleTool",
     "CapabilityBundle",
+    "ChannelKind",
     "Connection",
     "ConnectionKind",
     "ConnectionStatus",
     "CredentialPlacement",
     "Decision",
+    "DeliveryStatus",
     "FrozenBinding",
     "FrozenTool",
     "Membership",
+    "NotificationChannel",
+    "NotificationDelivery",
     "Organization",
     "Policy",
     "PolicyVersion",
@@ -52,17 +58,7 @@ __all__ = [
     "Transport",
     "TrustTier",
     "UsageEntry",
+    "VaultKeyring",
     "hash_secret_token",
     "new_secret_token",
 ]
-from .vault import VaultKeyring  # noqa: E402
-
-__all__ += ["VaultKeyring"]
-from .notifications import (  # noqa: E402
-    ChannelKind,
-    DeliveryStatus,
-    NotificationChannel,
-    NotificationDelivery,
-)
-
-__all__ += ["ChannelKind", "DeliveryStatus", "NotificationChannel", "NotificationDelivery"]

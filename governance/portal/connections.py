@@ -33,7 +33,10 @@ from governance.services.connections import (
     photograph_drift,
 )
 
-NO_CREDENTIAL = ""
+PLACEMENT_WORDS = {
+    CredentialPlacement.HEADER: "an HTTP header",
+    CredentialPlacement.ENV: "an environment variable",
+}
 
 
 class CredentialFields(forms.Form):
@@ -114,7 +117,7 @@ def connection_facts(connection: Connection) -> dict:
     ]
     return {
         "credential": (
-            f"sealed, sent as {connection.get_credential_placement_display()} "
+            f"sealed, sent as {PLACEMENT_WORDS[connection.credential_placement]} "
             f"“{connection.credential_name}”"
             if connection.credential_placement
             else "none"

@@ -23,6 +23,7 @@ from governance.portal.policy_forms import (
     attach_warnings,
     draft_document,
     editor_initial,
+    forms_in_order,
 )
 from governance.services.policies import policy_evaluate, policy_replay, policy_save_document
 
@@ -199,6 +200,7 @@ def policy_editor_view(request, policy: Policy, *, may_save: bool):
         may_save=may_save,
         settings_form=settings_form,
         rules=rules_formset,
+        rule_forms=forms_in_order(rules_formset),
         dry_form=dry_form,
         import_form=import_form,
         draft_yaml=draft.to_yaml() if draft is not None else "",

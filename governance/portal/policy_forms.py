@@ -149,6 +149,17 @@ def ordered_rows(formset) -> list[tuple[int, dict]]:
     return [(position, rule) for _, position, rule in sorted(rows, key=lambda r: r[:2])]
 
 
+def forms_in_order(formset) -> list:
+    """The rule rows as the page should show them: by their ORDER number, then position."""
+
+    def key(item):
+        position, form = item
+        raw = str(form["ORDER"].value() or "").strip()
+        return (int(raw) if raw.isdigit() else UNORDERED, position)
+
+    return [form for _, form in sorted(enumerate(formset.forms), key=key)]
+
+
 def attach_warnings(formset, warnings) -> None:
     """Put each lint warning on the row of the rule it is about (`form.lint`)."""
     positions = [position for position, _ in ordered_rows(formset)] if formset.is_bound else None

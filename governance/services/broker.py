@@ -120,6 +120,27 @@ def _refusal_from_record(call: ToolCall) -> tuple[str, str] | None:
     return source, reason
 
 
+def _since(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def _refuse(
+    gate: GateAnswer, call: ToolCall, run: Run, source: str, reason: str, *, latency_ms
+) -> BrokeredAnswer:
+    """The gate allowed, but the broker will not call: recorded, and answered as a deny."""
+    _record(
+        call,
+        run,
+        status=BrokerStatus.REFUSED,
+        latency_ms=latency_ms,
+        error=f"{source}: {reason}",
+        source=source,
+    )
+    return BrokeredAnswer(
+        GateAnswer(call, gate.approval), None, replayed=False, refusal=(str(source), reason)
+    )
+
+
 def broker_call(
     *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
 ) -> BrokeredAnswer:
@@ -150,20 +171,7 @@ def broker_call(
     # Re-verify the binding right before the credential is unsealed: fail closed.
     problem = binding_problem(run, frozen)
     if problem is not None:
-        _record(
-            call,
-            run,
-            status=BrokerStatus.REFUSED,
-            latency_ms=None,
-            error=f"{problem.source}: {problem.reason}",
-            source=problem.source,
-        )
-        return BrokeredAnswer(
-            GateAnswer(call, gate.approval),
-            None,
-            replayed=False,
-            refusal=(str(problem.source), problem.reason),
-        )
+        return _refuse(gate, call, run, problem.source, problem.reason, latency_ms=None)
     started = time.monotonic()
     try:
         endpoint = endpoint_for(frozen.connection)
@@ -175,39 +183,11 @@ def broker_call(
             timeout=settings.FLUIDBOX_MCP_TIMEOUT,
         )
     except ToolDrifted as drift:
-        latency = int((time.monotonic() - started) * 1000)
-        reason = str(drift)
-        _record(
-            call,
-            run,
-            status=BrokerStatus.REFUSED,
-            latency_ms=latency,
-            error=f"{Source.CAPABILITY}: {reason}",
-            source=Source.CAPABILITY,
-        )
-        return BrokeredAnswer(
-            GateAnswer(call, gate.approval),
-            None,
-            replayed=False,
-            refusal=(str(Source.CAPABILITY), reason),
-        )
+        return _refuse(gate, call, run, Source.CAPABILITY, str(drift), latency_ms=_since(started))
     except vault.VaultSealed:
-        _record(
-            call,
-            run,
-            status=BrokerStatus.REFUSED,
-            latency_ms=None,
-            error=f"{Source.BINDING}: vault sealed",
-            source=Source.BINDING,
-        )
-        return BrokeredAnswer(
-            GateAnswer(call, gate.approval),
-            None,
-            replayed=False,
-            refusal=(str(Source.BINDING), "vault sealed"),
-        )
+        return _refuse(gate, call, run, Source.BINDING, "vault sealed", latency_ms=None)
     except (UpstreamError, vault.VaultError) as error:
-        latency = int((time.monotonic() - started) * 1000)
+        latency = _since(started)
         message = mask_secrets(str(error), secret_registry.snapshot())
         _record(
             call, run, status=BrokerStatus.FAILED, latency_ms=latency, is_error=True, error=message
@@ -217,7 +197,7 @@ def broker_call(
             "isError": True,
         }
         return BrokeredAnswer(GateAnswer(call, gate.approval), result, replayed=False)
-    latency = int((time.monotonic() - started) * 1000)
+    latency = _since(started)
     result = {"content": outcome.content, "isError": outcome.is_error}
     if outcome.structured is not None:
         result["structuredContent"] = outcome.structured

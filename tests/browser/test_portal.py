@@ -1,0 +1,209 @@
+"""The portal in a real browser: an admin edits a policy, an approver releases a waiting
+runner, a superuser meets the owner rule, an auditor reads a run and changes nothing."""
+
+import threading
+
+import httpx
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from governance.models import Approval, Policy
+from governance.services.approvals import approval_decide
+from ledger.models import Event
+from tests.browser.conftest import csrf_token, log_in, screenshot
+from tests.governance.admin.scenarios import (
+    ask,
+    pending_approval,
+    personal_pending_approval,
+    sandbox_run,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def rule_row(page, pattern: str):
+    return page.locator("tr.fb-rule").filter(has=page.locator(f"input[value='{pattern}']"))
+
+
+def test_an_admin_edits_a_rule_and_the_dry_run_shows_the_new_verdict(
+    browser_page, org, admin_user
+):
+    page = browser_page
+    policy = Policy.objects.get(org=org, name="default")
+    log_in(page, "ada", "pw-ada-123")
+    screenshot(page, "dashboard")
+
+    page.goto(reverse("admin:governance_policy_change", args=[policy.pk]))
+    page.fill("#id_dry-call", "run_command:git status")
+    page.click("#dry-run-button")
+    saved = page.locator(".fb-dry-result[data-against='saved'] [data-verdict]")
+    assert saved.inner_text() == "ALWAYS"
+
+    row = rule_row(page, "run_command:git status")
+    row.locator("select").select_option("NEVER")
+    row.locator("button.fb-up").click()  # above `run_command:rm *`, by the script
+    page.fill("#id_dry-call", "run_command:git status")
+    page.click("#dry-run-button")
+    draft = page.locator(".fb-dry-result[data-against='draft'] [data-verdict]")
+    assert draft.inner_text() == "NEVER"
+    assert saved.inner_text() == "ALWAYS"
+    assert page.locator("text=The draft changes this verdict.").is_visible()
+    screenshot(page, "policy-editor-dry-run")
+
+    page.click("#save-policy")
+    assert page.locator(".messagelist .success").inner_text() == "Saved default v2."
+    page.fill("#id_dry-call", "run_command:git status")
+    page.click("#dry-run-button")
+    assert page.locator("h3", has_text="Saved v2").locator("[data-verdict]").inner_text() == "NEVER"
+    screenshot(page, "policy-editor-saved")
+
+    policy.refresh_from_db()
+    rules = policy.current_version.document["rules"]
+    assert rules[1] == {"pattern": "run_command:git status", "action": "NEVER"}
+    assert rules[2]["pattern"] == "run_command:rm *"
+
+
+def test_an_approver_approves_and_the_waiting_runner_is_allowed(
+    browser_page, portal, org, approver
+):
+    page = browser_page
+    run, token = sandbox_run(org)
+    arguments = {"to": "bob@example.com", "body": "hello"}
+    approval = ask(run, "send_email", arguments).approval
+    answers = []
+
+    def runner_waits():
+        response = httpx.post(
+            f"{portal.url}/v1/runs/{run.pk}/permission",
+            json={
+                "session_id": "s-1",
+                "tool_call_id": "c-1",
+                "tool": "send_email",
+                "arguments": arguments,
+                "wait_seconds": 25,
+            },
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=40,
+        )
+        answers.append(response)
+
+    waiter = threading.Thread(target=runner_waits)
+    waiter.start()
+    log_in(page, "alice", "pw-alice-123")
+    page.goto(reverse("admin:inbox"))
+    card = page.locator(f"#approval-{approval.pk}")
+    assert "bob@example.com" in card.locator(".fb-arguments").inner_text()
+    assert card.locator(".fb-countdown").inner_text().startswith("expires in")
+    card.locator("details.fb-remember summary").click()
+    screenshot(page, "inbox")
+    card.locator("button[value='approve']").click()
+    assert "Approved: send_email" in page.locator(".messagelist .success").inner_text()
+
+    waiter.join(timeout=35)
+    assert not waiter.is_alive()
+    assert answers[0].status_code == 200
+    assert answers[0].json()["decision"] == "allow"
+    assert answers[0].json()["source"] == "approval"
+    approval.refresh_from_db()
+    assert (approval.status, approval.decided_by.username) == ("approved", "alice")
+
+
+def test_a_superuser_sees_no_approve_button_and_a_forged_post_is_refused(
+    browser_page, org, member
+):
+    page = browser_page
+    User.objects.create_superuser("root", "root@example.com", "pw-root-123")
+    approval = personal_pending_approval(org, owner="mo")
+    log_in(page, "root", "pw-root-123")
+
+    page.goto(reverse("admin:inbox-approval", args=[approval.pk]))
+    assert page.locator("button[name='decision']").count() == 0
+    assert "Only mo, who owns the personal connection" in page.locator(".fb-not-yours").inner_text()
+    screenshot(page, "approval-not-yours")
+
+    # A forged decision: a real form, with a valid CSRF token, posted from this page.
+    with page.expect_navigation() as navigation:
+        page.evaluate(
+            """([action, token]) => {
+                const form = document.createElement("form");
+                form.method = "post";
+                form.action = action;
+                for (const [name, value] of [["csrfmiddlewaretoken", token], ["decision", "approve"]]) {
+                    const input = document.createElement("input");
+                    input.type = "hidden"; input.name = name; input.value = value;
+                    form.appendChild(input);
+                }
+                document.body.appendChild(form);
+                form.submit();
+            }""",
+            [reverse("admin:inbox-decide", args=[approval.pk]), csrf_token(page)],
+        )
+    assert navigation.value.status == 403
+    assert "you may not decide this approval" in page.locator(".messagelist .error").inner_text()
+    approval.refresh_from_db()
+    assert approval.status == "pending"
+    assert not Event.objects.filter(run_id=approval.run_id, type="approval.decided").exists()
+
+    page.goto(reverse("admin:governance_connection_change", args=[approval.connection_id]))
+    assert "sealed, sent as an HTTP header" in page.locator("#credential").inner_text()
+    assert "mine-1" not in page.content()
+    screenshot(page, "connection")
+
+
+def test_an_auditor_reads_a_run_timeline_live_and_cannot_change_anything(
+    browser_page, org, approver, auditor
+):
+    page = browser_page
+    run, _ = sandbox_run(org)
+    ask(run, "read_file", {"path": "/workspace/README.md"}, call_id="c-1")
+    ask(run, "run_command", {"command": "ls; rm -rf /"}, call_id="c-2")
+    approval = pending_approval(org, call_id="c-3")
+    approval_decide(approval_id=approval.pk, actor=_portal_actor(approver), approve=False)
+    run = approval.run
+    ask(run, "read_file", {"path": "/workspace/a"}, call_id="c-4")
+    seqs = list(Event.objects.filter(run=run).order_by("seq").values_list("seq", flat=True))
+    policy_versions = Policy.objects.get(org=org, name="default").versions.count()
+
+    log_in(page, "audrey", "pw-audrey-123")
+    page.goto(reverse("admin:governance_run_change", args=[run.pk]))
+    assert "verified: the hash chain is intact" in page.locator("#chain-status").inner_text()
+    shown = [int(s) for s in page.locator("#timeline tr.fb-event td.fb-seq").all_inner_texts()]
+    assert shown == seqs
+    assert page.locator("#live-status.fb-on").is_visible()
+    ask(run, "run_command", {"command": "git status"}, call_id="c-5")
+    page.locator(f"#timeline tr[data-seq='{seqs[-1] + 2}']").wait_for()
+    shown = [int(s) for s in page.locator("#timeline tr.fb-event td.fb-seq").all_inner_texts()]
+    assert shown == seqs + [seqs[-1] + 1, seqs[-1] + 2]
+    screenshot(page, "run-timeline")
+
+    token = csrf_token(page)
+    headers = {"X-CSRFToken": token}
+    forged = {
+        reverse("admin:governance_run_add"): "get",
+        reverse("admin:governance_run_change", args=[run.pk]): "post",
+        reverse("admin:governance_run_delete", args=[run.pk]): "post",
+        reverse("admin:ledger_event_add"): "get",
+        reverse("admin:ledger_event_delete", args=[Event.objects.filter(run=run).first().pk]): "post",
+        reverse("admin:governance_policy_add"): "get",
+        reverse("admin:governance_policy_change", args=[Policy.objects.get(org=org).pk]): "post",
+        reverse("admin:inbox-decide", args=[approval.pk]): "post",
+    }
+    for url, method in forged.items():
+        if method == "get":
+            response = page.request.get(url)
+        else:
+            response = page.request.post(
+                url, form={"csrfmiddlewaretoken": token, "do": "save", "decision": "approve"},
+                headers=headers,
+            )
+        assert response.status == 403, (url, response.status)
+    assert list(Event.objects.filter(run=run).values_list("seq", flat=True))[: len(seqs)] == seqs
+    assert Policy.objects.get(org=org, name="default").versions.count() == policy_versions
+    assert Approval.objects.get(pk=approval.pk).status == "denied"
+
+
+def _portal_actor(user):
+    from governance.authentication import Actor, ActorKind, active_roles
+
+    return Actor(kind=ActorKind.PORTAL, user=user, roles=active_roles(user))
