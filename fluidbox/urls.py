@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.http import JsonResponse
 from django.urls import include, path
 
+from fluidbox.env import env_bool
+
 
 def json_not_found(request, exception=None):
     return JsonResponse({"error": "not_found", "detail": "no such endpoint"}, status=404)
@@ -15,6 +17,8 @@ urlpatterns = [
     path("v1/", include("governance.api.urls")),
     path("admin/", admin.site.urls),
 ]
+if env_bool("FLUIDBOX_BENCH_ENDPOINTS"):  # bench/gate_load.py's ceiling; never in production
+    urlpatterns.append(path("bench/", include("bench.ceiling_app")))
 
 handler404 = json_not_found
 handler500 = json_server_error

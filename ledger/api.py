@@ -1,6 +1,7 @@
 """Timeline endpoints: catch-up (`?after=N`) and the Server-Sent Events stream."""
 
 import json
+import re
 import time
 
 from django.conf import settings
@@ -17,6 +18,7 @@ from governance.selectors import access_run
 from ledger.models import Event
 
 MAX_PAGE = 1000
+SEQ = re.compile(r"[0-9]{1,18}")
 POLL_SECONDS = 0.25
 
 
@@ -124,7 +126,7 @@ class RunEventStreamApi(APIView):
                 "Last-Event-ID",
                 OpenApiTypes.STR,
                 OpenApiParameter.HEADER,
-                pattern=r"^[0-9]{1,18}$",
+                pattern=f"^{SEQ.pattern}$",
                 description="resume after this seq (wins over `after`)",
             ),
         ],
@@ -136,7 +138,7 @@ class RunEventStreamApi(APIView):
         after = query.validated_data["after"]
         last_event_id = request.headers.get("Last-Event-ID")
         if last_event_id is not None:
-            if not (last_event_id.isascii() and last_event_id.isdigit() and len(last_event_id) < 19):
+            if not SEQ.fullmatch(last_event_id):
                 raise ValidationError({"Last-Event-ID": "must be the seq of an event"})
             after = int(last_event_id)
         run = access_timeline(run_id, request.auth)

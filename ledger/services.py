@@ -1,5 +1,6 @@
 """Appending to the ledger and verifying its chains."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
@@ -40,31 +41,44 @@ def event_append(*, run_id, type: EventType | str, redacted: Redacted) -> Event:
     Must run inside the caller's transaction so the event commits or rolls back with the
     write it records.
     """
-    if not isinstance(redacted, Redacted):
-        raise LedgerError("the ledger accepts only Redacted envelopes built by the redactor")
-    if type not in EventType.values:
-        raise LedgerError(f"unknown event type {type!r}")
+    return events_append(run_id=run_id, events=[(type, redacted)])[0]
+
+
+def events_append(*, run_id, events: Sequence[tuple[EventType | str, Redacted]]) -> list[Event]:
+    """Append several events to one run, in order, under one lock of its counter: one read
+    of the counter, one insert, one counter write, however many events."""
+    for type, redacted in events:
+        if not isinstance(redacted, Redacted):
+            raise LedgerError("the ledger accepts only Redacted envelopes built by the redactor")
+        if type not in EventType.values:
+            raise LedgerError(f"unknown event type {type!r}")
     if not connection.in_atomic_block:
         raise LedgerError("event_append must run inside a transaction")
     counter = _locked_counter(run_id)
-    seq = counter.last_seq + 1
-    at = timezone.now()
-    data = redacted.data
-    digest = event_hash(
-        prev_hash=counter.last_hash, run_id=run_id, seq=seq, type=type, at=at, data=data
-    )
-    event = Event(
-        run_id=run_id,
-        seq=seq,
-        type=str(type),
-        at=at,
-        data=data,
-        prev_hash=counter.last_hash,
-        hash=digest,
-    )
-    event.save(force_insert=True)
-    RunCounter.objects.filter(pk=counter.pk).update(last_seq=seq, last_hash=digest)
-    return event
+    seq, prev_hash = counter.last_seq, counter.last_hash
+    rows = []
+    for type, redacted in events:
+        seq += 1
+        at = timezone.now()
+        data = redacted.data
+        digest = event_hash(
+            prev_hash=prev_hash, run_id=run_id, seq=seq, type=type, at=at, data=data
+        )
+        rows.append(
+            Event(
+                run_id=run_id,
+                seq=seq,
+                type=str(type),
+                at=at,
+                data=data,
+                prev_hash=prev_hash,
+                hash=digest,
+            )
+        )
+        prev_hash = digest
+    Event.objects.bulk_create(rows)
+    RunCounter.objects.filter(pk=counter.pk).update(last_seq=seq, last_hash=prev_hash)
+    return rows
 
 
 @dataclass(frozen=True)

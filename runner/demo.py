@@ -6,7 +6,7 @@ makes its calls through `GatedToolbox` exactly as an agent loop would, printing 
 decision as it arrives. Every step states the decision it expects from the seeded policy
 (`governance/demo/policy.yaml`); any other decision makes the demo exit non-zero.
 
-    python -m runner.demo --url http://127.0.0.1:8000 [--operator-key fbx_…] [--approval-timeout 120]
+    python -m runner.demo --url http://127.0.0.1:8000 [--operator-key KEY] [--approval-timeout S]
 """
 
 from __future__ import annotations
@@ -112,7 +112,9 @@ SCRIPT: tuple[Step, ...] = (
         "tracker.create_issue",
         {
             "title": "Raise the login timeout to 60 s",
-            "body": "Slow links hit the 30 s limit in src/login.py; see notes/triage.md.",
+            # The run id makes each demo's call its own: an "Approve & Remember" given to an
+            # earlier demo (an exact-match rule) must not pre-approve this one.
+            "body": "Slow links hit the 30 s limit in src/login.py (found by run {run}).",
         },
         ANY_HUMAN_DECISION,
         "approval",
@@ -189,7 +191,9 @@ def create_run(base_url: str, operator_key: str, *, agent: str = "demo-agent") -
             timeout=30,
         )
     except httpx.TransportError as error:
-        raise DemoSetupError(f"fluidbox is not reachable at {base_url} ({error}); is `make run` serving?") from None
+        raise DemoSetupError(
+            f"fluidbox is not reachable at {base_url} ({error}); is `make run` serving?"
+        ) from None
     if response.status_code != 201:
         raise DemoSetupError(
             f"creating the run failed (HTTP {response.status_code}): {response.text[:500]}\n"
@@ -211,7 +215,7 @@ def run_demo(
     operator_key: str,
     *,
     approval_timeout: float = 120.0,
-    out: TextIO = sys.stdout,
+    out: TextIO | None = None,
     workspace_root: Path | None = None,
 ) -> DemoReport:
     """Run the script against `base_url`; the report says whether every decision matched."""
@@ -221,7 +225,7 @@ def run_demo(
         seed_workspace(root)
         run = create_run(base_url, operator_key)
         report = DemoReport(run_id=run["id"], base_url=base_url)
-        say = _printer(out)
+        say = _printer(out or sys.stdout)
         say(
             f"run {run['id']}: {run['autonomy']}, trust tier {run['trust_tier']}, "
             f"policy {run['policy']} v{run['policy_version']}, "
@@ -234,23 +238,26 @@ def run_demo(
             session_id = f"demo-{uuid.uuid4().hex[:12]}"
             # Ordinary calls never wait: a call that unexpectedly needs a human is reported
             # at once. The approval step re-asks with the same ids and waits, bounded.
-            prompt = GatedToolbox(ToolRunner(client, workspace, executor, total_wait=0), session_id=session_id)
+            prompt = GatedToolbox(
+                ToolRunner(client, workspace, executor, total_wait=0), session_id=session_id
+            )
             patient = GatedToolbox(
                 ToolRunner(client, workspace, executor, total_wait=approval_timeout),
                 session_id=session_id,
             )
             for number, step in enumerate(SCRIPT, start=1):
                 say(f"{number:>2}. {step.intent}")
-                say(f"    {step.tool} {json.dumps(step.arguments)}")
+                arguments = _filled(step.arguments, run_id=report.run_id)
+                say(f"    {step.tool} {json.dumps(arguments)}")
                 call_id = f"call-{number}-{uuid.uuid4().hex[:8]}"
-                result = prompt.call(step.tool, step.arguments, tool_call_id=call_id)
+                result = prompt.call(step.tool, arguments, tool_call_id=call_id)
                 if step.waits_for_approval and result.decision and result.decision.pending:
                     approval_id = str((result.decision.approval or {}).get("id"))
                     report.approval_ids.append(approval_id)
                     say(f"    -> pending   {_rule_text(result)}")
                     say(f"       approve or deny it at {approval_url(base_url, approval_id)}")
                     say(f"       waiting up to {approval_timeout:.0f} s for a human …")
-                    result = patient.call(step.tool, step.arguments, tool_call_id=call_id)
+                    result = patient.call(step.tool, arguments, tool_call_id=call_id)
                 outcome = StepOutcome(step, result)
                 report.outcomes.append(outcome)
                 _print_outcome(say, outcome)
@@ -263,6 +270,13 @@ def run_demo(
         say(f"timeline: {report.timeline_url}")
         say(f"events:   {report.events_url}  (operator key or auditor)")
         return report
+
+
+def _filled(arguments: dict[str, Any], *, run_id: str) -> dict[str, Any]:
+    return {
+        name: value.replace("{run}", run_id) if isinstance(value, str) else value
+        for name, value in arguments.items()
+    }
 
 
 def _printer(out: TextIO) -> Callable[[str], None]:
@@ -282,10 +296,13 @@ def _rule_text(result: ToolResult) -> str:
 def _print_outcome(say: Callable[[str], None], outcome: StepOutcome) -> None:
     step = outcome.step
     decision = outcome.decision or "error"
-    mark = "ok" if outcome.as_expected else (
-        f"UNEXPECTED: the script expects {' or '.join(step.expect)} "
-        f"from {step.expect_source}"
-    )
+    if outcome.as_expected:
+        mark = "ok"
+    elif decision == "pending":
+        mark = "UNEXPECTED: nobody decided within the wait; the call did not run"
+    else:
+        expected = " or ".join(step.expect)
+        mark = f"UNEXPECTED: the script expects {expected} from {step.expect_source}"
     say(
         f"    -> {decision:<8} source: {outcome.source or '-'}  {_rule_text(outcome.result)}  "
         f"[{mark}]"
@@ -317,7 +334,9 @@ def operator_key_from(argument: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m runner.demo", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m runner.demo", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the fluidbox server")
     parser.add_argument("--operator-key", help="an operator API key of the demo org")
     parser.add_argument(
@@ -338,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     except DemoSetupError as error:
         print(f"demo: {error}", file=sys.stderr)
         return 2
+    except GateError as error:  # e.g. the run was finished from elsewhere mid-session
+        print(f"demo: stopped: {error}", file=sys.stderr)
+        return 1
     return 0 if report.ok else 1
 
 

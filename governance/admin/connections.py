@@ -10,7 +10,7 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
 from governance import vault
-from governance.admin.roles import OrgScopedAdmin, org_ids_with, portal_actor
+from governance.admin.roles import OrgScopedAdmin, org_ids_with
 from governance.models import AgentSecret, Connection, Organization, Role, VaultKeyring
 from governance.portal.connections import (
     connection_action,
@@ -18,6 +18,8 @@ from governance.portal.connections import (
     connection_page,
 )
 from governance.services.agent_secrets import agent_secret_set
+
+CREATOR_ROLES = (Role.ADMIN, Role.APPROVER, Role.MEMBER)
 
 
 @admin.register(Connection)
@@ -50,8 +52,9 @@ class ConnectionAdmin(OrgScopedAdmin):
         return len(connection.photograph or [])
 
     def has_add_permission(self, request) -> bool:
-        # Any member may add their own personal connection; the service checks the rest.
-        return request.user.is_superuser or bool(portal_actor(request).roles)
+        # Anyone but an auditor may add their own personal connection (auditors change
+        # nothing in the portal); the service checks the rest.
+        return request.user.is_superuser or bool(org_ids_with(request, CREATOR_ROLES))
 
     def has_change_permission(self, request, obj=None) -> bool:
         # No model form edits a connection: every change is an action through a service.
@@ -95,7 +98,7 @@ class ConnectionAdmin(OrgScopedAdmin):
             raise PermissionDenied
         orgs = Organization.objects.order_by("slug")
         if not request.user.is_superuser:
-            orgs = orgs.filter(pk__in=org_ids_with(request, tuple(Role.values)))
+            orgs = orgs.filter(pk__in=org_ids_with(request, CREATOR_ROLES))
         return connection_create_view(request, orgs)
 
 

@@ -16,6 +16,7 @@ MAX_TOKENS = 10**9
 class UsdAmountField(StrictStringMixin, serializers.DecimalField):
     """Money as a decimal string ("0.0123"); a JSON float would already have lost cents."""
 
+
 ReservationOut = inline_serializer(
     "Reservation",
     {

@@ -77,6 +77,9 @@ def approval_card(approval: Approval, actor: Actor, now) -> dict:
         "arguments_preview": highlighted(arguments_preview(approval.call.arguments)),
         "call_key": highlighted(approval.call_key),
         "remembered_rule": highlighted(remembered_rule),
+        "matched_rule": highlighted(approval.rule["pattern"])
+        if isinstance(approval.rule, dict) and isinstance(approval.rule.get("pattern"), str)
+        else "",
         "has_invisible": has_invisible(arguments) or has_invisible(approval.call_key),
         "policy": policy,
         "policy_current_number": policy.current_version.number

@@ -25,6 +25,7 @@ from governance.portal.policy_forms import (
     editor_initial,
     forms_in_order,
 )
+from governance.portal.verbatim import highlighted
 from governance.services.policies import policy_evaluate, policy_replay, policy_save_document
 
 ACTIONS = ("save", "dry_run", "replay", "check", "load_yaml")
@@ -67,7 +68,17 @@ def _rule_lookup(document: PolicyDocument, index: int | None) -> str:
     if index is None or not 0 <= index < len(document.rules):
         return ""
     rule = document.rules[index]
-    return f"{rule.pattern} → {rule.action.value}"
+    return highlighted(f"{rule.pattern} → {rule.action.value}")
+
+
+def _show_segments(result: dict, document: PolicyDocument) -> dict:
+    """Rule text beside each segment; invisible characters in subjects made visible."""
+    for segment in result["segments"]:
+        segment["rule"] = _rule_lookup(document, segment["rule_index"])
+        segment["subject"] = highlighted(segment["subject"])
+    if result.get("rule"):
+        result["rule"]["pattern"] = highlighted(result["rule"]["pattern"])
+    return result
 
 
 def _dry_run(policy: Policy, draft: PolicyDocument | None, form: DryRunForm) -> dict | None:
@@ -78,30 +89,29 @@ def _dry_run(policy: Policy, draft: PolicyDocument | None, form: DryRunForm) -> 
     tool = data.get("tool") or None
     arguments = data.get("arguments") if tool else None
     saved = policy_evaluate(policy=policy, call=call, tool=tool, arguments=arguments)
-    saved_document = document_of(policy.current_version)
-    for segment in saved["segments"]:
-        segment["rule"] = _rule_lookup(saved_document, segment["rule_index"])
+    _show_segments(saved, document_of(policy.current_version))
     result = {"saved": saved, "draft": None}
-    if draft is not None:
+    if draft is not None and draft.digest() != policy.current_version.digest:
         kinds = known_tools(policy.org_id)
         compiled = compile_policy(draft)
         if call is not None:
             evaluation = compiled.evaluate_key(call, kinds)
         else:
             evaluation = compiled.evaluate(tool, arguments or {}, kinds.get(tool))
-        result["draft"] = evaluation.as_dict()
-        for segment in result["draft"]["segments"]:
-            segment["rule"] = _rule_lookup(draft, segment["rule_index"])
+        result["draft"] = _show_segments(evaluation.as_dict(), draft)
         result["changed"] = result["draft"]["verdict"] != saved["verdict"]
     return result
 
 
-def _bound_forms(request):
+def _bound_forms(request, action: str):
+    importing = action == "load_yaml"
     return (
         PolicySettingsForm(request.POST),
         RuleFormSet(request.POST, prefix="rules"),
         DryRunForm(request.POST, prefix="dry"),
-        YamlImportForm(request.POST, request.FILES, prefix="import"),
+        YamlImportForm(request.POST, request.FILES, prefix="import")
+        if importing
+        else YamlImportForm(prefix="import"),
     )
 
 
@@ -143,7 +153,7 @@ def policy_editor_view(request, policy: Policy, *, may_save: bool):
     dry_result = replay_result = None
     status = 200
     if request.method == "POST":
-        settings_form, rules_formset, dry_form, import_form = _bound_forms(request)
+        settings_form, rules_formset, dry_form, import_form = _bound_forms(request, action)
         draft, problems = draft_document(policy.name, settings_form, rules_formset)
         if action == "load_yaml":
             loaded, problems = _load_yaml(request, policy, import_form)
@@ -181,6 +191,8 @@ def policy_editor_view(request, policy: Policy, *, may_save: bool):
             dry_result = _dry_run(policy, draft, dry_form)
         elif action == "replay" and draft is not None:
             replay_result = policy_replay(policy=policy, draft_text=draft.to_yaml())
+            for change in replay_result["changed"]:
+                change["call"] = highlighted(change.get("call", change.get("call_key", "")))
     else:
         settings_form, rules_formset, dry_form, import_form = _fresh_forms(
             document_of(current), current.number
@@ -204,6 +216,7 @@ def policy_editor_view(request, policy: Policy, *, may_save: bool):
         dry_form=dry_form,
         import_form=import_form,
         draft_yaml=draft.to_yaml() if draft is not None else "",
+        draft_differs=draft is not None and draft.digest() != current.digest,
         problems=problems,
         failures=failures,
         warnings=warnings,

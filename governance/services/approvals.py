@@ -189,6 +189,27 @@ def approval_expire(*, approval_id: int) -> bool:
         )
 
 
+RUN_FINISHED_REASON = "the run finished before anyone decided"
+
+
+def approvals_close_for_run(*, run_id) -> int:
+    """Deny every approval still pending when its run finishes (inside run_finish's
+    transaction): nobody should be offered a call whose run is over."""
+    closed = 0
+    pending = Approval.objects.select_related("run", "policy_version").filter(
+        run_id=run_id, status=ApprovalStatus.PENDING
+    )
+    for approval in pending:
+        closed += _settle_locked(
+            approval,
+            status=ApprovalStatus.DENIED,
+            decided_by=None,
+            remember=False,
+            reason=RUN_FINISHED_REASON,
+        )
+    return closed
+
+
 def approvals_sweep() -> int:
     """Settle every expired pending approval (the sweeper's job when no call returns)."""
     due = Approval.objects.filter(

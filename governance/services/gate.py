@@ -16,7 +16,7 @@ from governance.services.approvals import approval_expire_if_due, schedule_appro
 from governance.services.wakeup import wakeups
 from ledger.models import EventType
 from ledger.redaction import argument_digest, argument_preview, redact
-from ledger.services import event_append
+from ledger.services import events_append
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict
     return data
 
 
-def _record(ctx: CallContext, decision: Decision, digest: str) -> ToolCall:
+def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
     run = ctx.run
     now = timezone.now()
     call = ToolCall.objects.create(
@@ -82,19 +82,15 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> ToolCall:
         decided_at=None if decision.outcome == Outcome.PENDING else now,
     )
     version = run.policy_version.number
-    event_append(
-        run_id=run.pk,
-        type=EventType.TOOL_REQUESTED,
-        redacted=redact(
-            {
-                "session_id": ctx.session_id,
-                "tool_call_id": ctx.tool_call_id,
-                "tool": ctx.tool,
-                "arguments_digest": digest,
-                "arguments_preview": argument_preview(ctx.arguments),
-                "definition_digest": ctx.definition_digest or None,
-            }
-        ),
+    requested = redact(
+        {
+            "session_id": ctx.session_id,
+            "tool_call_id": ctx.tool_call_id,
+            "tool": ctx.tool,
+            "arguments_digest": digest,
+            "arguments_preview": argument_preview(ctx.arguments),
+            "definition_digest": ctx.definition_digest or None,
+        }
     )
     if decision.outcome == Outcome.PENDING:
         tool = ctx.frozen_tool
@@ -111,34 +107,36 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> ToolCall:
             rule=decision.rule,
             expires_at=now + timedelta(seconds=run.policy_version.approval_timeout),
         )
-        event_append(
+        approval_requested = redact(
+            {
+                "approval_id": approval.pk,
+                "session_id": ctx.session_id,
+                "tool_call_id": ctx.tool_call_id,
+                "tool": ctx.tool,
+                "rule": decision.rule,
+                "reason": decision.reason,
+                "policy_version": version,
+                "expires_at": approval.expires_at.isoformat(),
+            }
+        )
+        # One lock of the run's ledger counter for both events (fewer round trips per call).
+        events_append(
             run_id=run.pk,
-            type=EventType.APPROVAL_REQUESTED,
-            redacted=redact(
-                {
-                    "approval_id": approval.pk,
-                    "session_id": ctx.session_id,
-                    "tool_call_id": ctx.tool_call_id,
-                    "tool": ctx.tool,
-                    "rule": decision.rule,
-                    "reason": decision.reason,
-                    "policy_version": version,
-                    "expires_at": approval.expires_at.isoformat(),
-                }
-            ),
+            events=[
+                (EventType.TOOL_REQUESTED, requested),
+                (EventType.APPROVAL_REQUESTED, approval_requested),
+            ],
         )
         schedule_approval_followups(approval)
-    else:
-        event_append(
-            run_id=run.pk,
-            type=EventType.TOOL_DECISION,
-            redacted=redact(
-                decision_event_data(
-                    call, policy_version=version, segments=decision.segments[:20] or None
-                )
-            ),
-        )
-    return call
+        return GateAnswer(call, approval)
+    decided = redact(
+        decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None)
+    )
+    events_append(
+        run_id=run.pk,
+        events=[(EventType.TOOL_REQUESTED, requested), (EventType.TOOL_DECISION, decided)],
+    )
+    return GateAnswer(call, None)
 
 
 def _existing(run: Run, session_id: str, tool_call_id: str) -> ToolCall | None:
@@ -200,11 +198,15 @@ def permission_request(
         decision = decide(ctx)
         try:
             with transaction.atomic():
-                call = _record(ctx, decision, digest)
+                answer = _record(ctx, decision, digest)
         except IntegrityError:
             # A concurrent duplicate recorded it first: answer with its settled decision.
             call = _existing(run, session_id, tool_call_id)
             if call is None:
                 raise
+        else:
+            if answer.approval is None:
+                return answer  # settled just now: nothing to wait for, no approval to look up
+            call = answer.tool_call
     _same_request(call, tool, digest)
     return _settled_answer(call, wait_seconds)

@@ -215,6 +215,9 @@ def run_finish(*, run: Run, actor_label: str) -> Run:
         status=RunStatus.FINISHED, finished_at=timezone.now()
     )
     if won:
+        from governance.services.approvals import approvals_close_for_run
+
+        approvals_close_for_run(run_id=run.pk)
         event_append(
             run_id=run.pk,
             type=EventType.RUN_FINISHED,

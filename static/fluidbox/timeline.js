@@ -18,6 +18,10 @@
     return d.decision || d.outcome || d.status || "";
   }
 
+  function sourceOf(d) {
+    return typeof d.source === "string" ? d.source : "";
+  }
+
   function cell(row, text, className) {
     var td = row.insertCell();
     if (text !== "" && text !== null && text !== undefined) {
@@ -39,7 +43,7 @@
     var d = ev.data || {};
     if (filters.type && ev.type !== filters.type) return false;
     if (filters.decision && decisionOf(d) !== filters.decision) return false;
-    if (filters.source && (d.source || "") !== filters.source) return false;
+    if (filters.source && sourceOf(d) !== filters.source) return false;
     return true;
   }
 
@@ -60,7 +64,7 @@
     cell(row, d.tool || "");
     var decision = decisionOf(d);
     cell(row, decision, decision ? "fb-verdict fb-" + decision : "");
-    plain(row, d.source || "");
+    plain(row, sourceOf(d));
     cell(row, d.rule ? d.rule.pattern + " → " + d.rule.action : "");
     plain(row, d.policy_version ? "v" + d.policy_version : "");
     plain(row, d.decided_by || "");

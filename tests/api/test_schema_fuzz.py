@@ -2,7 +2,11 @@
 
 For each operation, generated requests (valid and invalid by the schema) must never get a
 5xx, and every answer must match the schema — 4xx included, which the schema declares as
-our one `Error` shape. Each request carries the credential its endpoint takes.
+our one `Error` shape. Each request carries the credential its endpoint takes: an operator
+key, a personal key (approvals), or a fresh run's session token (runner endpoints).
+
+Deliberately not checked (see CHECKS): "schema-valid input is accepted", because the schema
+gives shapes, not referential or cross-field rules.
 """
 
 from dataclasses import dataclass
@@ -12,23 +16,24 @@ import pytest
 import schemathesis
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.management import call_command
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
-from governance.models import Role
+from governance.authentication import Actor, ActorKind
+from governance.models import Organization
 from governance.services.budget import reservation_create
 from governance.services.connections import connection_create
 from governance.services.gate import permission_request
-from governance.services.orgs import api_key_create, user_create
-from governance.services.runs import run_create
+from governance.services.orgs import api_key_create
+from governance.services.runs import CreatedRun, run_create
 from ledger.canonical import canonical_json
 
 CHECKS = schemathesis.Config.from_dict(
     {
         "checks": {
-            # The schema gives shapes, not referential or cross-field rules: an unknown policy
-            # name, an owner on a shared connection, `call` together with `tool` are
-            # schema-valid and rightly answered 4xx, so "valid means accepted" does not hold.
+            # An unknown policy name, an owner on a shared connection, `call` together with
+            # `tool`: schema-valid, and rightly answered 4xx.
             "positive_data_acceptance": {"enabled": False},
             # A body over DATA_UPLOAD_MAX_MEMORY_SIZE is refused with 413 before it is parsed.
             "negative_data_rejection": {
@@ -42,7 +47,7 @@ schema = schemathesis.openapi.from_wsgi("/v1/schema", WSGIHandler(), config=CHEC
 FUZZ = settings(
     max_examples=12,
     deadline=None,
-    derandomize=True,
+    derandomize=True,  # the same cases on every run: a red suite is reproducible
     suppress_health_check=list(HealthCheck),
 )
 
@@ -66,15 +71,16 @@ def in_process_app(db, settings):
 
 @dataclass
 class World:
-    """Real objects for path parameters, and one credential per kind of caller."""
+    """Real objects for path parameters, and the credentials of each kind of caller."""
 
-    org: object
+    org: Organization
     operator_key: str
     personal_key: str
     connection_id: int
-    inspected_run_id: str
+    inspected_run_id: str = ""
 
-    def fresh_run(self, *, autonomy: str = "autonomous"):
+    def fresh_run(self, *, autonomy: str = "autonomous") -> CreatedRun:
+        # Autonomous by default: a fuzzed `wait_seconds` never parks on an approval.
         return run_create(
             org=self.org,
             agent="fuzz-bot",
@@ -102,67 +108,68 @@ class World:
 @pytest.fixture
 def world(org, approver) -> World:
     operator = api_key_create(org=org, name="fuzz")
-    personal = api_key_create(org=org, name="fuzz-alice", user=approver)
-    user_create(username="pat", org=org, role=Role.MEMBER, password="pw-pat-123")
     connection = connection_create(
         org=org,
-        actor=_operator_actor(operator),
+        actor=Actor(kind=ActorKind.OPERATOR, org_id=org.pk, api_key_id=operator.key.pk),
         slug="crm",
         kind="shared",
         transport="streamable-http",
-        url="http://127.0.0.1:9/mcp",  # nothing listens: refresh must fail cleanly
+        url="http://127.0.0.1:9/mcp",  # nothing listens: a refresh must fail cleanly
         credential={"header": "Authorization", "value": "Bearer fuzz"},
     )
-    inspected = World.fresh_run(World(org, "", "", 0, "")).run
-    return World(
+    created = World(
         org=org,
         operator_key=operator.plaintext,
-        personal_key=personal.plaintext,
+        personal_key=api_key_create(org=org, name="fuzz-alice", user=approver).plaintext,
         connection_id=connection.pk,
-        inspected_run_id=str(inspected.pk),
     )
+    created.inspected_run_id = str(created.fresh_run().run.pk)
+    return created
 
 
-def _operator_actor(issued):
-    from governance.authentication import Actor, ActorKind
-
-    return Actor(kind=ActorKind.OPERATOR, org_id=issued.key.org_id, api_key_id=issued.key.pk)
-
-
-def _is_runner_endpoint(case) -> bool:
+def is_runner_endpoint(case) -> bool:
     return case.path.endswith(RUNNER_SUFFIXES)
 
 
-def _real_objects(case, world: World) -> str:
-    """Point path parameters at real objects; return the credential this endpoint takes."""
-    params = case.path_parameters or {}
+def credential_for(case, world: World) -> str:
     if case.path.startswith(HUMAN_PREFIX):
-        if "approval_id" in params:
-            params["approval_id"] = world.pending_approval_id()
         return world.personal_key
+    if is_runner_endpoint(case):
+        return world.fresh_run().session_token
+    return world.operator_key
+
+
+def point_at_real_objects(case, world: World) -> str:
+    """Replace generated path parameters with real objects; return the credential to send."""
+    params = case.path_parameters or {}
+    if "approval_id" in params:
+        params["approval_id"] = world.pending_approval_id()
     if "connection_id" in params:
         params["connection_id"] = str(world.connection_id)
     if "name" in params:
         params["name"] = "default"
-    if not _is_runner_endpoint(case):
+    if not is_runner_endpoint(case):
         if "run_id" in params:
             params["run_id"] = world.inspected_run_id
-        return world.operator_key
-    created = world.fresh_run()
+        return credential_for(case, world)
+    created = world.fresh_run()  # a fuzzed /finish must not void the next case's token
     params["run_id"] = str(created.run.pk)
     if "reservation_id" in params:
-        reservation = reservation_create(
-            run=created.run, request_key="r", max_output_tokens=10, input_tokens_upper_bound=10
-        ).reservation
-        params["reservation_id"] = str(reservation.pk)
+        params["reservation_id"] = str(
+            reservation_create(
+                run=created.run, request_key="r", max_output_tokens=10, input_tokens_upper_bound=10
+            ).reservation.pk
+        )
     if "tool" in params:
         params["tool"] = "crm.lookup"
-    _aim_at_a_real_tool(case)
+    aim_at_a_frozen_tool(case)
     return created.session_token
 
 
-def _aim_at_a_real_tool(case) -> None:
-    """Half the gate requests name a frozen tool, so the later stages see fuzzed input too."""
+def aim_at_a_frozen_tool(case) -> None:
+    """About half the valid gate requests name a frozen tool, with the fuzzed arguments as its
+    match argument, so the schema, trust-tier and policy stages (and the shell parser) see
+    fuzzed input too, not only the capability stage."""
     body = case.body
     if not (case.path.endswith("/permission") and isinstance(body, dict)):
         return
@@ -175,21 +182,38 @@ def _aim_at_a_real_tool(case) -> None:
     body["tool"] = tool
     if isinstance(body.get("arguments"), dict):
         text = canonical_json(body["arguments"])
-        key = "command" if tool == "run_command" else "path"
-        body["arguments"] = {key: text} if tool != "write_file" else {key: text, "content": ""}
+        if tool == "run_command":
+            body["arguments"] = {"command": text}
+        elif tool == "write_file":
+            body["arguments"] = {"path": text, "content": ""}
+        else:
+            body["arguments"] = {"path": text}
+
+
+def test_the_schema_is_valid_openapi_without_warnings(tmp_path):
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", tmp_path / "s.yaml")
+
+
+def test_every_operation_declares_the_json_error_shape_for_4xx(client):
+    document = client.get("/v1/schema", HTTP_ACCEPT="application/json").json()
+    error = document["components"]["schemas"]["Error"]
+    assert error["required"] == ["error", "detail"]
+    operations = [op for ops in document["paths"].values() for op in ops.values()]
+    assert len(operations) >= 18
+    for operation in operations:
+        declared = operation["responses"]["4XX"]["content"]["application/json"]["schema"]
+        assert declared == {"$ref": "#/components/schemas/Error"}, operation["operationId"]
 
 
 @schema.parametrize()
 @FUZZ
 def test_no_endpoint_errs_or_breaks_its_schema_on_real_objects(case, world):
-    token = _real_objects(case, world)
+    token = point_at_real_objects(case, world)
     case.call_and_validate(headers={"Authorization": f"Bearer {token}"})
 
 
 @schema.parametrize()
 @FUZZ
 def test_no_endpoint_errs_or_breaks_its_schema_on_made_up_ids(case, world):
-    token = world.fresh_run().session_token if _is_runner_endpoint(case) else world.operator_key
-    if case.path.startswith(HUMAN_PREFIX):
-        token = world.personal_key
+    token = credential_for(case, world)
     case.call_and_validate(headers={"Authorization": f"Bearer {token}"})

@@ -20,31 +20,42 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 15_000
+ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
+    """Chromium for this module only: Playwright's sync API marks an asyncio loop as running
+    in this thread while it is open, which would break later tests that call `anyio.run`."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's Chromium is not at /usr/bin/chromium (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
-    # Playwright's sync API keeps an event loop in this thread; the ORM calls these tests
-    # make between browser steps are ordinary synchronous code.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
+    # The ORM calls these tests make between browser steps are plain synchronous code that
+    # Django would refuse while Playwright's loop looks running; allowed for this module only.
+    previous = os.environ.get(ASYNC_UNSAFE)
+    os.environ[ASYNC_UNSAFE] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop(ASYNC_UNSAFE, None)
+        else:
+            os.environ[ASYNC_UNSAFE] = previous
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def portal_server(django_db_setup, django_db_blocker, tmp_path_factory):
     """gunicorn on the test database, with the admin's and the portal's static files."""
     tmp = tmp_path_factory.mktemp("portal")
     data_dir = str(tmp / "data")
     environment = child_environment(FLUIDBOX_DATA_DIR=data_dir)
+    environment.pop(ASYNC_UNSAFE, None)
     subprocess.run(
         [str(BIN / "python"), "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
         cwd=ROOT,
@@ -52,6 +63,7 @@ def portal_server(django_db_setup, django_db_blocker, tmp_path_factory):
         check=True,
     )
     server = WebServer(tmp, workers=1, threads=32, FLUIDBOX_DATA_DIR=data_dir)
+    server.env.pop(ASYNC_UNSAFE, None)
     server.start()
     yield server
     server.stop()
@@ -63,7 +75,7 @@ def portal(transactional_db, portal_server):
 
 
 @pytest.fixture
-def browser_page(chromium, portal):
+def browser_page(portal, chromium):
     context = chromium.new_context(viewport={"width": 1440, "height": 1000}, base_url=portal.url)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()

@@ -26,13 +26,10 @@ def rule_row(page, pattern: str):
     return page.locator("tr.fb-rule").filter(has=page.locator(f"input[value='{pattern}']"))
 
 
-def test_an_admin_edits_a_rule_and_the_dry_run_shows_the_new_verdict(
-    browser_page, org, admin_user
-):
+def test_an_admin_edits_a_rule_and_the_dry_run_shows_the_new_verdict(browser_page, org, admin_user):
     page = browser_page
     policy = Policy.objects.get(org=org, name="default")
     log_in(page, "ada", "pw-ada-123")
-    screenshot(page, "dashboard")
 
     page.goto(reverse("admin:governance_policy_change", args=[policy.pk]))
     page.fill("#id_dry-call", "run_command:git status")
@@ -109,9 +106,7 @@ def test_an_approver_approves_and_the_waiting_runner_is_allowed(
     assert (approval.status, approval.decided_by.username) == ("approved", "alice")
 
 
-def test_a_superuser_sees_no_approve_button_and_a_forged_post_is_refused(
-    browser_page, org, member
-):
+def test_a_superuser_sees_no_approve_button_and_a_forged_post_is_refused(browser_page, org, member):
     page = browser_page
     User.objects.create_superuser("root", "root@example.com", "pw-root-123")
     approval = personal_pending_approval(org, owner="mo")
@@ -129,7 +124,8 @@ def test_a_superuser_sees_no_approve_button_and_a_forged_post_is_refused(
                 const form = document.createElement("form");
                 form.method = "post";
                 form.action = action;
-                for (const [name, value] of [["csrfmiddlewaretoken", token], ["decision", "approve"]]) {
+                const fields = [["csrfmiddlewaretoken", token], ["decision", "approve"]];
+                for (const [name, value] of fields) {
                     const input = document.createElement("input");
                     input.type = "hidden"; input.name = name; input.value = value;
                     form.appendChild(input);
@@ -158,14 +154,16 @@ def test_an_auditor_reads_a_run_timeline_live_and_cannot_change_anything(
     run, _ = sandbox_run(org)
     ask(run, "read_file", {"path": "/workspace/README.md"}, call_id="c-1")
     ask(run, "run_command", {"command": "ls; rm -rf /"}, call_id="c-2")
-    approval = pending_approval(org, call_id="c-3")
+    approval = ask(run, "send_email", {"to": "bob@example.com"}, call_id="c-3").approval
     approval_decide(approval_id=approval.pk, actor=_portal_actor(approver), approve=False)
-    run = approval.run
     ask(run, "read_file", {"path": "/workspace/a"}, call_id="c-4")
     seqs = list(Event.objects.filter(run=run).order_by("seq").values_list("seq", flat=True))
     policy_versions = Policy.objects.get(org=org, name="default").versions.count()
 
+    pending_approval(org, call_id="c-9")
     log_in(page, "audrey", "pw-audrey-123")
+    assert page.locator("#decisions-by-verdict").is_visible()
+    screenshot(page, "dashboard")
     page.goto(reverse("admin:governance_run_change", args=[run.pk]))
     assert "verified: the hash chain is intact" in page.locator("#chain-status").inner_text()
     shown = [int(s) for s in page.locator("#timeline tr.fb-event td.fb-seq").all_inner_texts()]
@@ -184,7 +182,9 @@ def test_an_auditor_reads_a_run_timeline_live_and_cannot_change_anything(
         reverse("admin:governance_run_change", args=[run.pk]): "post",
         reverse("admin:governance_run_delete", args=[run.pk]): "post",
         reverse("admin:ledger_event_add"): "get",
-        reverse("admin:ledger_event_delete", args=[Event.objects.filter(run=run).first().pk]): "post",
+        reverse(
+            "admin:ledger_event_delete", args=[Event.objects.filter(run=run).first().pk]
+        ): "post",
         reverse("admin:governance_policy_add"): "get",
         reverse("admin:governance_policy_change", args=[Policy.objects.get(org=org).pk]): "post",
         reverse("admin:inbox-decide", args=[approval.pk]): "post",
@@ -194,7 +194,8 @@ def test_an_auditor_reads_a_run_timeline_live_and_cannot_change_anything(
             response = page.request.get(url)
         else:
             response = page.request.post(
-                url, form={"csrfmiddlewaretoken": token, "do": "save", "decision": "approve"},
+                url,
+                form={"csrfmiddlewaretoken": token, "do": "save", "decision": "approve"},
                 headers=headers,
             )
         assert response.status == 403, (url, response.status)

@@ -203,3 +203,17 @@ def test_a_ledger_failure_during_a_decision_leaves_it_pending(make_run, approver
     assert response.json()["error"] == "ledger_unavailable"
     assert Approval.objects.get(pk=approval_id).status == "pending"
     assert event_types(run_id) == before
+
+
+@pytest.mark.django_db
+def test_finishing_a_run_denies_its_pending_approvals(make_run, approver):
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    assert runner.post(f"/v1/runs/{run_id}/finish").status_code == 200
+    approval = Approval.objects.get(pk=approval_id)
+    assert approval.status == "denied"
+    assert approval.decided_by is None
+    assert Api(user=approver).get("/v1/approvals?status=pending").json()["approvals"] == []
+    late = decide(Api(user=approver), approval_id)
+    assert late.json()["won"] is False
+    assert event_types(run_id)[-3:] == ["approval.decided", "tool.decision", "run.finished"]

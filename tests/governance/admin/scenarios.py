@@ -1,10 +1,10 @@
 """Data for the portal's tests, made through the services as a real deployment makes it."""
 
+from governance.authentication import Actor, ActorKind
 from governance.models import Approval, Connection
 from governance.services.connections import connection_create, photograph_store
 from governance.services.gate import permission_request
 from governance.services.runs import run_create
-from governance.authentication import Actor, ActorKind
 
 ECHO_TOOLS = [
     {

@@ -14,9 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def decide(client, approval, decision):
-    return client.post(
-        reverse("admin:inbox-decide", args=[approval.pk]), {"decision": decision}
-    )
+    return client.post(reverse("admin:inbox-decide", args=[approval.pk]), {"decision": decision})
 
 
 def decided_events(approval):
@@ -120,7 +118,9 @@ def test_invisible_and_bidi_characters_are_escaped_and_highlighted(org, approver
     approval = pending_approval(org, to="bob@example.com\u202e\u200bmoc.evil")
     page = login(approver).get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
     assert "\u202e" not in page and "\u200b" not in page
-    assert '<mark class="fb-invisible" title="\\u202e (RIGHT-TO-LEFT OVERRIDE)">\\u202e</mark>' in page
+    assert (
+        '<mark class="fb-invisible" title="\\u202e (RIGHT-TO-LEFT OVERRIDE)">\\u202e</mark>' in page
+    )
     assert "invisible or bidirectional characters" in page
 
 

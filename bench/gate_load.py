@@ -1,0 +1,456 @@
+"""Gate decisions per second under load, next to the stack's own ceiling.
+
+Runs the server as in production — gunicorn with fluidbox/gunicorn_conf.py (gthread) and the
+production settings, on PostgreSQL — in a throwaway database created next to the one
+DATABASE_URL names (`<name>_gate_load`, migrated from scratch, dropped at the end). wrk
+(`apt-get install wrk`) drives it with bench/gate_load.lua: every request is a NEW decision
+(fresh tool_call_id), rotating over the session tokens of `--runs` runs.
+
+Scenarios: an ALWAYS decision, a NEVER decision, a 20-segment shell command (every segment
+matched), and `/bench/ceiling` — a bare DRF endpoint in the same gunicorn doing one
+transaction (lock a counter row, insert 3 rows). Each is measured flat out at several
+connection counts (the best is its peak), then paced at half of its peak for p99. Last, the
+peak RSS (VmHWM) of every server process.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:55433/fluidbox_bench \\
+        .venv/bin/python bench/gate_load.py [--runs 100] [--seconds 8] [--conns 8,16,32,64]
+"""
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+from cryptography.fernet import Fernet
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+LUA = ROOT / "bench" / "gate_load.lua"
+SCENARIOS = (
+    ("ceiling", "bare DRF ceiling"),
+    ("always", "ALWAYS (read_file)"),
+    ("never", "NEVER (rm -rf)"),
+    ("shell20", "20-segment shell"),
+)
+EXPECTED = {"always": "allow", "never": "deny", "shell20": "allow"}
+TARGET_SHARE = 0.60
+TARGET_P99_MS = 50.0
+
+POLICY = """
+name: bench
+autonomous_fallback: deny
+rules:
+  - {pattern: "read_file:/workspace/*", action: ALWAYS}
+  - {pattern: "read_file:*", action: NEVER}
+  - {pattern: "run_command:rm *", action: NEVER}
+  - {pattern: "run_command:git status", action: ALWAYS}
+  - {pattern: "run_command:git status --short", action: ALWAYS}
+  - {pattern: "run_command:git log --oneline *", action: ALWAYS}
+  - {pattern: "run_command:git diff --stat", action: ALWAYS}
+  - {pattern: "run_command:ls *", action: ALWAYS}
+  - {pattern: "run_command:cat /workspace/*", action: ALWAYS}
+  - {pattern: "run_command:head *", action: ALWAYS}
+  - {pattern: "run_command:grep *", action: ALWAYS}
+  - {pattern: "run_command:wc *", action: ALWAYS}
+  - {pattern: "run_command:echo *", action: ALWAYS}
+  - {pattern: "write_file:/workspace/*", action: ALWAYS}
+  - {pattern: "write_file:*", action: NEVER}
+"""
+
+
+@dataclass
+class Result:
+    connections: int
+    requests: int
+    seconds: float
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    non2xx: int
+    socket_errors: int
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
+
+
+# --- the throwaway database -------------------------------------------------------------
+
+
+def throwaway_database(base_url: str) -> str:
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        sys.exit("gate_load needs DATABASE_URL=postgres://… (the production database)")
+    name = f"{parts.path.lstrip('/') or 'fluidbox'}_gate_load"
+    with _maintenance(parts) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def drop_database(url: str) -> None:
+    parts = urlsplit(url)
+    with _maintenance(parts) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
+
+
+def _maintenance(parts):
+    return psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True)
+
+
+def server_version(url: str) -> str:
+    with psycopg.connect(url) as conn:
+        return conn.execute("SHOW server_version").fetchone()[0]
+
+
+# --- data: org, policy, bundle, runs (in this process, through the services) -------------
+
+
+def seed(run_count: int, runs_file: Path) -> None:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from bench.ceiling_app import CEILING_COUNTERS, CEILING_TABLES
+    from governance.services.bundles import bundle_import
+    from governance.services.orgs import org_create
+    from governance.services.policies import policy_save
+    from governance.services.runs import run_create
+
+    call_command("migrate", verbosity=0)
+    with connection.cursor() as cursor:
+        for statement in CEILING_TABLES:
+            cursor.execute(statement)
+        cursor.execute(CEILING_COUNTERS, [run_count])
+    org = org_create(slug="gate-load")
+    policy_save(org=org, text=POLICY, author=None)
+    bundle_import(org=org, text=(ROOT / "runner" / "bundles" / "sandbox-basic.yaml").read_text())
+    lines = []
+    for _ in range(run_count):
+        created = run_create(
+            org=org,
+            agent="gate-load",
+            policy_name="bench",
+            autonomy="autonomous",
+            source={"kind": "manual"},
+            budget_tokens=10**12,
+            bundles=["sandbox-basic"],
+            connections=[],
+        )
+        lines.append(f"{created.run.pk} {created.session_token}")
+    runs_file.write_text("\n".join(lines) + "\n")
+    connection.close()
+
+
+def recorded_decisions(nonce: str) -> dict[str, int]:
+    from django.db import connection
+    from django.db.models import Count
+
+    from governance.models import ToolCall
+
+    counts = dict(
+        ToolCall.objects.filter(tool_call_id__startswith=f"{nonce}-")
+        .values_list("decision")
+        .annotate(Count("id"))
+    )
+    connection.close()
+    return counts
+
+
+# --- the server ------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Gunicorn:
+    def __init__(self, env: dict[str, str], workers: int, threads: int, log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        args = [
+            str(BIN / "gunicorn"),
+            "fluidbox.wsgi:application",
+            "--config",
+            "fluidbox/gunicorn_conf.py",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+        ]
+        env = {**env, "WEB_WORKERS": str(workers), "WEB_THREADS": str(threads)}
+        with open(log, "ab") as out:
+            self.process = subprocess.Popen(
+                args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                sys.exit(f"gunicorn exited:\n{log.read_text()[-3000:]}")
+            try:
+                httpx.get(f"{self.url}/v1/schema", timeout=2).raise_for_status()
+                return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        sys.exit(f"gunicorn did not start:\n{log.read_text()[-3000:]}")
+
+    def workers(self) -> list[int]:
+        children = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == self.process.pid:
+                children.append(int(entry.name))
+        return sorted(children)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    values = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmHWM", "VmRSS"):
+            values[key] = int(rest.split()[0])
+    return values
+
+
+# --- wrk ---------------------------------------------------------------------------------
+
+
+def wrk(
+    url: str,
+    scenario: str,
+    runs_file: Path,
+    *,
+    connections: int,
+    seconds: float,
+    threads: int,
+    pace_ms: float = 0.0,
+) -> tuple[Result, str]:
+    nonce = f"{scenario}{secrets.token_hex(4)}"
+    env = {
+        **os.environ,
+        "GATE_LOAD_RUNS": str(runs_file),
+        "GATE_LOAD_SCENARIO": scenario,
+        "GATE_LOAD_NONCE": nonce,
+        "GATE_LOAD_PACE_MS": f"{pace_ms:.3f}",
+    }
+    command = [
+        "wrk",
+        f"-t{min(threads, connections)}",
+        f"-c{connections}",
+        f"-d{max(1, round(seconds))}s",
+        "--timeout",
+        "10s",
+        "-s",
+        str(LUA),
+        url,
+    ]
+    output = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    line = next(line for line in output.splitlines() if line.startswith("GATE_LOAD_RESULT "))
+    raw = json.loads(line.split(" ", 1)[1])
+    result = Result(
+        connections=connections,
+        requests=raw["requests"],
+        seconds=raw["duration_us"] / 1e6,
+        p50_ms=raw["p50_us"] / 1000,
+        p90_ms=raw["p90_us"] / 1000,
+        p99_ms=raw["p99_us"] / 1000,
+        non2xx=raw["non2xx"],
+        socket_errors=raw["socket_errors"],
+    )
+    return result, nonce
+
+
+def check_recorded(scenario: str, nonce: str, result: Result) -> str:
+    if scenario == "ceiling":
+        return ""
+    counts = recorded_decisions(nonce)
+    expected = EXPECTED[scenario]
+    wrong = {decision: n for decision, n in counts.items() if decision != expected}
+    recorded = counts.get(expected, 0)
+    if wrong or recorded < result.requests - result.non2xx:
+        raise SystemExit(f"{scenario}: recorded {counts}, expected {result.requests} '{expected}'")
+    return f"{recorded} new '{expected}' decisions recorded"
+
+
+def peak(url, scenario, runs_file, args) -> Result:
+    wrk(url, scenario, runs_file, connections=8, seconds=2, threads=args.wrk_threads)  # warm up
+    best = None
+    for connections in args.conns:
+        result, nonce = wrk(
+            url,
+            scenario,
+            runs_file,
+            connections=connections,
+            seconds=args.seconds,
+            threads=args.wrk_threads,
+        )
+        note = check_recorded(scenario, nonce, result)
+        errors = f"  non-2xx {result.non2xx}" if result.non2xx or result.socket_errors else ""
+        print(
+            f"    {scenario:<8} c={connections:<3} {result.rate:8.1f}/s  p50 {result.p50_ms:6.1f} ms"
+            f"  p99 {result.p99_ms:7.1f} ms{errors}  {note}",
+            flush=True,
+        )
+        if best is None or result.rate > best.rate:
+            best = result
+    return best
+
+
+def paced(url, scenario, runs_file, target: float, args) -> Result:
+    """Closed loop with exponential think time, tuned until the offered rate is the target."""
+    connections = args.half_conns
+    pace_ms = 1000 * connections / target
+    for _ in range(3):
+        probe, _ = wrk(
+            url,
+            scenario,
+            runs_file,
+            connections=connections,
+            seconds=3,
+            threads=args.wrk_threads,
+            pace_ms=pace_ms,
+        )
+        if abs(probe.rate - target) / target < 0.05:
+            break
+        pace_ms = max(0.1, pace_ms + 1000 * connections * (1 / target - 1 / probe.rate))
+    result, nonce = wrk(
+        url,
+        scenario,
+        runs_file,
+        connections=connections,
+        seconds=args.seconds,
+        threads=args.wrk_threads,
+        pace_ms=pace_ms,
+    )
+    check_recorded(scenario, nonce, result)
+    return result
+
+
+# --- main --------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--conns", default="8,16,32,64", help="connection counts for the peak")
+    parser.add_argument("--half-conns", type=int, default=16, help="connections at half load")
+    parser.add_argument("--wrk-threads", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "2")))
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "128")))
+    parser.add_argument("--keep-db", action="store_true")
+    args = parser.parse_args()
+    args.conns = [int(n) for n in args.conns.split(",")]
+    if shutil.which("wrk") is None:
+        sys.exit("wrk is not installed: apt-get install -y wrk")
+
+    database_url = throwaway_database(os.environ.get("DATABASE_URL", ""))
+    workdir = Path(tempfile.mkdtemp(prefix="gate-load-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "fluidbox.settings",
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": secrets.token_urlsafe(40),
+        "FLUIDBOX_DATA_DIR": str(workdir),
+        "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
+        "FLUIDBOX_BENCH_ENDPOINTS": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+    for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
+        env.pop(name, None)
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    runs_file = workdir / "runs.txt"
+    seed(args.runs, runs_file)
+
+    server = Gunicorn(env, args.workers, args.threads, workdir / "gunicorn.log")
+    try:
+        print(
+            f"gunicorn gthread {args.workers} workers x {args.threads} threads, PostgreSQL "
+            f"{server_version(database_url)}, DB_CONN_MAX_AGE="
+            f"{os.environ.get('DB_CONN_MAX_AGE', '0')}, {args.runs} runs, "
+            f"wrk {args.wrk_threads} thread(s), {os.cpu_count()} CPUs shared by all",
+            flush=True,
+        )
+        print("  flat out (each request a new decision):", flush=True)
+        peaks = {scenario: peak(server.url, scenario, runs_file, args) for scenario, _ in SCENARIOS}
+        print("  paced at half of each peak:", flush=True)
+        halves = {
+            scenario: paced(server.url, scenario, runs_file, peaks[scenario].rate / 2, args)
+            for scenario, _ in SCENARIOS
+        }
+        memory = {"master": memory_kib(server.process.pid)} | {
+            f"worker {pid}": memory_kib(pid) for pid in server.workers()
+        }
+    finally:
+        server.stop()
+        if not args.keep_db:
+            drop_database(database_url)
+        shutil.rmtree(workdir, ignore_errors=True)
+    report(peaks, halves, memory)
+
+
+def report(peaks: dict, halves: dict, memory: dict) -> None:
+    ceiling = peaks["ceiling"].rate
+    print()
+    print(
+        f"{'scenario':<20} {'peak/s':>8} {'conns':>5} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'of ceiling':>10} | {'half-load/s':>11} {'p50 ms':>7} {'p99 ms':>7}"
+    )
+    verdicts = []
+    for scenario, label in SCENARIOS:
+        top, half = peaks[scenario], halves[scenario]
+        share = top.rate / ceiling
+        print(
+            f"{label:<20} {top.rate:8.1f} {top.connections:>5} {top.p50_ms:7.1f} "
+            f"{top.p99_ms:7.1f} {share:10.0%} | {half.rate:11.1f} {half.p50_ms:7.1f} "
+            f"{half.p99_ms:7.1f}"
+        )
+        if scenario != "ceiling":
+            verdicts.append(share >= TARGET_SHARE and half.p99_ms <= TARGET_P99_MS)
+    print()
+    for name, values in memory.items():
+        print(
+            f"peak RSS {name:<14} {values['VmHWM'] / 1024:7.1f} MiB "
+            f"(now {values['VmRSS'] / 1024:.1f} MiB)"
+        )
+    print()
+    met = "MET" if all(verdicts) else "MISSED"
+    print(
+        f"target (each gate scenario >= {TARGET_SHARE:.0%} of the ceiling's peak, p99 <= "
+        f"{TARGET_P99_MS:.0f} ms at half load): {met}"
+    )
+
+
+if __name__ == "__main__":
+    main()
