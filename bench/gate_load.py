@@ -80,6 +80,12 @@ class Result:
     p99_ms: float
     non2xx: int
     socket_errors: int
+    worker_cpu_s: float = 0.0
+
+    @property
+    def cpu_ms(self) -> float:
+        """gunicorn workers' CPU per request: unlike throughput, unmoved by other load."""
+        return 1000 * self.worker_cpu_s / max(1, self.requests)
 
     @property
     def rate(self) -> float:
@@ -181,7 +187,10 @@ def free_port() -> int:
 
 
 class Gunicorn:
-    def __init__(self, env: dict[str, str], workers: int, threads: int, log: Path) -> None:
+    def __init__(
+        self, env: dict[str, str], workers: int, threads: int, log: Path, runs_file: Path
+    ) -> None:
+        self.runs_file = runs_file
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
@@ -196,7 +205,12 @@ class Gunicorn:
         env = {**env, "WEB_WORKERS": str(workers), "WEB_THREADS": str(threads)}
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
-                args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                args,
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -233,6 +247,19 @@ class Gunicorn:
                 self.process.wait()
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def memory_kib(pid: int) -> dict[str, int]:
     values = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -246,9 +273,8 @@ def memory_kib(pid: int) -> dict[str, int]:
 
 
 def wrk(
-    url: str,
+    server: "Gunicorn",
     scenario: str,
-    runs_file: Path,
     *,
     connections: int,
     seconds: float,
@@ -258,7 +284,7 @@ def wrk(
     nonce = f"{scenario}{secrets.token_hex(4)}"
     env = {
         **os.environ,
-        "GATE_LOAD_RUNS": str(runs_file),
+        "GATE_LOAD_RUNS": str(server.runs_file),
         "GATE_LOAD_SCENARIO": scenario,
         "GATE_LOAD_NONCE": nonce,
         "GATE_LOAD_PACE_MS": f"{pace_ms:.3f}",
@@ -272,9 +298,12 @@ def wrk(
         "10s",
         "-s",
         str(LUA),
-        url,
+        server.url,
     ]
+    workers = server.workers()
+    cpu_before = cpu_seconds(workers)
     output = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    worker_cpu_s = cpu_seconds(workers) - cpu_before
     line = next(line for line in output.splitlines() if line.startswith("GATE_LOAD_RESULT "))
     raw = json.loads(line.split(" ", 1)[1])
     result = Result(
@@ -286,6 +315,7 @@ def wrk(
         p99_ms=raw["p99_us"] / 1000,
         non2xx=raw["non2xx"],
         socket_errors=raw["socket_errors"],
+        worker_cpu_s=worker_cpu_s,
     )
     return result, nonce
 
@@ -302,14 +332,13 @@ def check_recorded(scenario: str, nonce: str, result: Result) -> str:
     return f"{recorded} new '{expected}' decisions recorded"
 
 
-def peak(url, scenario, runs_file, args) -> Result:
-    wrk(url, scenario, runs_file, connections=8, seconds=2, threads=args.wrk_threads)  # warm up
+def peak(server: "Gunicorn", scenario: str, args) -> Result:
+    wrk(server, scenario, connections=8, seconds=2, threads=args.wrk_threads)  # warm up
     best = None
     for connections in args.conns:
         result, nonce = wrk(
-            url,
+            server,
             scenario,
-            runs_file,
             connections=connections,
             seconds=args.seconds,
             threads=args.wrk_threads,
@@ -317,8 +346,9 @@ def peak(url, scenario, runs_file, args) -> Result:
         note = check_recorded(scenario, nonce, result)
         errors = f"  non-2xx {result.non2xx}" if result.non2xx or result.socket_errors else ""
         print(
-            f"    {scenario:<8} c={connections:<3} {result.rate:8.1f}/s  p50 {result.p50_ms:6.1f} ms"
-            f"  p99 {result.p99_ms:7.1f} ms{errors}  {note}",
+            f"    {scenario:<8} c={connections:<3} {result.rate:8.1f}/s  "
+            f"p50 {result.p50_ms:6.1f} ms  p99 {result.p99_ms:7.1f} ms  "
+            f"worker CPU {result.cpu_ms:5.2f} ms/req{errors}  {note}",
             flush=True,
         )
         if best is None or result.rate > best.rate:
@@ -326,15 +356,14 @@ def peak(url, scenario, runs_file, args) -> Result:
     return best
 
 
-def paced(url, scenario, runs_file, target: float, args) -> Result:
+def paced(server: "Gunicorn", scenario: str, target: float, args) -> Result:
     """Closed loop with exponential think time, tuned until the offered rate is the target."""
     connections = args.half_conns
     pace_ms = 1000 * connections / target
     for _ in range(3):
         probe, _ = wrk(
-            url,
+            server,
             scenario,
-            runs_file,
             connections=connections,
             seconds=3,
             threads=args.wrk_threads,
@@ -344,9 +373,8 @@ def paced(url, scenario, runs_file, target: float, args) -> Result:
             break
         pace_ms = max(0.1, pace_ms + 1000 * connections * (1 / target - 1 / probe.rate))
     result, nonce = wrk(
-        url,
+        server,
         scenario,
-        runs_file,
         connections=connections,
         seconds=args.seconds,
         threads=args.wrk_threads,
@@ -354,6 +382,43 @@ def paced(url, scenario, runs_file, target: float, args) -> Result:
     )
     check_recorded(scenario, nonce, result)
     return result
+
+
+def profile(server: Gunicorn, args) -> None:
+    """py-spy on one worker while wrk runs the scenario flat out; prints where time goes."""
+    spy = shutil.which("py-spy") or str(BIN / "py-spy")
+    worker = server.workers()[0]
+    out = Path(tempfile.mkdtemp(prefix="gate-load-spy-")) / "stacks.txt"
+    command = [spy, "record", "--pid", str(worker), "--duration", str(round(args.seconds))]
+    command += ["--format", "raw", "--output", str(out), "--nonblocking", "--gil"]
+    sampler = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    wrk(
+        server,
+        args.profile,
+        connections=16,
+        seconds=args.seconds,
+        threads=args.wrk_threads,
+    )
+    sampler.wait()
+    print(f"  py-spy, worker {worker}, {args.profile}, samples holding the GIL: {out}")
+    for share, frame in hottest_frames(out):
+        print(f"    {share:6.1%}  {frame}")
+
+
+def hottest_frames(stacks: Path, top: int = 30) -> list[tuple[float, str]]:
+    """Inclusive share of samples per function (a frame counted once per stack)."""
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in stacks.read_text().splitlines():
+        trace, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        total += int(count)
+        for frame in set(trace.split(";")):
+            inclusive[frame] = inclusive.get(frame, 0) + int(count)
+    ranked = sorted(inclusive.items(), key=lambda item: -item[1])
+    return [(n / total, frame) for frame, n in ranked[:top]] if total else []
 
 
 # --- main --------------------------------------------------------------------------------
@@ -369,6 +434,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "2")))
     parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "128")))
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument(
+        "--profile",
+        choices=[scenario for scenario, _ in SCENARIOS],
+        help="also sample one worker with py-spy (pip install py-spy) under flat-out load",
+    )
     args = parser.parse_args()
     args.conns = [int(n) for n in args.conns.split(",")]
     if shutil.which("wrk") is None:
@@ -393,7 +463,7 @@ def main() -> None:
     runs_file = workdir / "runs.txt"
     seed(args.runs, runs_file)
 
-    server = Gunicorn(env, args.workers, args.threads, workdir / "gunicorn.log")
+    server = Gunicorn(env, args.workers, args.threads, workdir / "gunicorn.log", runs_file)
     try:
         print(
             f"gunicorn gthread {args.workers} workers x {args.threads} threads, PostgreSQL "
@@ -402,13 +472,17 @@ def main() -> None:
             f"wrk {args.wrk_threads} thread(s), {os.cpu_count()} CPUs shared by all",
             flush=True,
         )
+        print(f"  load average at start: {load_average()}", flush=True)
         print("  flat out (each request a new decision):", flush=True)
-        peaks = {scenario: peak(server.url, scenario, runs_file, args) for scenario, _ in SCENARIOS}
+        peaks = {scenario: peak(server, scenario, args) for scenario, _ in SCENARIOS}
         print("  paced at half of each peak:", flush=True)
         halves = {
-            scenario: paced(server.url, scenario, runs_file, peaks[scenario].rate / 2, args)
+            scenario: paced(server, scenario, peaks[scenario].rate / 2, args)
             for scenario, _ in SCENARIOS
         }
+        print(f"  load average at end: {load_average()}", flush=True)
+        if args.profile:
+            profile(server, args)
         memory = {"master": memory_kib(server.process.pid)} | {
             f"worker {pid}": memory_kib(pid) for pid in server.workers()
         }
@@ -421,23 +495,27 @@ def main() -> None:
 
 
 def report(peaks: dict, halves: dict, memory: dict) -> None:
-    ceiling = peaks["ceiling"].rate
+    ceiling = peaks["ceiling"]
     print()
     print(
         f"{'scenario':<20} {'peak/s':>8} {'conns':>5} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'of ceiling':>10} | {'half-load/s':>11} {'p50 ms':>7} {'p99 ms':>7}"
+        f"{'of ceiling':>10} {'CPU ms':>7} {'CPU share':>9} | {'half-load/s':>11} "
+        f"{'p50 ms':>7} {'p99 ms':>7}"
     )
     verdicts = []
     for scenario, label in SCENARIOS:
         top, half = peaks[scenario], halves[scenario]
-        share = top.rate / ceiling
+        share = top.rate / ceiling.rate
+        # What the throughput share would be if the workers' CPU were all that limited it.
+        cpu_share = ceiling.cpu_ms / top.cpu_ms if top.cpu_ms else float("nan")
         print(
             f"{label:<20} {top.rate:8.1f} {top.connections:>5} {top.p50_ms:7.1f} "
-            f"{top.p99_ms:7.1f} {share:10.0%} | {half.rate:11.1f} {half.p50_ms:7.1f} "
-            f"{half.p99_ms:7.1f}"
+            f"{top.p99_ms:7.1f} {share:10.0%} {top.cpu_ms:7.2f} {cpu_share:9.0%} | "
+            f"{half.rate:11.1f} {half.p50_ms:7.1f} {half.p99_ms:7.1f}"
         )
         if scenario != "ceiling":
             verdicts.append(share >= TARGET_SHARE and half.p99_ms <= TARGET_P99_MS)
+    print("(CPU ms: gunicorn workers' CPU per request at the peak; CPU share: ceiling's / this)")
     print()
     for name, values in memory.items():
         print(

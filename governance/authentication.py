@@ -171,8 +171,19 @@ class PortalSessionAuthentication(authentication.SessionAuthentication):
         if result is None:
             return None
         user, _ = result
-        actor = Actor(kind=ActorKind.PORTAL, user=user, roles=active_roles(user))
-        return user, actor
+        return user, portal_actor(user)
+
+
+def portal_actor(user: User) -> Actor:
+    """A person in the portal. A Django superuser is an admin of every organization (the
+    owner rule for personal connections still applies to them)."""
+    if user.is_superuser:
+        from governance.models import Organization
+
+        roles = {pk: Role.ADMIN.value for pk in Organization.objects.values_list("pk", flat=True)}
+    else:
+        roles = active_roles(user)
+    return Actor(kind=ActorKind.PORTAL, user=user, roles=roles)
 
 
 __all__ = ["Actor", "ActorKind", "BearerAuthentication", "PortalSessionAuthentication", "Role"]

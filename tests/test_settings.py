@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def settings_in_subprocess(**env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("FLUIDBOX", "DJANGO"))}
     clean.pop("SECRET_KEY", None)
+    clean.pop("DATABASE_URL", None)
     clean.pop("DEBUG", None)
     clean.update(env)
     code = (

@@ -8,7 +8,8 @@ personal connections lives in the services and selectors, so it holds for superu
 from django.contrib import admin
 from django.db.models import Q
 
-from governance.authentication import Actor, ActorKind, active_roles
+from governance.authentication import Actor
+from governance.authentication import portal_actor as actor_for_portal_user
 from governance.models import Organization, Role
 
 READ_ROLES = (Role.ADMIN, Role.APPROVER, Role.AUDITOR)
@@ -20,11 +21,7 @@ def portal_actor(request) -> Actor:
     cached = getattr(request, "_fluidbox_actor", None)
     if cached is not None and cached.user == request.user:
         return cached
-    user = request.user
-    roles = active_roles(user)
-    if user.is_superuser:
-        roles = {pk: Role.ADMIN for pk in Organization.objects.values_list("pk", flat=True)}
-    actor = Actor(kind=ActorKind.PORTAL, user=user, roles=roles)
+    actor = actor_for_portal_user(request.user)
     request._fluidbox_actor = actor
     return actor
 

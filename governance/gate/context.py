@@ -19,7 +19,11 @@ class CallContext:
 
     @cached_property
     def frozen_tool(self) -> FrozenTool | None:
-        return self.run.frozen_tools.filter(name=self.tool).select_related("connection").first()
+        # get(), not first(): (run, name) is unique, and first()'s ORDER BY pk costs CPU.
+        try:
+            return self.run.frozen_tools.select_related("connection").get(name=self.tool)
+        except FrozenTool.DoesNotExist:
+            return None
 
     @cached_property
     def budget(self) -> RunBudget:

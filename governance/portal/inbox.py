@@ -61,13 +61,13 @@ def why_not_decidable(approval: Approval, actor: Actor) -> str:
     return f"Your role here ({role}) does not decide approvals; admins and approvers do."
 
 
-def approval_card(approval: Approval, actor: Actor, now) -> dict:
+def approval_card(approval: Approval, actor: Actor, now, *, full: bool = True) -> dict:
     """Everything the page shows about one approval: exactly what would run, and the scope
-    Approve & Remember would grant."""
+    Approve & Remember would grant. `full=False` for list rows, which show a preview."""
     run = approval.run
     policy = approval.policy_version.policy
-    arguments = arguments_text(approval.call.arguments)
-    remembered_rule = escape_pattern(approval.call_key)
+    arguments = arguments_text(approval.call.arguments) if full else ""
+    call_key = approval.call_key if full else ""
     decidable = approval.status == ApprovalStatus.PENDING and may_decide(approval, actor)
     return {
         "approval": approval,
@@ -75,12 +75,12 @@ def approval_card(approval: Approval, actor: Actor, now) -> dict:
         "tool": highlighted(approval.tool),
         "arguments": highlighted(arguments),
         "arguments_preview": highlighted(arguments_preview(approval.call.arguments)),
-        "call_key": highlighted(approval.call_key),
-        "remembered_rule": highlighted(remembered_rule),
+        "call_key": highlighted(call_key),
+        "remembered_rule": highlighted(escape_pattern(call_key)),
         "matched_rule": highlighted(approval.rule["pattern"])
         if isinstance(approval.rule, dict) and isinstance(approval.rule.get("pattern"), str)
         else "",
-        "has_invisible": has_invisible(arguments) or has_invisible(approval.call_key),
+        "has_invisible": has_invisible(arguments) or has_invisible(call_key),
         "policy": policy,
         "policy_current_number": policy.current_version.number
         if policy.current_version_id
@@ -113,7 +113,7 @@ def inbox_view(request):
         request,
         "Approvals inbox",
         cards=[approval_card(a, actor, now) for a in decidable],
-        others=[approval_card(a, actor, now) for a in others],
+        others=[approval_card(a, actor, now, full=False) for a in others],
         recent=recent,
         is_deciding=any(r in (Role.ADMIN, Role.APPROVER) for r in actor.roles.values()),
     )

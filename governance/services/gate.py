@@ -140,9 +140,11 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
 
 
 def _existing(run: Run, session_id: str, tool_call_id: str) -> ToolCall | None:
-    return ToolCall.objects.filter(
-        run=run, session_id=session_id, tool_call_id=tool_call_id
-    ).first()
+    # get(), not first(): the ids are unique per run, and first()'s ORDER BY pk costs CPU.
+    try:
+        return ToolCall.objects.get(run=run, session_id=session_id, tool_call_id=tool_call_id)
+    except ToolCall.DoesNotExist:
+        return None
 
 
 def _same_request(call: ToolCall, tool: str, digest: str) -> None:

@@ -14,6 +14,34 @@
     source: table.dataset.filterSource,
   };
 
+  // The same characters governance/policy/invisible.py counts as invisible, shown as \u escapes.
+  var HIDDEN = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Zs}\p{Co}\p{Cn}\p{Cs}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2800\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
+
+  function escaped(char) {
+    var code = char.codePointAt(0);
+    var hex = code.toString(16);
+    return code <= 0xffff ? "\\u" + ("0000" + hex).slice(-4) : "\\U" + ("00000000" + hex).slice(-8);
+  }
+
+  function visible(text) {
+    var fragment = document.createDocumentFragment();
+    var plainRun = "";
+    Array.from(String(text)).forEach(function (char) {
+      if (char !== " " && char !== "\t" && char !== "\n" && HIDDEN.test(char)) {
+        fragment.appendChild(document.createTextNode(plainRun));
+        plainRun = "";
+        var mark = document.createElement("mark");
+        mark.className = "fb-invisible";
+        mark.textContent = escaped(char);
+        fragment.appendChild(mark);
+      } else {
+        plainRun += char;
+      }
+    });
+    fragment.appendChild(document.createTextNode(plainRun));
+    return fragment;
+  }
+
   function decisionOf(d) {
     return d.decision || d.outcome || d.status || "";
   }
@@ -27,7 +55,7 @@
     if (text !== "" && text !== null && text !== undefined) {
       var inner = document.createElement(className ? "span" : "code");
       if (className) inner.className = className;
-      inner.textContent = text;
+      inner.appendChild(visible(text));
       td.appendChild(inner);
     }
     return td;
@@ -74,7 +102,7 @@
     summary.textContent = "data";
     var pre = document.createElement("pre");
     pre.className = "fb-code";
-    pre.textContent = JSON.stringify(d, null, 2);
+    pre.appendChild(visible(JSON.stringify(d, null, 2)));
     details.appendChild(summary);
     details.appendChild(pre);
     row.insertCell().appendChild(details);

@@ -29,7 +29,9 @@ def chromium():
     in this thread while it is open, which would break later tests that call `anyio.run`."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's Chromium is not at /usr/bin/chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=TIMEOUT_MS)
 
     # The ORM calls these tests make between browser steps are plain synchronous code that
     # Django would refuse while Playwright's loop looks running; allowed for this module only.

@@ -7,6 +7,7 @@ import httpx
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from governance.models import Approval, Policy
 from governance.services.approvals import approval_decide
@@ -35,7 +36,7 @@ def test_an_admin_edits_a_rule_and_the_dry_run_shows_the_new_verdict(browser_pag
     page.fill("#id_dry-call", "run_command:git status")
     page.click("#dry-run-button")
     saved = page.locator(".fb-dry-result[data-against='saved'] [data-verdict]")
-    assert saved.inner_text() == "ALWAYS"
+    expect(saved).to_have_text("ALWAYS")
 
     row = rule_row(page, "run_command:git status")
     row.locator("select").select_option("NEVER")
@@ -43,16 +44,16 @@ def test_an_admin_edits_a_rule_and_the_dry_run_shows_the_new_verdict(browser_pag
     page.fill("#id_dry-call", "run_command:git status")
     page.click("#dry-run-button")
     draft = page.locator(".fb-dry-result[data-against='draft'] [data-verdict]")
-    assert draft.inner_text() == "NEVER"
-    assert saved.inner_text() == "ALWAYS"
-    assert page.locator("text=The draft changes this verdict.").is_visible()
+    expect(draft).to_have_text("NEVER")
+    expect(saved).to_have_text("ALWAYS")
+    expect(page.get_by_text("The draft changes this verdict.")).to_be_visible()
     screenshot(page, "policy-editor-dry-run")
 
     page.click("#save-policy")
-    assert page.locator(".messagelist .success").inner_text() == "Saved default v2."
+    expect(page.locator(".messagelist .success")).to_have_text("Saved default v2.")
     page.fill("#id_dry-call", "run_command:git status")
     page.click("#dry-run-button")
-    assert page.locator("h3", has_text="Saved v2").locator("[data-verdict]").inner_text() == "NEVER"
+    expect(page.locator("h3", has_text="Saved v2").locator("[data-verdict]")).to_have_text("NEVER")
     screenshot(page, "policy-editor-saved")
 
     policy.refresh_from_db()
@@ -66,7 +67,7 @@ def test_an_approver_approves_and_the_waiting_runner_is_allowed(
 ):
     page = browser_page
     run, token = sandbox_run(org)
-    arguments = {"to": "bob@example.com", "body": "hello"}
+    arguments = {"to": "bob@example.com", "body": "hello \u202eetadpu ytiruces"}
     approval = ask(run, "send_email", arguments).approval
     answers = []
 
@@ -91,6 +92,7 @@ def test_an_approver_approves_and_the_waiting_runner_is_allowed(
     page.goto(reverse("admin:inbox"))
     card = page.locator(f"#approval-{approval.pk}")
     assert "bob@example.com" in card.locator(".fb-arguments").inner_text()
+    expect(card.locator(".fb-arguments mark.fb-invisible")).to_have_text("\\u202e")
     assert card.locator(".fb-countdown").inner_text().startswith("expires in")
     card.locator("details.fb-remember summary").click()
     screenshot(page, "inbox")
@@ -162,17 +164,25 @@ def test_an_auditor_reads_a_run_timeline_live_and_cannot_change_anything(
 
     pending_approval(org, call_id="c-9")
     log_in(page, "audrey", "pw-audrey-123")
-    assert page.locator("#decisions-by-verdict").is_visible()
+    expect(page.locator("#decisions-by-verdict")).to_be_visible()
     screenshot(page, "dashboard")
     page.goto(reverse("admin:governance_run_change", args=[run.pk]))
     assert "verified: the hash chain is intact" in page.locator("#chain-status").inner_text()
     shown = [int(s) for s in page.locator("#timeline tr.fb-event td.fb-seq").all_inner_texts()]
     assert shown == seqs
-    assert page.locator("#live-status.fb-on").is_visible()
-    ask(run, "run_command", {"command": "git status"}, call_id="c-5")
+    expect(page.locator("#live-status")).to_have_text("live")
+    # A live call whose command hides a zero-width space: it arrives over the stream, is
+    # ASK (invisible characters never pass), and the character shows as a marked escape.
+    ask(run, "run_command", {"command": "git status\u200b"}, call_id="c-5")
     page.locator(f"#timeline tr[data-seq='{seqs[-1] + 2}']").wait_for()
     shown = [int(s) for s in page.locator("#timeline tr.fb-event td.fb-seq").all_inner_texts()]
     assert shown == seqs + [seqs[-1] + 1, seqs[-1] + 2]
+    live = page.locator(f"#timeline tr[data-seq='{seqs[-1] + 1}']")
+    expect(live.locator("mark.fb-invisible")).to_have_text("\\u200b")
+    live_types = page.locator("#timeline tr.fb-new").evaluate_all(
+        "rows => rows.map(r => r.dataset.type)"
+    )
+    assert live_types == ["tool.requested", "approval.requested"]
     screenshot(page, "run-timeline")
 
     token = csrf_token(page)

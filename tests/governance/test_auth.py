@@ -87,3 +87,14 @@ def test_one_runs_token_cannot_read_another_run(make_run):
     first_id, _ = make_run()
     _, second = make_run()
     assert second.get(f"/v1/runs/{first_id}/events").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_superuser_in_the_portal_reads_any_orgs_timeline(make_run):
+    from django.contrib.auth.models import User
+
+    run_id, _ = make_run()
+    root = User.objects.create_superuser("root", "root@example.com", "pw-root-123")
+    response = Api(user=root).get(f"/v1/runs/{run_id}/events")
+    assert response.status_code == 200
+    assert response.json()["events"][0]["type"] == "run.created"

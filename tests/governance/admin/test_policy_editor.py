@@ -206,3 +206,27 @@ def test_importing_yaml_creates_a_policy_or_refuses_it_with_the_reason(org, admi
 def test_the_export_is_the_saved_yaml(policy, auditor, login):
     response = login(auditor).get(reverse("admin:governance_policy_export", args=[policy.pk]))
     assert response.content.decode() == policy.current_version.content
+
+
+def test_tests_with_tool_and_arguments_survive_a_round_trip_through_the_page(
+    org, policy, admin_user, login
+):
+    import html
+    import re
+
+    from governance.services.policies import policy_save
+
+    text = TEST_POLICY + '  - tool: run_command\n    arguments: {command: "ls\\u200b; rm -rf /"}\n'
+    text += "    expect: NEVER\n"
+    before = policy_save(org=org, text=text, author=None)
+    client = login(admin_user)
+    page = client.get(editor(policy)).content.decode()
+    textarea = re.search(r'<textarea name="tests"[^>]*>(.*?)</textarea>', page, re.S).group(1)
+    tests = html.unescape(textarea).lstrip("\n")
+    assert "\u200b" not in tests and "\\u200b" in tests  # escaped, as the exporter writes it
+    response = client.post(
+        editor(policy), form_data(current_rules(), do="save", base_version=2, tests=tests)
+    )
+    assert response.status_code == 302
+    policy.refresh_from_db()
+    assert policy.current_version.document == before.document
