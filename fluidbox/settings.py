@@ -85,9 +85,19 @@ def _database_from_env() -> dict:
             },
             "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(DATA_DIR / "test.sqlite3"))},
         }
-    config = dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0, minimum=0))
+    pool_size = env_int("DB_POOL_SIZE", 0, minimum=0)
+    conn_max_age = 0 if pool_size else env_int("DB_CONN_MAX_AGE", 0, minimum=0)
+    config = dj_database_url.parse(url, conn_max_age=conn_max_age)
     if config["ENGINE"] not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
         raise ImproperlyConfigured(f"DATABASE_URL scheme not supported: {config['ENGINE']}")
+    if pool_size and config["ENGINE"] == "django.db.backends.postgresql":
+        # psycopg's pool, shared by a process's threads: a request borrows a connection and
+        # gives it back at the end, so 128 threads need far fewer than 128 connections.
+        config.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": pool_size,
+            "timeout": env_int("DB_POOL_TIMEOUT", 10, minimum=1),
+        }
     return config
 
 
@@ -103,7 +113,6 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
-FORMS_URLFIELD_ASSUME_HTTPS = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"

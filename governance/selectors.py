@@ -31,6 +31,11 @@ def _uuid(value) -> UUID:
 def access_run(run_id, actor: Actor) -> Run:
     """The run if the actor may read it: its own runner, an operator of its org, or staff."""
     run_id = _uuid(run_id)
+    if actor.kind == ActorKind.RUNNER:
+        if actor.run_id != run_id:
+            raise NotFound("no such run")
+        if actor.run is not None:
+            return actor.run
     run = Run.objects.select_related("policy_version__policy", "org").filter(pk=run_id).first()
     if run is None:
         raise NotFound("no such run")

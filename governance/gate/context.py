@@ -1,5 +1,7 @@
 """The call context every stage reads; computed lazily, never written by a stage."""
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -7,6 +9,32 @@ from typing import Any
 from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import compiled_policy, match_argument_of
 from ledger.canonical import canonical_json
+
+
+class _FrozenToolCache:
+    """Frozen sandbox tools never change after run creation, so each process keeps the ones
+    it has read. Brokered tools are not cached: their connection is re-read on every call."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._items: OrderedDict[tuple, FrozenTool] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> FrozenTool | None:
+        with self._lock:
+            tool = self._items.get(key)
+            if tool is not None:
+                self._items.move_to_end(key)
+            return tool
+
+    def put(self, key: tuple, tool: FrozenTool) -> None:
+        with self._lock:
+            self._items[key] = tool
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+_sandbox_tools = _FrozenToolCache()
 
 
 @dataclass
@@ -19,15 +47,22 @@ class CallContext:
 
     @cached_property
     def frozen_tool(self) -> FrozenTool | None:
+        cached = _sandbox_tools.get((self.run.pk, self.tool))
+        if cached is not None:
+            return cached
         # get(), not first(): (run, name) is unique, and first()'s ORDER BY pk costs CPU.
         try:
-            return self.run.frozen_tools.select_related("connection").get(name=self.tool)
+            tool = self.run.frozen_tools.select_related("connection").get(name=self.tool)
         except FrozenTool.DoesNotExist:
             return None
+        if not tool.is_brokered:
+            _sandbox_tools.put((self.run.pk, self.tool), tool)
+        return tool
 
     @cached_property
     def budget(self) -> RunBudget:
-        return RunBudget.objects.get(run=self.run)
+        # Loaded with the run by the runner's authentication when it can be.
+        return self.run.budget
 
     @cached_property
     def match_argument(self):
