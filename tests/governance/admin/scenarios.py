@@ -5,23 +5,7 @@ from governance.models import Approval, Connection
 from governance.services.connections import connection_create, photograph_store
 from governance.services.gate import permission_request
 from governance.services.runs import run_create
-
-ECHO_TOOLS = [
-    {
-        "name": "lookup",
-        "description": "Read a record",
-        "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
-        "annotations": {"readOnlyHint": True},
-    },
-    {
-        "name": "update",
-        "description": "Change a record",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"id": {"type": "string"}, "value": {"type": "string"}},
-        },
-    },
-]
+from tests.governance.broker.support import ECHO_TOOLS
 
 
 def operator_of(org) -> Actor:
