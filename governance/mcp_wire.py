@@ -7,13 +7,9 @@ runs, so each call owns a private event loop (`anyio.run`) for exactly one clien
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import os
-import signal
-import subprocess
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, TypeVar
@@ -21,13 +17,13 @@ from typing import Any, Literal, TypeVar
 import anyio
 import httpx2
 import mcp_types
-from anyio.abc import Process
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter, ValidationError
+
+from governance.mcp_stdio import stdio_environment, stdio_transport
+from ledger.canonical import canonical_json
 
 TransportKind = Literal["streamable-http", "stdio"]
 
@@ -37,8 +33,6 @@ MAX_LIST_PAGES = 100
 # shred every message (a one-character value matches everywhere).
 _MIN_REDACTED_LENGTH = 4
 _MAX_SERVER_MESSAGE = 200
-STDIO_EXIT_GRACE_SECONDS = 0.25
-MAX_STDIO_LINE_BYTES = 16 * 1024 * 1024
 
 # The SDK logs what a misbehaving server sent back (an unparsable body, an error page), and a
 # server can echo the credential it received: nothing below CRITICAL leaves the SDK.
@@ -100,10 +94,6 @@ class ToolDrifted(McpWireError):
         self.live_digest = live_digest
         state = "is no longer offered" if live_digest is None else "changed since it was frozen"
         super().__init__(f"tool {tool_name!r} {state}; the call was refused")
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def tool_digest(tool: Mapping[str, Any]) -> str:
@@ -261,92 +251,7 @@ async def _open_transport(
         )
         return streamable_http_client(endpoint.url, http_client=http)
     assert endpoint.command is not None
-    return _stdio_transport(endpoint.command, _stdio_environment(endpoint.env), deadline)
-
-
-def _stdio_environment(credential_env: Mapping[str, str]) -> dict[str, str]:
-    """Only what a program needs to run, plus the credential: never the control plane's secrets."""
-    basics = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/")}
-    return basics | dict(credential_env)
-
-
-@asynccontextmanager
-async def _stdio_transport(
-    command: tuple[str, ...], env: dict[str, str], deadline: float
-) -> AsyncIterator[tuple[Any, Any]]:
-    # Not the SDK's stdio_client: its teardown is shielded and may wait ~4 s for a server to
-    # exit, past the caller's deadline. Here a server gets a short grace that never runs past
-    # the deadline, then its process group is killed. Its stderr is discarded so a server
-    # that prints its env credential cannot put it in the control plane's logs.
-    process = await anyio.open_process(
-        list(command), env=env, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
-    try:
-        async with anyio.create_task_group() as pumps:
-            pumps.start_soon(_pump_server_output, process, to_session)
-            pumps.start_soon(_pump_session_output, process, from_session)
-            try:
-                yield from_server, to_server
-            finally:
-                pumps.cancel_scope.cancel()
-    finally:
-        await _stop_stdio_server(process, deadline)
-        for stream in (to_session, from_server, to_server, from_session):
-            stream.close()
-
-
-async def _pump_server_output(process: Process, sink: MemoryObjectSendStream[Any]) -> None:
-    assert process.stdout is not None
-    async with sink:
-        pending = b""
-        async for chunk in process.stdout:
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            if len(pending) > MAX_STDIO_LINE_BYTES:
-                return  # a runaway line: end the connection rather than buffer without bound
-            for line in lines:
-                if not line.strip():
-                    continue
-                try:
-                    message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                except ValidationError:
-                    # Stray output (a banner, a print) is skipped, unlogged: it may hold secrets.
-                    continue
-                try:
-                    await sink.send(SessionMessage(message))
-                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    return
-
-
-async def _pump_session_output(
-    process: Process, source: MemoryObjectReceiveStream[SessionMessage]
-) -> None:
-    assert process.stdin is not None
-    async with source:
-        async for session_message in source:
-            line = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-            try:
-                await process.stdin.send(line.encode("utf-8") + b"\n")
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                return  # the server is gone; its closed stdout tells the session
-
-
-async def _stop_stdio_server(process: Process, deadline: float) -> None:
-    with anyio.CancelScope(shield=True):
-        assert process.stdin is not None
-        with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            await process.stdin.aclose()
-        grace = min(STDIO_EXIT_GRACE_SECONDS, deadline - anyio.current_time())
-        with anyio.move_on_after(max(grace, 0.0)):
-            await process.wait()
-        if process.returncode is None:
-            # Only while the leader is unreaped is its pid surely still our process group.
-            with suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-        with anyio.move_on_after(STDIO_EXIT_GRACE_SECONDS):
-            await process.aclose()
+    return stdio_transport(endpoint.command, stdio_environment(endpoint.env), deadline)
 
 
 def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
