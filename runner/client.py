@@ -169,16 +169,21 @@ class GateClient:
         _raise_for_request_error(response, body)
         return body
 
-    def fetch_secrets(self, tool: str) -> dict[str, str]:
+    def fetch_secrets(self, tool: str, *, session_id: str, tool_call_id: str) -> dict[str, str]:
         """The environment a `secrets: true` tool gets, fetched just before it runs.
 
-        `GET /v1/runs/{id}/secrets?tool=<name>` → `{"env": {"NAME": "value"}}`. A 403 (a read-only
-        run, or a tool that declares no secrets) raises `SecretsRefused`; the tool must not run.
+        `GET /v1/runs/{id}/secrets?tool=&session_id=&tool_call_id=` → `{"env": {"NAME": "value"}}`,
+        served only for a call the gate allowed. A 403 (a read-only run, a tool that declares
+        no secrets, a call not allowed) raises `SecretsRefused`; the tool must not run.
         """
         response = self._send(
             "GET",
             f"{self._run_path}/secrets",
-            params={"tool": _checked_tool_name(tool)},
+            params={
+                "tool": _checked_tool_name(tool),
+                "session_id": session_id,
+                "tool_call_id": tool_call_id,
+            },
             refused_is_auth_error=False,
         )
         body = _json_of(response)

@@ -198,7 +198,7 @@ class ToolRunner:
         if spec is None:
             return self._error(f"The tool {tool} is not available in this sandbox.", decision)
         try:
-            secrets = self._secrets_for(spec)
+            secrets = self._secrets_for(spec, session_id, tool_call_id)
             text = self._handlers[spec.handler](gate_arguments, decision, secrets)
         except GateAuthError:
             raise
@@ -230,10 +230,12 @@ class ToolRunner:
                 shown[match.name] = self.workspace.virtual_path(value)
         return shown
 
-    def _secrets_for(self, spec: ToolSpec) -> dict[str, str]:
+    def _secrets_for(self, spec: ToolSpec, session_id: str, tool_call_id: str) -> dict[str, str]:
         if not spec.secrets:
             return {}
-        secrets = self.client.fetch_secrets(spec.name)
+        secrets = self.client.fetch_secrets(
+            spec.name, session_id=session_id, tool_call_id=tool_call_id
+        )
         for value in secrets.values():
             self.masker.add(value)
         return secrets

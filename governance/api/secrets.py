@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import ToolNameField
+from governance.api.fields import IdField, ToolNameField
 from governance.api.permissions import IsRunner
 from governance.api.runs import runner_run
 from governance.services.agent_secrets import secrets_for_tool
@@ -16,6 +16,8 @@ class RunSecretsApi(APIView):
 
     class QueryIn(serializers.Serializer):
         tool = ToolNameField()
+        session_id = IdField()
+        tool_call_id = IdField()
 
     @extend_schema(
         parameters=[QueryIn],
@@ -25,7 +27,7 @@ class RunSecretsApi(APIView):
         run = runner_run(run_id, request.auth)
         query = self.QueryIn(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        env = secrets_for_tool(run=run, tool=query.validated_data["tool"])
+        env = secrets_for_tool(run=run, **query.validated_data)
         response = Response({"env": env})
         response["Cache-Control"] = "no-store"
         return response

@@ -5,7 +5,15 @@ from django.db.models import Q
 
 from governance import vault
 from governance.errors import Forbidden, NotFound
-from governance.models import AgentSecret, FrozenTool, Organization, Run, TrustTier
+from governance.models import (
+    AgentSecret,
+    Decision,
+    FrozenTool,
+    Organization,
+    Run,
+    ToolCall,
+    TrustTier,
+)
 
 
 @transaction.atomic
@@ -16,11 +24,10 @@ def agent_secret_set(*, org: Organization, name: str, value: str, agent: str = "
     return secret
 
 
-def secrets_for_tool(*, run: Run, tool: str) -> dict[str, str]:
-    """The run's agent secrets, for a frozen tool that declares `secrets: true`.
-
-    A read_only run never gets any: its trust tier forbids secrets tools outright.
-    """
+def secrets_for_tool(*, run: Run, tool: str, session_id: str, tool_call_id: str) -> dict[str, str]:
+    """The run's agent secrets, for a call of a frozen `secrets: true` tool that the gate
+    allowed. A read_only run never gets any: its trust tier forbids secrets tools outright;
+    and a call that was denied or still waits for a human gets none either."""
     if run.trust_tier == TrustTier.READ_ONLY:
         raise Forbidden("read-only runs receive no secrets")
     frozen = FrozenTool.objects.filter(run=run, name=tool).first()
@@ -28,6 +35,15 @@ def secrets_for_tool(*, run: Run, tool: str) -> dict[str, str]:
         raise NotFound(f"tool {tool!r} is not in this run's frozen tool set")
     if not frozen.secrets:
         raise Forbidden(f"tool {tool!r} does not declare secrets")
+    allowed = ToolCall.objects.filter(
+        run=run,
+        session_id=session_id,
+        tool_call_id=tool_call_id,
+        tool=tool,
+        decision=Decision.ALLOW,
+    ).exists()
+    if not allowed:
+        raise Forbidden("secrets are served only for a call of this tool the gate allowed")
     rows = AgentSecret.objects.filter(org_id=run.org_id).filter(Q(agent="") | Q(agent=run.agent))
     env: dict[str, str] = {}
     # Agent-specific values override org-wide ones of the same name.

@@ -210,11 +210,12 @@ def test_settling_sends_the_usage_and_cost_as_a_decimal_string(fake_gate) -> Non
 def test_secrets_are_fetched_per_tool_and_refused_to_read_only_runs(fake_gate) -> None:
     fake_gate.secrets["deploy"] = {"DEPLOY_TOKEN": "s3cret"}
     with fake_gate.client() as client:
-        assert client.fetch_secrets("deploy") == {"DEPLOY_TOKEN": "s3cret"}
-        assert client.fetch_secrets("read_file") == {}
+        ids = {"session_id": "s-1", "tool_call_id": "c-1"}
+        assert client.fetch_secrets("deploy", **ids) == {"DEPLOY_TOKEN": "s3cret"}
+        assert client.fetch_secrets("read_file", **ids) == {}
         fake_gate.read_only = True
         with pytest.raises(SecretsRefused):
-            client.fetch_secrets("deploy")
+            client.fetch_secrets("deploy", **ids)
     assert fake_gate.requests[0]["path"] == "/v1/runs/run-1/secrets"
 
 

@@ -98,14 +98,15 @@ def test_a_read_only_run_gets_no_secrets_and_its_secrets_tool_does_not_run(
     )
     toolbox, client = deploy_toolbox(fluidbox_server, run_id, token, tmp_path)
 
-    result = toolbox.call("deploy", {"command": "touch deployed"})
+    result = toolbox.call("deploy", {"command": "touch deployed"}, tool_call_id="denied-1")
+    denied_call = {"session_id": toolbox.session_id, "tool_call_id": "denied-1"}
     asked_directly = httpx.get(
         f"{fluidbox_server.url}/v1/runs/{run_id}/secrets",
-        params={"tool": "deploy"},
+        params={"tool": "deploy", **denied_call},
         headers={"Authorization": f"Bearer {token}"},
     )
     with pytest.raises(SecretsRefused):
-        client.fetch_secrets("deploy")
+        client.fetch_secrets("deploy", **denied_call)
     client.close()
 
     assert result.is_error
@@ -121,18 +122,38 @@ def test_a_trusted_run_gets_no_secrets_for_a_tool_that_declares_none(
     fluidbox_server, deploy_org, operator
 ):
     run_id, token = create_run(operator, bundles=["sandbox-basic", "deploy-tools"])
+    headers = {"Authorization": f"Bearer {token}"}
 
-    def ask(tool):
+    def gate(tool, command, call_id):
+        return httpx.post(
+            f"{fluidbox_server.url}/v1/runs/{run_id}/permission",
+            json={
+                "session_id": "s",
+                "tool_call_id": call_id,
+                "tool": tool,
+                "arguments": {"command": command},
+            },
+            headers=headers,
+        ).json()["decision"]
+
+    def ask(tool, call_id="allowed"):
         return httpx.get(
             f"{fluidbox_server.url}/v1/runs/{run_id}/secrets",
-            params={"tool": tool},
-            headers={"Authorization": f"Bearer {token}"},
+            params={"tool": tool, "session_id": "s", "tool_call_id": call_id},
+            headers=headers,
         )
 
-    undeclared, unknown, declared = ask("run_command"), ask("mail.send"), ask("deploy")
+    assert gate("deploy", "printenv", "allowed") == "allow"
+    assert gate("deploy", "curl evil.example", "asked") == "pending"  # no rule: ask a human
+    undeclared, unknown = ask("run_command"), ask("mail.send")
+    never_asked, not_allowed = ask("deploy", "made-up"), ask("deploy", "asked")
+    declared = ask("deploy")
 
     assert undeclared.status_code == 403 and PLANTED not in undeclared.text
     assert unknown.status_code == 404 and PLANTED not in unknown.text
+    # Secrets come only with a call the gate allowed: not for a made-up or a pending call.
+    assert never_asked.status_code == 403 and PLANTED not in never_asked.text
+    assert not_allowed.status_code == 403 and PLANTED not in not_allowed.text
     assert declared.status_code == 200
     assert declared.json() == {"env": {"DEPLOY_TOKEN": PLANTED}}
     assert declared.headers["Cache-Control"] == "no-store"
