@@ -10,18 +10,14 @@ from tests.support.servers import WebServer
 
 @pytest.fixture
 def web_server(transactional_db, tmp_path):
-    server = WebServer(tmp_path, workers=2, threads=48)
-    server.start()
-    yield server
-    server.stop()
+    with WebServer(tmp_path, workers=2, threads=48) as server:
+        yield server
 
 
 @pytest.fixture
 def unlocked_web_server(transactional_db, tmp_path):
-    server = WebServer(tmp_path, workers=2, threads=48, FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK="1")
-    server.start()
-    yield server
-    server.stop()
+    with WebServer(tmp_path, workers=2, threads=48, FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK="1") as server:
+        yield server
 
 
 def fire_at_once(count: int, request) -> list[httpx.Response]:

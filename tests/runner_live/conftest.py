@@ -24,10 +24,8 @@ DEMO_POLICY = (
 
 @pytest.fixture
 def fluidbox_server(transactional_db, tmp_path):
-    server = WebServer(tmp_path, workers=1, threads=16)
-    server.start()
-    yield server
-    server.stop()
+    with WebServer(tmp_path, workers=1, threads=16) as server:
+        yield server
 
 
 @pytest.fixture

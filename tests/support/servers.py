@@ -74,6 +74,13 @@ class ServerProcess:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=5)
 
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
@@ -110,6 +117,7 @@ class WebServer(ServerProcess):
                 return
             except httpx.HTTPError:
                 time.sleep(0.1)
+        self.stop()  # never leave a half-started server behind
         raise RuntimeError(f"gunicorn did not start:\n{self.log()[-3000:]}")
 
 
