@@ -90,6 +90,11 @@ def _database_from_env() -> dict:
     config = dj_database_url.parse(url, conn_max_age=conn_max_age)
     if config["ENGINE"] not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
         raise ImproperlyConfigured(f"DATABASE_URL scheme not supported: {config['ENGINE']}")
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # Sessions start in UTC, so Django skips its SET TIME ZONE round trip on each new
+        # connection (the server's default is often 'Etc/UTC', which Django reads as different).
+        options = config.setdefault("OPTIONS", {})
+        options["options"] = f"{options.get('options', '')} -c TimeZone=UTC".strip()
     if pool_size and config["ENGINE"] == "django.db.backends.postgresql":
         # psycopg's pool, shared by a process's threads: a request borrows a connection and
         # gives it back at the end, so 128 threads need far fewer than 128 connections.

@@ -17,6 +17,7 @@ from governance.models import (
     RunStatus,
     hash_secret_token,
 )
+from governance.run_sessions import run_for_session_token
 
 
 class ActorKind(StrEnum):
@@ -128,13 +129,9 @@ class BearerAuthentication(authentication.BaseAuthentication):
         return 'Bearer realm="fluidbox"'
 
     def _runner(self, digest: str):
-        try:
-            # get(), not first(): the hash is unique and first() would add an ORDER BY.
-            run = Run.objects.select_related("policy_version__policy", "org", "budget").get(
-                session_token_hash=digest
-            )
-        except Run.DoesNotExist:
-            raise exceptions.AuthenticationFailed("invalid run session token") from None
+        run = run_for_session_token(digest)
+        if run is None:
+            raise exceptions.AuthenticationFailed("invalid run session token")
         if run.status != RunStatus.ACTIVE:
             raise exceptions.AuthenticationFailed("this run has finished; its token is void")
         actor = Actor(kind=ActorKind.RUNNER, org_id=run.org_id, run_id=run.id, run=run)

@@ -51,7 +51,10 @@ class RunCounter(models.Model):
 class Event(models.Model):
     """One ledger entry. Built only by `ledger.services.event_append`."""
 
-    run = models.ForeignKey("governance.Run", on_delete=models.PROTECT, related_name="events")
+    # No index of its own: the unique (run, seq) index starts with it.
+    run = models.ForeignKey(
+        "governance.Run", on_delete=models.PROTECT, related_name="events", db_index=False
+    )
     seq = models.PositiveBigIntegerField()
     type = models.CharField(max_length=32, choices=EventType.choices)
     at = models.DateTimeField()

@@ -33,7 +33,11 @@ class BrokerStatus(models.TextChoices):
 class ToolCall(models.Model):
     """The settled answer for `(run, session_id, tool_call_id)`; serves retries and replay."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tool_calls")
+    # No index of its own: the unique (run, session_id, tool_call_id) index and the
+    # (run, decision) index both start with it, and every decision writes this table.
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="tool_calls", db_index=False
+    )
     session_id = models.CharField(max_length=200)
     tool_call_id = models.CharField(max_length=200)
     tool = models.CharField(max_length=200)

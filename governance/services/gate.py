@@ -4,9 +4,10 @@ all in one transaction; retries with the same ids get the settled answer."""
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from fluidbox.prebuilt_sql import ModelTable
 from governance.errors import Conflict
 from governance.gate.context import CallContext
 from governance.gate.decision import Decision, Outcome
@@ -17,6 +18,9 @@ from governance.services.wakeup import wakeups
 from ledger.models import EventType
 from ledger.redaction import argument_digest, argument_preview, redact
 from ledger.services import events_append
+
+# Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
+_tool_calls = ModelTable(ToolCall)
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict
 def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
     run = ctx.run
     now = timezone.now()
-    call = ToolCall.objects.create(
+    call = ToolCall(
         run=run,
         session_id=ctx.session_id,
         tool_call_id=ctx.tool_call_id,
@@ -81,6 +85,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         tool_error=decision.tool_error or "",
         decided_at=None if decision.outcome == Outcome.PENDING else now,
     )
+    with connection.cursor() as cursor:
+        _tool_calls.insert(cursor, [call])  # the unique ids index refuses a duplicate here
     version = run.policy_version.number
     requested = redact(
         {
@@ -188,27 +194,27 @@ def permission_request(
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
     digest = argument_digest(arguments)
-    call = _existing(run, session_id, tool_call_id)
-    if call is None:
-        ctx = CallContext(
-            run=run,
-            session_id=session_id,
-            tool_call_id=tool_call_id,
-            tool=tool,
-            arguments=arguments,
-        )
-        decision = decide(ctx)
-        try:
-            with transaction.atomic():
-                answer = _record(ctx, decision, digest)
-        except IntegrityError:
-            # A concurrent duplicate recorded it first: answer with its settled decision.
-            call = _existing(run, session_id, tool_call_id)
-            if call is None:
-                raise
-        else:
-            if answer.approval is None:
-                return answer  # settled just now: nothing to wait for, no approval to look up
-            call = answer.tool_call
+    # Decide first and let the unique (run, session_id, tool_call_id) index catch a retry or a
+    # concurrent duplicate: a new call, the common case, costs no look-up. The stages write
+    # nothing, so deciding a retry again is harmless; its recorded answer is what it gets.
+    ctx = CallContext(
+        run=run,
+        session_id=session_id,
+        tool_call_id=tool_call_id,
+        tool=tool,
+        arguments=arguments,
+    )
+    decision = decide(ctx)
+    try:
+        with transaction.atomic():
+            answer = _record(ctx, decision, digest)
+    except IntegrityError:
+        call = _existing(run, session_id, tool_call_id)
+        if call is None:
+            raise
+    else:
+        if answer.approval is None:
+            return answer  # settled just now: nothing to wait for, no approval to look up
+        call = answer.tool_call
     _same_request(call, tool, digest)
     return _settled_answer(call, wait_seconds)

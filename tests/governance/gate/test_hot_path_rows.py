@@ -1,0 +1,99 @@
+"""The decision's rows are written with prebuilt statements (`fluidbox.prebuilt_sql`), the
+runner's run is read with one (`governance.run_sessions`), and a retry is caught by the unique
+index rather than looked up first. What the ORM reads back must be what was asked."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from governance import policy_store
+from governance.models import RunBudget, ToolCall
+from ledger.models import Event, RunCounter
+from ledger.services import chain_verify
+from tests.governance.gate.test_pipeline import ask, exhaust_budget
+
+ODD_ARGUMENTS = {
+    "path": '/workspace/naïve-数据 "quoted" \\ back\'slash.txt',
+    "content": "line one\nline two\t\u2028 and an emoji 🚀",
+}
+NESTED_ARGUMENTS = {  # refused by the schema, but recorded as asked
+    **ODD_ARGUMENTS,
+    "nested": [1, 2.5, None, True, {"deep": ["x", {"deeper": -(2**53)}]}],
+    "empty": {},
+}
+
+
+@pytest.mark.django_db
+def test_a_decision_writes_rows_the_orm_reads_back_exactly(make_run):
+    run_id, runner = make_run()
+    before = timezone.now()
+    answer = ask(runner, run_id, "write_file", ODD_ARGUMENTS, call_id="odd-1")
+    assert answer["decision"] == "allow"
+
+    call = ToolCall.objects.get(run_id=run_id, session_id="s-1", tool_call_id="odd-1")
+    assert call.arguments == ODD_ARGUMENTS
+    assert call.tool == "write_file"
+    assert call.rule == answer["rule"]
+    assert before - timedelta(seconds=1) <= call.created_at <= timezone.now()
+    assert call.decided_at is not None
+    assert call.broker_status == "" and call.broker_is_error is None
+
+    refused = ask(runner, run_id, "write_file", NESTED_ARGUMENTS, call_id="odd-2")
+    assert (refused["decision"], refused["source"]) == ("deny", "schema")
+    call = ToolCall.objects.get(run_id=run_id, tool_call_id="odd-2")
+    assert call.arguments == NESTED_ARGUMENTS
+    assert call.rule is None
+
+    events = list(Event.objects.filter(run_id=run_id).order_by("seq"))
+    assert [(e.seq, e.type) for e in events] == [
+        (1, "run.created"),
+        (2, "tool.requested"),
+        (3, "tool.decision"),
+        (4, "tool.requested"),
+        (5, "tool.decision"),
+    ]
+    assert [events[2].data["tool_call_id"], events[4].data["tool_call_id"]] == ["odd-1", "odd-2"]
+    assert chain_verify(run_id) == []
+    counter = RunCounter.objects.get(run_id=run_id)
+    assert (counter.last_seq, counter.last_hash) == (5, events[-1].hash)
+
+
+@pytest.mark.django_db
+def test_a_retry_gets_its_recorded_answer_even_when_a_new_decision_would_differ(make_run):
+    run_id, runner = make_run()
+    first = ask(runner, run_id, "run_command", {"command": "git status"})
+    assert first["decision"] == "allow"
+    events = Event.objects.filter(run_id=run_id).count()
+    exhaust_budget(run_id)  # a fresh decision would now be a budget denial
+
+    retry = ask(runner, run_id, "run_command", {"command": "git status"})
+
+    assert retry == first
+    assert Event.objects.filter(run_id=run_id).count() == events
+    assert ToolCall.objects.filter(run_id=run_id).count() == 1
+
+
+@pytest.mark.django_db
+def test_every_call_sees_the_budget_as_it_is_now(make_run):
+    run_id, runner = make_run()
+    assert ask(runner, run_id, "run_command", {"command": "git status"}, call_id="a")[
+        "decision"
+    ] == ("allow")
+    exhaust_budget(run_id)
+    denied = ask(runner, run_id, "run_command", {"command": "git status"}, call_id="b")
+    assert (denied["decision"], denied["source"]) == ("deny", "budget")
+    RunBudget.objects.filter(run_id=run_id).update(spent=0)
+    allowed = ask(runner, run_id, "run_command", {"command": "git status"}, call_id="c")
+    assert allowed["decision"] == "allow"
+
+
+@pytest.mark.django_db
+def test_a_process_that_never_compiled_the_policy_reads_its_document(make_run):
+    run_id, runner = make_run()
+    with policy_store._lock:
+        policy_store._cache.clear()  # as in a freshly started worker
+    allowed = ask(runner, run_id, "run_command", {"command": "git status"}, call_id="a")
+    denied = ask(runner, run_id, "run_command", {"command": "rm -rf /"}, call_id="b")
+    assert (allowed["decision"], denied["decision"]) == ("allow", "deny")
+    assert denied["source"] == "policy"
