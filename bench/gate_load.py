@@ -81,11 +81,19 @@ class Result:
     non2xx: int
     socket_errors: int
     worker_cpu_s: float = 0.0
+    database_cpu_s: float | None = None
 
     @property
     def cpu_ms(self) -> float:
         """gunicorn workers' CPU per request: unlike throughput, unmoved by other load."""
         return 1000 * self.worker_cpu_s / max(1, self.requests)
+
+    @property
+    def database_cpu_ms(self) -> float | None:
+        """PostgreSQL's CPU per request (every backend, including ones that exited)."""
+        if self.database_cpu_s is None:
+            return None
+        return 1000 * self.database_cpu_s / max(1, self.requests)
 
     @property
     def rate(self) -> float:
@@ -191,6 +199,7 @@ class Gunicorn:
         self, env: dict[str, str], workers: int, threads: int, log: Path, runs_file: Path
     ) -> None:
         self.runs_file = runs_file
+        self.postmaster = postmaster_pid(env["DATABASE_URL"])
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
@@ -256,6 +265,36 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / ticks
 
 
+def postmaster_pid(url: str) -> int | None:
+    """The PostgreSQL server's main process when it runs on this machine, else None."""
+    with psycopg.connect(url) as conn:
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    try:
+        status = Path(f"/proc/{backend}/status").read_text()
+    except OSError:
+        return None  # a server elsewhere
+    parent = int(next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1])
+    return parent if "postgres" in Path(f"/proc/{parent}/comm").read_text() else None
+
+
+def database_cpu_seconds(postmaster: int) -> float:
+    """CPU of the PostgreSQL server so far: the postmaster, the backends that have exited
+    (reaped into its cutime/cstime) and the ones still running."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited while we looked
+        pid, parent = int(stat.parent.name), int(fields[1])
+        if pid == postmaster:
+            total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        elif parent == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
 def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
@@ -302,8 +341,12 @@ def wrk(
     ]
     workers = server.workers()
     cpu_before = cpu_seconds(workers)
+    database_before = database_cpu_seconds(server.postmaster) if server.postmaster else None
     output = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
     worker_cpu_s = cpu_seconds(workers) - cpu_before
+    database_cpu_s = None
+    if database_before is not None:
+        database_cpu_s = database_cpu_seconds(server.postmaster) - database_before
     line = next(line for line in output.splitlines() if line.startswith("GATE_LOAD_RESULT "))
     raw = json.loads(line.split(" ", 1)[1])
     result = Result(
@@ -316,6 +359,7 @@ def wrk(
         non2xx=raw["non2xx"],
         socket_errors=raw["socket_errors"],
         worker_cpu_s=worker_cpu_s,
+        database_cpu_s=database_cpu_s,
     )
     return result, nonce
 
@@ -348,7 +392,8 @@ def peak(server: "Gunicorn", scenario: str, args) -> Result:
         print(
             f"    {scenario:<8} c={connections:<3} {result.rate:8.1f}/s  "
             f"p50 {result.p50_ms:6.1f} ms  p99 {result.p99_ms:7.1f} ms  "
-            f"worker CPU {result.cpu_ms:5.2f} ms/req{errors}  {note}",
+            f"worker CPU {result.cpu_ms:5.2f} ms/req  "
+            f"PostgreSQL CPU {_ms(result.database_cpu_ms)} ms/req{errors}  {note}",
             flush=True,
         )
         if best is None or result.rate > best.rate:
@@ -494,12 +539,16 @@ def main() -> None:
     report(peaks, halves, memory)
 
 
+def _ms(value: float | None) -> str:
+    return "  n/a" if value is None else f"{value:5.2f}"
+
+
 def report(peaks: dict, halves: dict, memory: dict) -> None:
     ceiling = peaks["ceiling"]
     print()
     print(
         f"{'scenario':<20} {'peak/s':>8} {'conns':>5} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'of ceiling':>10} {'CPU ms':>7} {'CPU share':>9} | {'half-load/s':>11} "
+        f"{'of ceiling':>10} {'CPU ms':>7} {'CPU share':>9} {'PG ms':>6} | {'half-load/s':>11} "
         f"{'p50 ms':>7} {'p99 ms':>7}"
     )
     verdicts = []
@@ -510,12 +559,16 @@ def report(peaks: dict, halves: dict, memory: dict) -> None:
         cpu_share = ceiling.cpu_ms / top.cpu_ms if top.cpu_ms else float("nan")
         print(
             f"{label:<20} {top.rate:8.1f} {top.connections:>5} {top.p50_ms:7.1f} "
-            f"{top.p99_ms:7.1f} {share:10.0%} {top.cpu_ms:7.2f} {cpu_share:9.0%} | "
+            f"{top.p99_ms:7.1f} {share:10.0%} {top.cpu_ms:7.2f} {cpu_share:9.0%} "
+            f"{_ms(top.database_cpu_ms):>6} | "
             f"{half.rate:11.1f} {half.p50_ms:7.1f} {half.p99_ms:7.1f}"
         )
         if scenario != "ceiling":
             verdicts.append(share >= TARGET_SHARE and half.p99_ms <= TARGET_P99_MS)
-    print("(CPU ms: gunicorn workers' CPU per request at the peak; CPU share: ceiling's / this)")
+    print(
+        "(CPU ms: gunicorn workers' CPU per request at the peak; CPU share: ceiling's / this;"
+        " PG ms: PostgreSQL's CPU per request, every backend included)"
+    )
     print()
     for name, values in memory.items():
         print(

@@ -17,6 +17,7 @@ from governance.models import (
     RunStatus,
     hash_secret_token,
 )
+from governance.policy_store import FrozenVersionMissing
 from governance.run_sessions import run_for_session_token
 
 
@@ -129,7 +130,12 @@ class BearerAuthentication(authentication.BaseAuthentication):
         return 'Bearer realm="fluidbox"'
 
     def _runner(self, digest: str):
-        run = run_for_session_token(digest)
+        try:
+            run = run_for_session_token(digest)
+        except FrozenVersionMissing:
+            raise exceptions.AuthenticationFailed(
+                "this run's frozen policy version is missing or altered; it cannot be decided"
+            ) from None
         if run is None:
             raise exceptions.AuthenticationFailed("invalid run session token")
         if run.status != RunStatus.ACTIVE:

@@ -6,11 +6,41 @@ from collections import OrderedDict
 from governance.models import BundleTool, Connection, PolicyVersion
 from governance.policy import CompiledPolicy, MatchArgument, PolicyDocument, compile_policy
 
-_CACHE_SIZE = 256
-# Keyed by (pk, digest): a version never changes, but a primary key can be reused after a
-# rolled-back transaction (or a restored database), and the digest tells them apart.
-_cache: OrderedDict[tuple[int, str], CompiledPolicy] = OrderedDict()
-_lock = threading.Lock()
+
+class _VersionCache:
+    """Per-process cache keyed by (version pk, digest): a version never changes, but a
+    primary key can be reused after a rolled-back transaction (or a restored database), and
+    the digest tells them apart."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._items: OrderedDict[tuple[int, str], object] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, str]):
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[int, str], value) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_compiled = _VersionCache()
+_versions = _VersionCache()
+
+
+class FrozenVersionMissing(Exception):
+    """A run's frozen policy version is gone, or its digest is not the one the run froze."""
 
 
 def document_of(version: PolicyVersion) -> PolicyDocument:
@@ -20,17 +50,30 @@ def document_of(version: PolicyVersion) -> PolicyDocument:
 def compiled_policy(version: PolicyVersion) -> CompiledPolicy:
     """Versions are immutable, so each one is compiled once per process."""
     key = (version.pk, version.digest)
-    with _lock:
-        compiled = _cache.get(key)
-        if compiled is not None:
-            _cache.move_to_end(key)
-            return compiled
-    compiled = compile_policy(document_of(version))
-    with _lock:
-        _cache[key] = compiled
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    compiled = _compiled.get(key)
+    if compiled is None:
+        compiled = compile_policy(document_of(version))
+        _compiled.put(key, compiled)
     return compiled
+
+
+def frozen_version(pk: int, digest: str) -> PolicyVersion:
+    """The policy version a run froze, read once per process. Its YAML text and document
+    stay deferred: the compiled policy is cached too and loads the document only on a miss.
+    Shared between threads and read-only by convention, as versions are immutable."""
+    version = _versions.get((pk, digest))
+    if version is None:
+        version = PolicyVersion.objects.defer("content", "document").filter(pk=pk).first()
+        if version is None or version.digest != digest:
+            raise FrozenVersionMissing(f"policy version {pk} is missing or altered")
+        _versions.put((pk, digest), version)
+    return version
+
+
+def forget_versions() -> None:
+    """Empty both caches, as in a freshly started process."""
+    _compiled.clear()
+    _versions.clear()
 
 
 def match_argument_of(raw: dict | None) -> MatchArgument | None:

@@ -37,6 +37,9 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     policy_version = models.ForeignKey(PolicyVersion, on_delete=models.PROTECT, related_name="+")
+    # Frozen with the version: with the version's id it keys the per-process cache of
+    # versions, so the gate's run lookup does not join the versions table.
+    policy_digest = models.CharField(max_length=64, editable=False)
     autonomy = models.CharField(max_length=12, choices=Autonomy.choices)
     trust_tier = models.CharField(max_length=12, choices=TrustTier.choices)
     budget_tokens = models.PositiveBigIntegerField()

@@ -165,6 +165,7 @@ def run_create(
         source=source,
         invoked_by=invoker,
         policy_version=policy.current_version,
+        policy_digest=policy.current_version.digest,
         autonomy=autonomy,
         trust_tier=tier,
         budget_tokens=budget_tokens,

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from governance import policy_store
-from governance.models import RunBudget, ToolCall
+from governance.models import PolicyVersion, Run, RunBudget, ToolCall
 from ledger.models import Event, RunCounter
 from ledger.services import chain_verify
 from tests.governance.gate.test_pipeline import ask, exhaust_budget
@@ -91,9 +91,27 @@ def test_every_call_sees_the_budget_as_it_is_now(make_run):
 @pytest.mark.django_db
 def test_a_process_that_never_compiled_the_policy_reads_its_document(make_run):
     run_id, runner = make_run()
-    with policy_store._lock:
-        policy_store._cache.clear()  # as in a freshly started worker
+    policy_store.forget_versions()  # as in a freshly started worker
     allowed = ask(runner, run_id, "run_command", {"command": "git status"}, call_id="a")
     denied = ask(runner, run_id, "run_command", {"command": "rm -rf /"}, call_id="b")
     assert (allowed["decision"], denied["decision"]) == ("allow", "deny")
     assert denied["source"] == "policy"
+
+
+@pytest.mark.django_db
+def test_a_run_whose_frozen_policy_version_was_altered_is_not_decided(make_run):
+    run_id, runner = make_run()
+    policy_store.forget_versions()
+    run = Run.objects.get(pk=run_id)
+    assert run.policy_digest == run.policy_version.digest
+    PolicyVersion.objects.filter(pk=run.policy_version_id).update(digest="0" * 64)
+
+    response = runner.post(
+        f"/v1/runs/{run_id}/permission",
+        {"session_id": "s-1", "tool_call_id": "c-1", "tool": "read_file", "arguments": {}},
+    )
+
+    assert response.status_code == 401
+    assert "frozen policy version" in str(response.json())
+    assert not ToolCall.objects.filter(run_id=run_id).exists()
+    assert Event.objects.filter(run_id=run_id).count() == 1  # run.created only
