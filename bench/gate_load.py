@@ -484,8 +484,18 @@ def main() -> None:
         choices=[scenario for scenario, _ in SCENARIOS],
         help="also sample one worker with py-spy (pip install py-spy) under flat-out load",
     )
+    parser.add_argument(
+        "--scenarios",
+        default=",".join(scenario for scenario, _ in SCENARIOS),
+        help="comma-separated; the ceiling always runs",
+    )
     args = parser.parse_args()
     args.conns = [int(n) for n in args.conns.split(",")]
+    chosen = {"ceiling", *args.scenarios.split(",")}
+    unknown = chosen - {scenario for scenario, _ in SCENARIOS}
+    if unknown:
+        sys.exit(f"unknown scenarios: {', '.join(sorted(unknown))}")
+    scenarios = [(scenario, label) for scenario, label in SCENARIOS if scenario in chosen]
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: apt-get install -y wrk")
 
@@ -519,11 +529,11 @@ def main() -> None:
         )
         print(f"  load average at start: {load_average()}", flush=True)
         print("  flat out (each request a new decision):", flush=True)
-        peaks = {scenario: peak(server, scenario, args) for scenario, _ in SCENARIOS}
+        peaks = {scenario: peak(server, scenario, args) for scenario, _ in scenarios}
         print("  paced at half of each peak:", flush=True)
         halves = {
             scenario: paced(server, scenario, peaks[scenario].rate / 2, args)
-            for scenario, _ in SCENARIOS
+            for scenario, _ in scenarios
         }
         print(f"  load average at end: {load_average()}", flush=True)
         if args.profile:
@@ -536,14 +546,14 @@ def main() -> None:
         if not args.keep_db:
             drop_database(database_url)
         shutil.rmtree(workdir, ignore_errors=True)
-    report(peaks, halves, memory)
+    report(scenarios, peaks, halves, memory)
 
 
 def _ms(value: float | None) -> str:
     return "  n/a" if value is None else f"{value:5.2f}"
 
 
-def report(peaks: dict, halves: dict, memory: dict) -> None:
+def report(scenarios: list, peaks: dict, halves: dict, memory: dict) -> None:
     ceiling = peaks["ceiling"]
     print()
     print(
@@ -552,7 +562,7 @@ def report(peaks: dict, halves: dict, memory: dict) -> None:
         f"{'p50 ms':>7} {'p99 ms':>7}"
     )
     verdicts = []
-    for scenario, label in SCENARIOS:
+    for scenario, label in scenarios:
         top, half = peaks[scenario], halves[scenario]
         share = top.rate / ceiling.rate
         # What the throughput share would be if the workers' CPU were all that limited it.
