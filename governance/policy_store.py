@@ -1,42 +1,13 @@
 """The Django side of the rule engine: compiled versions cached, tool kinds known per org."""
 
-import threading
-from collections import OrderedDict
-
 from governance.models import BundleTool, Connection, PolicyVersion
 from governance.policy import CompiledPolicy, MatchArgument, PolicyDocument, compile_policy
+from governance.process_cache import ProcessCache
 
-
-class _VersionCache:
-    """Per-process cache keyed by (version pk, digest): a version never changes, but a
-    primary key can be reused after a rolled-back transaction (or a restored database), and
-    the digest tells them apart."""
-
-    def __init__(self, size: int = 256) -> None:
-        self._items: OrderedDict[tuple[int, str], object] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[int, str]):
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: tuple[int, str], value) -> None:
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-_compiled = _VersionCache()
-_versions = _VersionCache()
+# Keyed by (pk, digest): a version never changes, but a primary key can be reused after a
+# rolled-back transaction (or a restored database), and the digest tells them apart.
+_compiled = ProcessCache(size=256)
+_versions = ProcessCache(size=256)
 
 
 class FrozenVersionMissing(Exception):

@@ -1,40 +1,17 @@
 """The call context every stage reads; computed lazily, never written by a stage."""
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import compiled_policy, match_argument_of
+from governance.process_cache import ProcessCache
 from ledger.canonical import canonical_json
 
-
-class _FrozenToolCache:
-    """Frozen sandbox tools never change after run creation, so each process keeps the ones
-    it has read. Brokered tools are not cached: their connection is re-read on every call."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._items: OrderedDict[tuple, FrozenTool] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> FrozenTool | None:
-        with self._lock:
-            tool = self._items.get(key)
-            if tool is not None:
-                self._items.move_to_end(key)
-            return tool
-
-    def put(self, key: tuple, tool: FrozenTool) -> None:
-        with self._lock:
-            self._items[key] = tool
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-
-_sandbox_tools = _FrozenToolCache()
+# Frozen sandbox tools never change after run creation, so each process keeps the ones it
+# has read. Brokered tools are not cached: their connection is re-read on every call.
+_sandbox_tools = ProcessCache(size=4096)
 
 
 @dataclass
