@@ -81,10 +81,8 @@ class ModelTable:
         quote = connection.ops.quote_name
         columns = ", ".join(quote(field.column) for field in self._insert_fields)
         row = "(" + ", ".join(["%s"] * len(self._insert_fields)) + ")"
-        pk = quote(self.model._meta.pk.column)
-        return (
-            f"INSERT INTO {self.name} ({columns}) VALUES {', '.join([row] * count)} RETURNING {pk}"
-        )
+        values = ", ".join([row] * count)
+        return f"INSERT INTO {self.name} ({columns}) VALUES {values} RETURNING {self.pk}"
 
     def insert_params(self, instances) -> list:
         return [

@@ -1,5 +1,7 @@
 """The Django side of the rule engine: compiled versions cached, tool kinds known per org."""
 
+import copy
+
 from governance.models import BundleTool, Connection, PolicyVersion
 from governance.policy import CompiledPolicy, MatchArgument, PolicyDocument, compile_policy
 from governance.process_cache import ProcessCache
@@ -31,14 +33,15 @@ def compiled_policy(version: PolicyVersion) -> CompiledPolicy:
 def frozen_version(pk: int, digest: str) -> PolicyVersion:
     """The policy version a run froze, read once per process. Its YAML text and document
     stay deferred: the compiled policy is cached too and loads the document only on a miss.
-    Shared between threads and read-only by convention, as versions are immutable."""
+    Each caller gets its own copy, so nothing one request loads onto it (its policy, say,
+    which may be renamed later) is seen by another."""
     version = _versions.get((pk, digest))
     if version is None:
         version = PolicyVersion.objects.defer("content", "document").filter(pk=pk).first()
         if version is None or version.digest != digest:
             raise FrozenVersionMissing(f"policy version {pk} is missing or altered")
         _versions.put((pk, digest), version)
-    return version
+    return copy.copy(version)
 
 
 def forget_versions() -> None:

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from governance import policy_store
-from governance.models import PolicyVersion, Run, RunBudget, ToolCall
+from governance.models import Policy, PolicyVersion, Run, RunBudget, ToolCall
 from ledger.models import Event, RunCounter
 from ledger.services import chain_verify
 from tests.governance.gate.test_pipeline import ask, exhaust_budget
@@ -115,3 +115,18 @@ def test_a_run_whose_frozen_policy_version_was_altered_is_not_decided(make_run):
     assert "frozen policy version" in str(response.json())
     assert not ToolCall.objects.filter(run_id=run_id).exists()
     assert Event.objects.filter(run_id=run_id).count() == 1  # run.created only
+
+
+@pytest.mark.django_db
+def test_the_cached_policy_version_carries_nothing_from_one_caller_to_the_next(make_run):
+    run_id, _ = make_run()
+    run = Run.objects.get(pk=run_id)
+    policy_store.forget_versions()
+    first = policy_store.frozen_version(run.policy_version_id, run.policy_digest)
+    assert first.policy.name == "default"  # loads the policy onto this copy
+    Policy.objects.filter(pk=first.policy_id).update(name="renamed-policy")
+
+    second = policy_store.frozen_version(run.policy_version_id, run.policy_digest)
+
+    assert second.policy.name == "renamed-policy"
+    assert (second.pk, second.digest) == (first.pk, first.digest)
