@@ -17,5 +17,6 @@ def post_worker_init(worker):
     # By now the worker has imported Django, every app and the URL patterns: objects that
     # live as long as the process. Freezing them keeps each full garbage collection from
     # walking them again; measured under bench/gate_load.py, full collections went from
-    # 70–370 ms (every thread stalled, the p99 at half load with them) to under 35 ms.
+    # 70–370 ms (every thread stalled, the p99 at half load with them) to mostly under
+    # 35 ms (the odd one longer when the CPUs are saturated).
     gc.freeze()
