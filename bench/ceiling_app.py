@@ -15,7 +15,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ledger.canonical import canonical_json
+from fluidbox.canonical import canonical_json
 
 CEILING_TABLES = (
     "DROP TABLE IF EXISTS bench_ceiling_row",

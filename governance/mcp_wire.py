@@ -22,8 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
+from fluidbox.canonical import canonical_json
 from governance.mcp_stdio import stdio_environment, stdio_transport
-from ledger.canonical import canonical_json
 
 TransportKind = Literal["streamable-http", "stdio"]
 

@@ -11,7 +11,7 @@ from jsonschema.exceptions import SchemaError
 from referencing import Registry
 from referencing.exceptions import NoSuchResource
 
-from ledger.canonical import canonical_json
+from fluidbox.canonical import canonical_json
 
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_SCHEMA_DEPTH = 32

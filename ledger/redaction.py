@@ -5,7 +5,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ledger.canonical import canonical_json, sha256_hex
+from fluidbox.canonical import canonical_json, sha256_hex
 
 MASK = "[redacted]"
 MAX_STRING = 200

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from fluidbox.canonical import canonical_json, sha256_hex
 from fluidbox.prebuilt_sql import ModelTable
-from ledger.canonical import canonical_json, sha256_hex
 from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
 from ledger.redaction import Redacted
 

@@ -4,8 +4,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from fluidbox.canonical import canonical_json
 from governance.schemas import MAX_ARGUMENT_BYTES
-from ledger.canonical import canonical_json
 
 TOOL_NAME_REGEX = r"^[A-Za-z0-9_.-]{1,128}$"
 

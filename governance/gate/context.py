@@ -4,10 +4,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from fluidbox.canonical import canonical_json
 from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import compiled_policy, match_argument_of
 from governance.process_cache import ProcessCache
-from ledger.canonical import canonical_json
 
 # Frozen sandbox tools never change after run creation, so each process keeps the ones it
 # has read. Brokered tools are not cached: their connection is re-read on every call.

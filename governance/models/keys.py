@@ -5,7 +5,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 
-from ledger.canonical import sha256_hex
+from fluidbox.canonical import sha256_hex
 
 from .orgs import Organization
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from governance.policy.canonical import canonical_json
+from fluidbox.canonical import canonical_json
 from governance.policy.verdicts import Verdict
 from governance.policy.yaml_format import YamlProblem, flow, load_yaml, quote
 

@@ -4,7 +4,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from governance.policy.canonical import canonical_json
+from fluidbox.canonical import canonical_json
 from governance.policy.compiled import CompiledPolicy
 from governance.policy.subjects import MatchArgument, SubjectError, call_key
 from governance.policy.verdicts import Verdict

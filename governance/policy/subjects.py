@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from governance.policy.canonical import canonical_json
+from fluidbox.canonical import canonical_json
 from governance.policy.invisible import describe_invisible, first_invisible
 from governance.policy.paths import normalise_path
 from governance.policy.shell_commands import CommandReading, read_script

@@ -5,9 +5,9 @@ import re
 import yaml
 from django.db import transaction
 
+from fluidbox.canonical import digest_of
 from governance.errors import Invalid
 from governance.models import Access, BundleTool, CapabilityBundle, Organization
-from ledger.canonical import digest_of
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 MATCH_KINDS = ("shell", "path", "text")

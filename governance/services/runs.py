@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from fluidbox.canonical import digest_of
 from governance.errors import Conflict, Invalid, NotFound
 from governance.models import (
     RUN_TOKEN_PREFIX,
@@ -27,7 +28,6 @@ from governance.models import (
     new_secret_token,
 )
 from governance.schemas import guard_schema
-from ledger.canonical import digest_of
 from ledger.models import EventType, RunCounter
 from ledger.redaction import redact
 from ledger.services import event_append

@@ -20,6 +20,7 @@ from django.core.management import call_command
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
+from fluidbox.canonical import canonical_json
 from governance.authentication import Actor, ActorKind
 from governance.models import Organization
 from governance.services.budget import reservation_create
@@ -27,7 +28,6 @@ from governance.services.connections import connection_create
 from governance.services.gate import permission_request
 from governance.services.orgs import api_key_create
 from governance.services.runs import CreatedRun, run_create
-from ledger.canonical import canonical_json
 
 CHECKS = schemathesis.Config.from_dict(
     {

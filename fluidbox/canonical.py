@@ -1,4 +1,8 @@
-"""Canonical JSON and digests: the one byte-exact form every hash in fluidbox is taken over."""
+"""Canonical JSON and digests: the one byte-exact form every hash in fluidbox is taken over.
+
+It lives here, beside the settings and outside every app, because the policy engine (which
+imports nothing from Django), the gate, the API and the ledger all depend on the same bytes.
+"""
 
 import hashlib
 import json
@@ -6,6 +10,7 @@ from typing import Any
 
 
 def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 characters as they are."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
