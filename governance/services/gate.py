@@ -13,7 +13,8 @@ from governance.gate.context import CallContext
 from governance.gate.decision import Decision, Outcome
 from governance.gate.pipeline import decide
 from governance.models import Approval, ApprovalStatus, Run, RunStatus, ToolCall
-from governance.services.approvals import approval_expire_if_due, schedule_approval_followups
+from governance.queue import schedule_approval_followups
+from governance.services.settlement import approval_expire_if_due, decision_event_data
 from governance.services.wakeup import wakeups
 from ledger.models import EventType
 from ledger.redaction import argument_digest, argument_preview, redact
@@ -46,24 +47,6 @@ class GateAnswer:
             "tool_error": call.tool_error or None,
             "original_verdict": call.original_verdict or None,
         }
-
-
-def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict:
-    data = {
-        "session_id": call.session_id,
-        "tool_call_id": call.tool_call_id,
-        "tool": call.tool,
-        "decision": call.decision,
-        "source": call.source or None,
-        "reason": call.reason,
-        "rule": call.rule,
-        "policy_version": policy_version,
-        **extra,
-    }
-    if call.original_verdict:
-        data["original_verdict"] = call.original_verdict
-        data["verdict"] = call.decision
-    return data
 
 
 def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
@@ -133,7 +116,7 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 (EventType.APPROVAL_REQUESTED, approval_requested),
             ],
         )
-        schedule_approval_followups(approval)
+        schedule_approval_followups(approval.pk, approval.expires_at)
         return GateAnswer(call, approval)
     decided = redact(
         decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None)

@@ -28,6 +28,7 @@ from governance.models import (
     new_secret_token,
 )
 from governance.schemas import guard_schema
+from governance.services.settlement import approvals_close_for_run
 from ledger.models import EventType, RunCounter
 from ledger.redaction import redact
 from ledger.services import event_append
@@ -216,8 +217,6 @@ def run_finish(*, run: Run, actor_label: str) -> Run:
         status=RunStatus.FINISHED, finished_at=timezone.now()
     )
     if won:
-        from governance.services.approvals import approvals_close_for_run
-
         approvals_close_for_run(run_id=run.pk)
         event_append(
             run_id=run.pk,

@@ -7,7 +7,7 @@ from django.db import connection
 from django.utils import timezone
 
 from governance.models import Approval, Policy, RunGrant
-from governance.services.approvals import approvals_sweep
+from governance.services.settlement import approvals_sweep
 from ledger.models import Event
 from tests.conftest import Api
 from tests.governance.gate.test_pipeline import ask
