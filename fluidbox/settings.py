@@ -69,27 +69,44 @@ TEMPLATES = [
 ]
 
 
+def _sqlite(path: str) -> dict:
+    """SQLite, however it was chosen (no DATABASE_URL, or `sqlite:///…`): the same options.
+
+    WAL lets readers run beside the one writer; IMMEDIATE takes the write lock at BEGIN, so
+    two write transactions serialize instead of failing when a reader upgrades to a writer
+    (SQLite does not wait for that lock, it answers "database is locked" at once); the
+    timeout is how long a writer waits for the lock before that error.
+    """
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env_int("SQLITE_TIMEOUT", 20, minimum=1),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+        # A file, not pytest-django's in-memory default: live test servers share it.
+        "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(DATA_DIR / "test.sqlite3"))},
+    }
+
+
 def _database_from_env() -> dict:
     url = env_str("DATABASE_URL")
     if not url:
         DATA_DIR.mkdir(parents=True, exist_ok=True)
-        # WAL lets readers run beside the one writer; IMMEDIATE takes the write lock at
-        # BEGIN, so two write transactions serialize instead of failing at upgrade time.
-        return {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": env_str("SQLITE_PATH", str(DATA_DIR / "fluidbox.sqlite3")),
-            "OPTIONS": {
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
-            "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(DATA_DIR / "test.sqlite3"))},
-        }
+        return _sqlite(env_str("SQLITE_PATH", str(DATA_DIR / "fluidbox.sqlite3")))
     pool_size = env_int("DB_POOL_SIZE", 0, minimum=0)
     conn_max_age = 0 if pool_size else env_int("DB_CONN_MAX_AGE", 0, minimum=0)
     config = dj_database_url.parse(url, conn_max_age=conn_max_age)
     if config["ENGINE"] not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
         raise ImproperlyConfigured(f"DATABASE_URL scheme not supported: {config['ENGINE']}")
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        if config["NAME"] in ("", ":memory:"):
+            raise ImproperlyConfigured(
+                "DATABASE_URL=sqlite:// needs a file (sqlite:////absolute/path.sqlite3): "
+                "an in-memory database is not shared by the server's processes"
+            )
+        return _sqlite(config["NAME"])
     if config["ENGINE"] == "django.db.backends.postgresql":
         # Sessions start in UTC, so Django skips its SET TIME ZONE round trip on each new
         # connection (the server's default is often 'Etc/UTC', which Django reads as different).

@@ -52,9 +52,12 @@ TEST_BUNDLE = (
 
 def pytest_collection_modifyitems(config, items):
     skip = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL=postgres://…)")
+    skip_sqlite = pytest.mark.skip(reason="SQLite only (unset DATABASE_URL)")
     for item in items:
         if "postgres" in item.keywords and connection.vendor != "postgresql":
             item.add_marker(skip)
+        if "sqlite" in item.keywords and connection.vendor != "sqlite":
+            item.add_marker(skip_sqlite)
 
 
 class Api:

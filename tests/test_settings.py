@@ -1,5 +1,6 @@
 """Settings come from the environment and fail loudly on bad values."""
 
+import json
 import os
 import subprocess
 import sys
@@ -83,3 +84,40 @@ def test_the_sqlite_database_runs_in_wal_mode():
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA journal_mode")
         assert cursor.fetchone()[0] == "wal"
+
+
+def database_settings(**env: str) -> dict:
+    code = (
+        "import django, os, json; os.environ['DJANGO_SETTINGS_MODULE']='fluidbox.settings'; "
+        "django.setup(); from django.conf import settings; "
+        "print(json.dumps(settings.DATABASES['default'], default=str))"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("FLUIDBOX", "DJANGO"))}
+    clean.pop("DATABASE_URL", None)
+    clean.update(env)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_sqlite_by_url_gets_the_same_options_as_the_embedded_default(tmp_path):
+    path = tmp_path / "chosen.sqlite3"
+    default = database_settings(FLUIDBOX_DEVELOPMENT="1", FLUIDBOX_DATA_DIR=str(tmp_path))
+    by_url = database_settings(
+        FLUIDBOX_DEVELOPMENT="1", FLUIDBOX_DATA_DIR=str(tmp_path), DATABASE_URL=f"sqlite:///{path}"
+    )
+    assert by_url["NAME"] == str(path)
+    assert by_url["OPTIONS"] == default["OPTIONS"]
+    assert by_url["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in by_url["OPTIONS"]["init_command"]
+    assert by_url["OPTIONS"]["timeout"] >= 20
+
+
+def test_an_in_memory_sqlite_url_is_refused_with_a_reason(tmp_path):
+    result = settings_in_subprocess(
+        FLUIDBOX_DEVELOPMENT="1", FLUIDBOX_DATA_DIR=str(tmp_path), DATABASE_URL="sqlite://"
+    )
+    assert result.returncode != 0
+    assert "needs a file" in result.stderr

@@ -1,4 +1,5 @@
-"""Live servers for concurrency tests: gunicorn with two worker processes on PostgreSQL."""
+"""Live servers for concurrency tests: gunicorn with two worker processes sharing the test
+database (PostgreSQL, or the SQLite file by `DATABASE_URL=sqlite:///…`)."""
 
 import threading
 

@@ -15,7 +15,7 @@ from ledger.services import chain_verify
 from tests.concurrency.conftest import fire_at_once
 from tests.support.servers import WebServer, Worker
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [pytest.mark.slow]
 
 
 def gate(server, run_id, token, *, call_id="c-1", wait=0.0, to="bob@example.com", timeout=60):
@@ -45,19 +45,23 @@ def types(run_id):
     return list(Event.objects.filter(run_id=run_id).order_by("seq").values_list("type", flat=True))
 
 
-def test_twenty_concurrent_deciders_make_one_winner(web_server, operator, org, approver):
+def race_deciders(server, operator, org, approver) -> tuple[str, list[httpx.Response]]:
     run_id, token = new_run(operator)
-    approval_id = gate(web_server, run_id, token).json()["approval"]["id"]
+    approval_id = gate(server, run_id, token).json()["approval"]["id"]
     keys = [api_key_create(org=org, user=approver, name=f"k{i}").plaintext for i in range(20)]
 
     def decide(client, index):
         return client.post(
-            f"{web_server.url}/v1/approvals/{approval_id}/decision",
+            f"{server.url}/v1/approvals/{approval_id}/decision",
             json={"decision": "approve" if index % 2 else "deny"},
             headers={"Authorization": f"Bearer {keys[index]}"},
         )
 
-    responses = fire_at_once(20, decide)
+    return run_id, fire_at_once(20, decide)
+
+
+def test_twenty_concurrent_deciders_make_one_winner(web_server, operator, org, approver):
+    run_id, responses = race_deciders(web_server, operator, org, approver)
     assert {r.status_code for r in responses} == {200}
     assert sum(1 for r in responses if r.json()["won"]) == 1
     assert types(run_id).count("approval.decided") == 1
@@ -65,6 +69,23 @@ def test_twenty_concurrent_deciders_make_one_winner(web_server, operator, org, a
     final = {r.json()["approval"]["status"] for r in responses}
     assert len(final) == 1
     assert chain_verify(run_id) == []
+
+
+@pytest.mark.sqlite
+def test_control_sqlite_without_its_options_fails_the_same_race(
+    tmp_path, transactional_db, operator, org, approver
+):
+    # Proves the test above can fail on SQLite: without IMMEDIATE transactions and the lock
+    # timeout, concurrent deciders hit "database is locked" and get 5xx.
+    bare = "tests.concurrency.settings_sqlite_bare"
+    with WebServer(tmp_path, workers=2, threads=48, DJANGO_SETTINGS_MODULE=bare) as server:
+        failed = False
+        for _ in range(5):
+            _, responses = race_deciders(server, operator, org, approver)
+            if any(r.status_code >= 500 for r in responses):
+                failed = True
+                break
+    assert failed, "bare SQLite never failed the race: the test above proves nothing there"
 
 
 def test_a_waiter_is_woken_within_a_second_of_a_decision_in_another_process(

@@ -1,4 +1,5 @@
-"""Real simultaneous HTTP requests against two gunicorn processes sharing one PostgreSQL."""
+"""Real simultaneous HTTP requests against two gunicorn processes sharing one database
+(PostgreSQL, or SQLite in a file)."""
 
 import pytest
 
@@ -7,7 +8,7 @@ from ledger.models import Event
 from ledger.services import chain_verify
 from tests.concurrency.conftest import fire_at_once
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [pytest.mark.slow]
 
 ALLOWANCE = 16_000
 SLICE = 1_000  # 64 requests of 1,000 tokens race for 4x the allowance
@@ -53,6 +54,7 @@ def test_64_reservations_racing_for_4x_the_allowance_book_exactly_the_allowance(
     assert chain_verify(run_id) == []
 
 
+@pytest.mark.postgres  # on SQLite the whole database is the lock (see the SQLite control)
 def test_control_without_the_row_lock_the_same_race_overbooks(unlocked_web_server, operator):
     # Proves the test above can fail: with the lock switched off, concurrent requests all
     # read the same remaining budget and more reservations pass than fit.

@@ -35,8 +35,9 @@ def child_environment(**extra: str) -> dict[str, str]:
         port = settings_dict.get("PORT") or "5432"
         env["DATABASE_URL"] = f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
     else:
-        env.pop("DATABASE_URL", None)
-        env["SQLITE_PATH"] = str(settings_dict["NAME"])
+        # By URL, as an operator would choose a file database (it must get the same
+        # options as the embedded default; a relative name would depend on the cwd).
+        env["DATABASE_URL"] = f"sqlite:///{Path(settings_dict['NAME']).resolve()}"
     env.update(extra)
     return env
 
