@@ -10,9 +10,7 @@ from datetime import timedelta
 import httpx
 from django.conf import settings
 from django.core.mail import send_mail
-from django.db import transaction
 from django.utils import timezone
-from django_q.models import Schedule
 
 from governance import vault
 from governance.models import (
@@ -23,6 +21,7 @@ from governance.models import (
     NotificationDelivery,
 )
 from governance.policy import escape_invisible
+from governance.queue import task_enqueue_at
 
 logger = logging.getLogger(__name__)
 
@@ -142,15 +141,11 @@ def delivery_attempt(*, delivery_id: int) -> None:
         )
         if not failed:
             delay = BACKOFF_SECONDS[min(attempts - 1, len(BACKOFF_SECONDS) - 1)]
-            with transaction.atomic():
-                Schedule.objects.create(
-                    name=f"fluidbox: retry notification {delivery_id} #{attempts + 1}",
-                    func="governance.tasks.notification_deliver",
-                    args=str(delivery_id),
-                    schedule_type=Schedule.ONCE,
-                    repeats=-1,
-                    next_run=timezone.now() + timedelta(seconds=delay),
-                )
+            task_enqueue_at(
+                timezone.now() + timedelta(seconds=delay),
+                "governance.tasks.notification_deliver",
+                delivery_id,
+            )
         return
     NotificationDelivery.objects.filter(pk=delivery_id).update(
         attempts=attempts, status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""

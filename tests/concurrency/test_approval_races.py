@@ -229,9 +229,15 @@ def test_timeouts_are_settled_by_the_worker_and_by_the_sweeper_after_a_restart(
         # With the worker stopped, this approval expires unattended.
         missed = gate(server, run_id, token, call_id="missed").json()["approval"]["id"]
         # Lose its timeout task too (a worker crash, a wiped queue): only the sweeper is left.
-        from django_q.models import Schedule
+        from django_q.models import OrmQ
 
-        assert Schedule.objects.filter(name=f"fluidbox: approval {missed} timeout").delete()[0] == 1
+        timeouts = [
+            q.pk
+            for q in OrmQ.objects.all()
+            if q.task["func"] == "governance.tasks.approval_timeout"
+            and q.task["args"] == (int(missed),)
+        ]
+        assert OrmQ.objects.filter(pk__in=timeouts).delete()[0] == 1
         worker.start()
         watched = gate(server, run_id, token, call_id="watched").json()["approval"]["id"]
         deadline = time.monotonic() + 90

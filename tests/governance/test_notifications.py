@@ -5,10 +5,13 @@ import hmac
 import json
 import threading
 import time
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.core import mail
+from django.utils import timezone
+from django_q.models import OrmQ
 
 from governance.models import NotificationDelivery
 from governance.services.notifications import approval_notify_all, channel_create_webhook
@@ -115,9 +118,16 @@ def test_a_failing_channel_is_retried_and_never_blocks_the_decision(org, make_ru
         )
         run_id, runner = make_run()
         approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
+        before = timezone.now()
         approval_notify_all(approval_id=int(approval_id))
+        after = timezone.now()
         webhook = NotificationDelivery.objects.get(channel__kind="webhook")
         assert (webhook.status, webhook.attempts) == ("pending", 1)
+        # The retry is queued to fall due 5 s later (the first backoff), not at a scheduler tick.
+        deliver = "governance.tasks.notification_deliver"
+        retries = [q for q in OrmQ.objects.all() if q.task["func"] == deliver]
+        assert [q.task["args"] for q in retries] == [(webhook.pk,)]
+        assert before + timedelta(seconds=5) <= retries[0].lock <= after + timedelta(seconds=5)
         assert "503" in webhook.last_error
         assert NotificationDelivery.objects.get(channel__kind="email").status == "sent"
         assert "send_email" in mail.outbox[0].body

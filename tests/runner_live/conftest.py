@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -61,14 +60,6 @@ def create_run(operator, **overrides) -> tuple[str, str]:
     response = operator.post("/v1/runs", run_body(**overrides))
     assert response.status_code == 201, response.content
     return response.json()["id"], response.json()["session_token"]
-
-
-def wait_until(condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting: {what}")
-        time.sleep(0.05)
 
 
 def decide(base_url: str, key: str, approval_id: str, decision: str = "approve") -> httpx.Response:

@@ -10,7 +10,8 @@ from governance.models import Approval, ToolCall
 from ledger.models import Event
 from ledger.services import chain_verify
 from runner import GateClient
-from tests.runner_live.conftest import create_run, decide, wait_until
+from tests.runner_live.conftest import create_run, decide
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 

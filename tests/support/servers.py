@@ -11,6 +11,8 @@ from pathlib import Path
 import httpx
 from django.db import connection
 
+from tests.support.waiting import wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
@@ -128,3 +130,17 @@ class Worker(ServerProcess):
     def __init__(self, tmp: Path, **env: str) -> None:
         args = [str(BIN / "python"), "manage.py", "qcluster"]
         super().__init__(args, child_environment(**env), tmp / "qcluster.log")
+
+    def wait_until_ready(self) -> None:
+        """Until the worker has run a task: a probe enqueued now comes back done."""
+        from django_q.models import Success
+        from django_q.tasks import async_task
+
+        probe = async_task("math.floor", 1.5)
+
+        def probe_done() -> bool:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"qcluster exited:\n{self.log()[-3000:]}")
+            return Success.objects.filter(id=probe).exists()
+
+        wait_until(probe_done, "the worker to run a probe task")
