@@ -139,6 +139,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise.
+WHITENOISE_ROOT = BASE_DIR / "public"
 
 # Gate requests carry arguments up to 256 KiB; leave room for the envelope.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
@@ -192,6 +194,7 @@ FLUIDBOX_STDIO_COMMANDS = env_list("FLUIDBOX_STDIO_COMMANDS", [], separator=";")
 FLUIDBOX_MCP_TIMEOUT = env_int("FLUIDBOX_MCP_TIMEOUT", 20, minimum=1)
 FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
 FLUIDBOX_MAX_WAIT_SECONDS = 30
+FLUIDBOX_WAKE_RECHECK_SECONDS = env_int("FLUIDBOX_WAKE_RECHECK_SECONDS", 2, minimum=1)
 FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)
 # Test-only: the concurrency suite's control case turns the budget row lock off to show
 # that the race it guards against is real. Never set in production.

@@ -12,13 +12,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import connection, transaction
 
 logger = logging.getLogger(__name__)
 
 CHANNEL = "fluidbox_approvals"
 SQLITE_POLL_SECONDS = 0.2
-POSTGRES_SAFETY_POLL_SECONDS = 2.0
 
 
 def _is_postgres() -> bool:
@@ -105,7 +105,9 @@ class _Wakeups:
                 return
             if not connection.in_atomic_block:
                 connection.close()
-            poll = POSTGRES_SAFETY_POLL_SECONDS if postgres else SQLITE_POLL_SECONDS
+            # On PostgreSQL the re-read only covers a notification lost with the listener's
+            # connection; the wake-up itself comes from NOTIFY.
+            poll = settings.FLUIDBOX_WAKE_RECHECK_SECONDS if postgres else SQLITE_POLL_SECONDS
             deadline = time.monotonic() + timeout
             while True:
                 remaining = deadline - time.monotonic()

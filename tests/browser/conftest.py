@@ -19,7 +19,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-TIMEOUT_MS = 15_000
+# A give-up point for a page or element that never comes; passing steps never wait for it.
+TIMEOUT_MS = 60_000
 ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 
 

@@ -4,7 +4,6 @@ import hashlib
 import hmac
 import json
 import threading
-import time
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -17,6 +16,7 @@ from governance.models import NotificationDelivery
 from governance.services.notifications import approval_notify_all, channel_create_webhook
 from tests.governance.gate.test_pipeline import ask
 from tests.support.servers import Worker
+from tests.support.waiting import wait_until
 
 SECRET = "webhook-signing-secret-123"
 
@@ -69,18 +69,12 @@ def test_the_worker_posts_a_signed_webhook_with_the_exact_arguments(
     org, make_run, receiver, tmp_path
 ):
     channel_create_webhook(org=org, name="ops", url=receiver.url, secret=SECRET)
-    worker = Worker(tmp_path)
-    worker.start()
-    try:
+    with Worker(tmp_path):
         run_id, runner = make_run()
         tricky = "bob@example.com\u200b; cc: mallory@evil.example"
         answer = ask(runner, run_id, "send_email", {"to": tricky, "body": "quarterly numbers"})
         assert answer["decision"] == "pending"
-        deadline = time.monotonic() + 30
-        while not receiver.received and time.monotonic() < deadline:
-            time.sleep(0.2)
-    finally:
-        worker.stop()
+        wait_until(lambda: receiver.received, "the worker to post the webhook")
     assert len(receiver.received) == 1
     headers, body = receiver.received[0]
     assert verify(headers, body)

@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.waiting import PATIENCE_SECONDS
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIGURABLE_SERVER = Path(__file__).with_name("configurable_server.py")
 DEMO_TOKEN = "demo-fixture-token"
-STARTUP_DEADLINE_SECONDS = 15.0
 
 
 def free_port() -> int:
@@ -77,7 +78,7 @@ class ServerProcess:
 
     def _wait_until_listening(self) -> None:
         assert self.process is not None
-        deadline = time.monotonic() + STARTUP_DEADLINE_SECONDS
+        deadline = time.monotonic() + PATIENCE_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 tail = self.stderr_path.read_text(errors="replace")[-2000:]

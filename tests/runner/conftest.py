@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from runner import GateClient, Workspace
+from tests.support.waiting import PATIENCE_SECONDS
 
 SENTINEL = "outside-the-workspace: must never be read or changed"
 
@@ -78,9 +79,10 @@ class FakeGate:
             self.approvals[(session_id, tool_call_id)]["status"] = outcome
             self.condition.notify_all()
 
-    def wait_for_approval(self, timeout: float = 5.0) -> dict[str, Any]:
+    def wait_for_approval(self, timeout: float = PATIENCE_SECONDS) -> dict[str, Any]:
         with self.condition:
-            self.condition.wait_for(lambda: self.approvals, timeout=timeout)
+            if not self.condition.wait_for(lambda: self.approvals, timeout=timeout):
+                raise AssertionError("no approval was requested")
             return next(iter(self.approvals.values()))
 
     def requests_to(self, suffix: str) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ CANARY = "canary-7f3c9a1e-token"
 
 @pytest.fixture
 def executor(workspace: Workspace) -> Executor:
-    return Executor(workspace, timeout=5.0)
+    return Executor(workspace, timeout=60.0)
 
 
 def test_an_allowed_program_runs_in_the_workspace(executor: Executor, workspace: Workspace) -> None:
@@ -178,7 +178,7 @@ def test_git_never_works_on_a_repository_above_the_workspace(tmp_path: Path) -> 
     plain = subprocess.run(["git", "status"], cwd=tmp_path / "ws", capture_output=True)
     assert plain.returncode == 0
 
-    result = Executor(Workspace(tmp_path / "ws"), timeout=5.0).run("git status")
+    result = Executor(Workspace(tmp_path / "ws"), timeout=60.0).run("git status")
 
     assert not result.succeeded
     assert "not a git repository" in result.stderr
@@ -237,7 +237,7 @@ def test_a_timeout_kills_the_whole_process_group(workspace: Workspace) -> None:
     started = time.monotonic()
     result = executor.run("timeout 60 sleep 41.5")  # `timeout` keeps `sleep` as its child
     assert result.timed_out and result.exit_code is None
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # killed at the executor's 0.5 s, not sleep's 41.5
     assert "killed" in result.as_text()
     assert not _processes_running("sleep", "41.5")
 

@@ -19,6 +19,7 @@ from runner import (
     Reservation,
     SecretsRefused,
 )
+from tests.support.waiting import wait_until
 
 
 def test_an_allowed_call_comes_back_as_allow(fake_gate) -> None:
@@ -72,9 +73,12 @@ def test_a_pending_approval_is_long_polled_until_decided(fake_gate) -> None:
     )
     asking.start()
     fake_gate.wait_for_approval()
-    time.sleep(1.3)  # at least one long-poll came back pending and was re-sent
+    wait_until(
+        lambda: len(fake_gate.requests_to("/permission")) >= 2,
+        "a long-poll to come back pending and be sent again",
+    )
     fake_gate.decide("s-1", "c-7", "approved")
-    asking.join(timeout=5)
+    asking.join()
 
     assert answer[0].allowed and answer[0].source == "approval"
     polls = fake_gate.requests_to("/permission")
@@ -87,9 +91,11 @@ def test_waiting_stops_at_total_wait_with_a_pending_decision(fake_gate) -> None:
     fake_gate.verdicts["write_file"] = "ask"
     with fake_gate.client() as client:
         started = time.monotonic()
-        decision = client.ask("s-1", "c-1", "write_file", {}, wait_seconds=1, total_wait=0.3)
+        decision = client.ask("s-1", "c-1", "write_file", {}, wait_seconds=25, total_wait=0.3)
     assert decision.pending
-    assert time.monotonic() - started < 2
+    # Not one long-poll of 25 s: the client asked the gate to wait only what was left.
+    assert time.monotonic() - started < 12
+    assert {p["body"]["wait_seconds"] for p in fake_gate.requests_to("/permission")} == {0}
     assert "still waiting for a human approval (approval ap-1)" in decision.as_tool_error()
 
 
@@ -107,14 +113,14 @@ def test_a_restart_mid_wait_re_attaches_to_the_same_approval(fake_gate) -> None:
     asked_before_the_restart = len(fake_gate.requests_to("/permission"))
 
     fake_gate.stop()  # the waiting request loses its connection; new ones are refused
-    time.sleep(0.6)
+    time.sleep(0.6)  # down for a moment: the client's retries meet refused connections
     fake_gate.start()
-    deadline = time.monotonic() + 5
-    while len(fake_gate.requests_to("/permission")) == asked_before_the_restart:
-        assert time.monotonic() < deadline, "the client never came back after the restart"
-        time.sleep(0.02)
+    wait_until(
+        lambda: len(fake_gate.requests_to("/permission")) > asked_before_the_restart,
+        "the client to come back after the restart",
+    )
     fake_gate.decide("s-1", "c-9", "approved")
-    asking.join(timeout=10)
+    asking.join()
 
     assert answer and answer[0].allowed
     assert answer[0].approval["id"] == approval["id"]

@@ -32,7 +32,7 @@ DEPLOY = ToolSpec(
 
 @pytest.fixture
 def tool_runner(fake_gate, workspace: Workspace) -> ToolRunner:
-    executor = Executor(workspace, DEFAULT_PROGRAMS | {"printenv"}, timeout=5.0)
+    executor = Executor(workspace, DEFAULT_PROGRAMS | {"printenv"}, timeout=60.0)
     return ToolRunner(
         fake_gate.client(), workspace, executor, tools=(*SANDBOX_BASIC, DEPLOY), total_wait=0.5
     )
@@ -143,7 +143,7 @@ def test_a_read_only_run_gets_no_secret_and_its_secrets_tool_does_not_run(
 def test_an_exfiltration_program_needs_an_explicit_always_rule(
     fake_gate, workspace: Workspace
 ) -> None:
-    executor = Executor(workspace, exfiltration_programs=frozenset({"curl"}), timeout=5.0)
+    executor = Executor(workspace, exfiltration_programs=frozenset({"curl"}), timeout=60.0)
     runner = ToolRunner(fake_gate.client(), workspace, executor)
     fake_gate.rule_actions["run_command"] = "ASK"  # e.g. allowed by the autonomous fallback
     refused = runner.run_tool("s-1", "c-1", "run_command", {"command": "curl --version"})

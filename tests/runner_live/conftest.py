@@ -15,6 +15,7 @@ from governance.services.orgs import api_key_create
 from governance.services.policies import policy_save
 from tests.conftest import run_body
 from tests.support.servers import WebServer
+from tests.support.waiting import PATIENCE_SECONDS
 
 DEMO_POLICY = (
     Path(__file__).resolve().parents[2] / "governance" / "demo" / "policy.yaml"
@@ -84,7 +85,7 @@ class InboxApprover(threading.Thread):
         self.error: str | None = None
 
     def run(self) -> None:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + PATIENCE_SECONDS
         with httpx.Client(headers={"Authorization": f"Bearer {self.key}"}, timeout=10) as http:
             while time.monotonic() < deadline:
                 inbox = http.get(f"{self.base_url}/v1/approvals", params={"status": "pending"})
