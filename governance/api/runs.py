@@ -64,26 +64,37 @@ def run_json(run: Run) -> dict:
     }
 
 
-RunOut = inline_serializer(
-    "Run",
-    {
-        "id": serializers.UUIDField(),
-        "agent": serializers.CharField(),
-        "status": serializers.CharField(),
-        "autonomy": serializers.CharField(),
-        "trust_tier": serializers.CharField(),
-        "policy": serializers.CharField(),
-        "policy_version": serializers.IntegerField(),
-        "policy_digest": serializers.CharField(),
-        "tool_set_digest": serializers.CharField(),
-        "source": serializers.JSONField(),
-        "invoked_by": serializers.CharField(allow_null=True),
-        "budget": serializers.JSONField(),
-        "tools": FrozenToolOut(many=True),
-        "created_at": serializers.CharField(),
-        "finished_at": serializers.CharField(allow_null=True),
-    },
-)
+class BudgetOut(serializers.Serializer):
+    allowance = serializers.IntegerField()
+    spent = serializers.IntegerField()
+    reserved = serializers.IntegerField()
+    remaining = serializers.IntegerField()
+
+
+class RunOut(serializers.Serializer):
+    """The run as frozen at creation, and its status (documents `run_json`)."""
+
+    id = serializers.UUIDField()
+    agent = serializers.CharField()
+    status = serializers.CharField()
+    autonomy = serializers.CharField()
+    trust_tier = serializers.CharField()
+    policy = serializers.CharField()
+    policy_version = serializers.IntegerField()
+    policy_digest = serializers.CharField()
+    tool_set_digest = serializers.CharField()
+    source = serializers.JSONField()
+    invoked_by = serializers.CharField(allow_null=True)
+    budget = BudgetOut()
+    tools = FrozenToolOut(many=True)
+    created_at = serializers.CharField()
+    finished_at = serializers.CharField(allow_null=True)
+
+
+class RunCreatedOut(RunOut):
+    """The created run, and its session token: shown once, only here."""
+
+    session_token = serializers.CharField()
 
 
 class RunCreateApi(APIView):
@@ -106,9 +117,7 @@ class RunCreateApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={
-            201: inline_serializer("RunCreated", {"session_token": serializers.CharField()})
-        },
+        responses={201: RunCreatedOut},
     )
     def post(self, request):
         data = self.InputSerializer(data=request.data)

@@ -1,11 +1,12 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
 
 from governance.api import approvals, budget, connections, policies, runs, secrets
+from governance.api.schema import SchemaApi, SchemaJsonApi
 from ledger import api as ledger_api
 
 urlpatterns = [
-    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("schema", SchemaApi.as_view(), name="schema"),
+    path("schema.json", SchemaJsonApi.as_view(), name="schema-json"),
     path("runs", runs.RunCreateApi.as_view(), name="run-create"),
     path("runs/<str:run_id>", runs.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<str:run_id>/finish", runs.RunFinishApi.as_view(), name="run-finish"),
