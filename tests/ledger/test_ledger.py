@@ -183,3 +183,44 @@ def test_the_stream_resumed_with_last_event_id_5_starts_at_6(make_run):
     text = b"".join(response.streaming_content).decode()
     ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
     assert ids == [6, 7, 8]
+
+
+def verify_all_output(capsys) -> str:
+    call_command("ledger", "verify", "--all")
+    return capsys.readouterr().out.strip()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verify_all_counts_runs_not_events(make_run, capsys):
+    # It once printed "ok: 82 run(s) verified" for 4 runs: the count must be the runs'.
+    run_ids = [make_run()[0] for _ in range(4)]
+    for number, run_id in enumerate(run_ids):
+        with transaction.atomic():
+            for index in range(20 + number * 7):
+                event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": index}))
+    events = Event.objects.count()
+    assert events == sum(1 + 20 + n * 7 for n in range(4))  # run.created + the appends
+    assert verify_all_output(capsys) == f"ok: 4 run(s), {events} event(s) verified"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verify_all_finds_a_run_whose_events_were_all_deleted(make_run, capsys):
+    kept, emptied = make_run()[0], make_run()[0]
+    with transaction.atomic():
+        for run_id in (kept, emptied):
+            event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": 1}))
+    run_value = uuid.UUID(emptied).hex if connection.vendor == "sqlite" else emptied
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {Event._meta.db_table} WHERE run_id = %s", [run_value])
+    with pytest.raises(CommandError, match="1 break\\(s\\) found in 2 run\\(s\\)"):
+        call_command("ledger", "verify", "--all")
+    assert f"run {emptied}: broken at seq 1: counter says 2 events" in capsys.readouterr().err
+
+
+@pytest.mark.django_db
+def test_verify_refuses_an_unknown_or_malformed_run_id(make_run):
+    make_run()
+    with pytest.raises(CommandError, match="no run"):
+        call_command("ledger", "verify", str(uuid.uuid4()))
+    with pytest.raises(CommandError, match="not a run id"):
+        call_command("ledger", "verify", "not-a-uuid")
