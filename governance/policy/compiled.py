@@ -35,11 +35,22 @@ from governance.policy.subjects import (
 from governance.policy.verdicts import Verdict
 
 
+def rule_number(index: int | None) -> int | None:
+    """Rules are numbered as people count them, from 1, on every surface: gate reasons, the
+    API's `rule.index` and `rule_index`, the ledger, lint output and the portal. `index` in
+    this module is the 0-based position in `rules`."""
+    return None if index is None else index + 1
+
+
 @dataclass(frozen=True, slots=True)
 class MatchedRule:
     index: int
     pattern: str
     action: Verdict
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +61,10 @@ class Segment:
     verdict: Verdict
     rule_index: int | None
     reason: str | None = None
+
+    @property
+    def rule_number(self) -> int | None:
+        return rule_number(self.rule_index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +80,12 @@ class Evaluation:
             "verdict": self.verdict.value,
             "rule": None
             if rule is None
-            else {"index": rule.index, "pattern": rule.pattern, "action": rule.action.value},
+            else {"index": rule.number, "pattern": rule.pattern, "action": rule.action.value},
             "segments": [
                 {
                     "subject": s.subject,
                     "verdict": s.verdict.value,
-                    "rule_index": s.rule_index,
+                    "rule_index": s.rule_number,
                     "reason": s.reason,
                 }
                 for s in self.segments

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from governance.policy.compiled import CompiledPolicy
+from governance.policy.compiled import CompiledPolicy, rule_number
 from governance.policy.document import PolicyDocument, Rule
 from governance.policy.globs import MAX_PATTERN_BYTES, Atom, GlobError, parse_atoms
 from governance.policy.invisible import describe_invisible, first_invisible
@@ -54,9 +54,13 @@ _STAR = None
 
 @dataclass(frozen=True)
 class LintWarning:
-    rule_index: int
+    rule_index: int  # 0-based position; people are shown `rule_number`
     code: str
     message: str
+
+    @property
+    def rule_number(self) -> int:
+        return rule_number(self.rule_index)
 
 
 def lint(
@@ -95,8 +99,8 @@ def lint(
                 LintWarning(
                     index,
                     "shadowed",
-                    f"never decides anything: rule {earlier} ({rules[earlier].pattern!r}) "
-                    f"matches every call that {pattern!r} matches",
+                    f"never decides anything: rule {rule_number(earlier)} "
+                    f"({rules[earlier].pattern!r}) matches every call that {pattern!r} matches",
                 )
             )
         shadows.add(index, atoms)

@@ -64,10 +64,10 @@ def _chosen_versions(request, versions: list[PolicyVersion]):
     return by_number[older], by_number[newer]
 
 
-def _rule_lookup(document: PolicyDocument, index: int | None) -> str:
-    if index is None or not 0 <= index < len(document.rules):
+def _rule_lookup(document: PolicyDocument, number: int | None) -> str:
+    if number is None or not 1 <= number <= len(document.rules):
         return ""
-    rule = document.rules[index]
+    rule = document.rules[number - 1]
     return highlighted(f"{rule.pattern} → {rule.action.value}")
 
 

@@ -106,7 +106,7 @@ def evaluation_json(evaluation) -> dict:
     return {
         "verdict": str(evaluation.verdict),
         "rule": (
-            {"index": rule.index, "pattern": rule.pattern, "action": str(rule.action)}
+            {"index": rule.number, "pattern": rule.pattern, "action": str(rule.action)}
             if rule
             else None
         ),
@@ -114,7 +114,7 @@ def evaluation_json(evaluation) -> dict:
             {
                 "subject": segment.subject,
                 "verdict": str(segment.verdict),
-                "rule_index": segment.rule_index,
+                "rule_index": segment.rule_number,
             }
             for segment in evaluation.segments
         ],

@@ -11,6 +11,11 @@ from tests.governance.gate.test_pipeline import ask
 pytestmark = pytest.mark.django_db
 
 
+def write(path, text: str):
+    path.write_text(text)
+    return path
+
+
 def evaluate(api, body, name="default"):
     return api.post(f"/v1/policies/{name}/evaluate", body)
 
@@ -139,7 +144,8 @@ def test_policy_test_prints_lint_warnings(tmp_path, capsys):
         '  - {pattern: "read_file:*", action: ALWAYS}\n'
     )
     call_command("policy", "test", str(path))
-    assert "warning: rule 1" in capsys.readouterr().out
+    # Numbered as people count: the second rule is shadowed by the first.
+    assert "warning: rule 2: never decides anything: rule 1 ('*')" in capsys.readouterr().out
 
 
 def test_bundle_import_command(org, tmp_path, capsys):
@@ -153,3 +159,22 @@ def test_bundle_import_command(org, tmp_path, capsys):
     path.write_text("name: extra\ntools:\n  - {name: 'bad name', access: read}\n")
     with pytest.raises(CommandError):
         call_command("bundle", "import", str(path), "--org", "acme")
+
+
+def test_an_exported_policy_tested_without_org_says_why_its_shell_tests_fail(org, tmp_path, capsys):
+    shell_test = 'tests:\n  - {call: "run_command:ls -la; rm -rf /", expect: NEVER}\n'
+    text = TEST_POLICY.split("tests:")[0] + shell_test
+    call_command("policy", "import", str(write(tmp_path / "in.yaml", text)), "--org", "acme")
+    capsys.readouterr()
+    call_command("policy", "export", "default", "--org", "acme")
+    exported = write(tmp_path / "exported.yaml", capsys.readouterr().out)
+
+    with pytest.raises(CommandError, match="1 of 1 policy test"):
+        call_command("policy", "test", str(exported))
+    err = capsys.readouterr().err
+    # Read as plain text, `ls *` admits the whole line.
+    assert "FAIL run_command:ls -la; rm -rf /: expected NEVER, got ALWAYS" in err
+    assert "without --org" in err and "--org SLUG" in err
+    # With the organization, its bundle says run_command is a shell tool: the test passes.
+    call_command("policy", "test", str(exported), "--org", "acme")
+    assert "ok: 1 policy test(s) passed" in capsys.readouterr().out

@@ -13,7 +13,7 @@ def check_approval(ctx: CallContext) -> Decision:
     rule = rule_json(evaluation)
     segments = segments_json(evaluation)
     why = evaluation.error or (
-        f"rule {evaluation.rule.index} ({evaluation.rule.pattern!r}) asks for approval"
+        f"rule {evaluation.rule.number} ({evaluation.rule.pattern!r}) asks for approval"
         if evaluation.rule
         else "no rule matches; the default is to ask"
     )

@@ -9,7 +9,7 @@ def rule_json(evaluation) -> dict | None:
     rule = evaluation.rule
     if rule is None:
         return None
-    return {"index": rule.index, "pattern": rule.pattern, "action": str(rule.action)}
+    return {"index": rule.number, "pattern": rule.pattern, "action": str(rule.action)}
 
 
 def segments_json(evaluation) -> list[dict]:
@@ -17,7 +17,7 @@ def segments_json(evaluation) -> list[dict]:
         {
             "subject": segment.subject,
             "verdict": str(segment.verdict),
-            "rule_index": segment.rule_index,
+            "rule_index": segment.rule_number,
         }
         for segment in evaluation.segments
     ]
@@ -47,4 +47,4 @@ def check_policy(ctx: CallContext) -> Decision | None:
 def _reason(evaluation, text: str) -> str:
     if evaluation.rule is None:
         return text
-    return f"{text} (rule {evaluation.rule.index}: {evaluation.rule.pattern!r})"
+    return f"{text} (rule {evaluation.rule.number}: {evaluation.rule.pattern!r})"

@@ -4,10 +4,20 @@ from django.core.management.base import BaseCommand, CommandError
 
 from governance.errors import ServiceError
 from governance.models import Policy
-from governance.policy import PolicyError, lint
+from governance.policy import PolicyError, lint, run_tests
 from governance.policy_store import known_tools
 from governance.services.orgs import org_get
 from governance.services.policies import parse_policy, policy_save, test_failures
+
+# Saving a policy runs its tests with the organization's tools; a file tested on its own
+# does not know them, and an exported policy's shell and path tests then fail.
+WITHOUT_ORG = (
+    "note: tested without --org, so no tool's match argument is known: every call is matched "
+    "as written (shell commands are not split into simple commands, paths are not "
+    "normalised). Tests that rely on that fail here but pass when the policy is saved. "
+    "Run `manage.py policy test FILE --org SLUG` to use that organization's bundles and "
+    "connections, as saving does."
+)
 
 
 class Command(BaseCommand):
@@ -59,17 +69,17 @@ class Command(BaseCommand):
             failures = test_failures(document, organization)
             warnings = lint(document, known_tools(organization.pk))
         else:
-            from governance.policy import run_tests
-
             failures = [
                 f"{f.call}: expected {f.expected}, got {f.got}" for f in run_tests(document, {})
             ]
             warnings = lint(document, {})
         for warning in warnings:
-            self.stdout.write(f"warning: rule {warning.rule_index}: {warning.message}")
+            self.stdout.write(f"warning: rule {warning.rule_number}: {warning.message}")
         for failure in failures:
             self.stderr.write(f"FAIL {failure}")
         total = len(document.tests)
+        if failures and not org:
+            self.stderr.write(WITHOUT_ORG)
         if failures:
             raise CommandError(f"{len(failures)} of {total} policy test(s) failed")
         self.stdout.write(f"ok: {total} policy test(s) passed")
