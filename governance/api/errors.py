@@ -6,6 +6,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from governance.errors import ServiceError
@@ -26,9 +27,16 @@ _CODES = {
 }
 
 
+# Keys DRF puts messages under that are not a field's name: not shown as a label.
+_UNLABELLED = {"detail", api_settings.NON_FIELD_ERRORS_KEY}
+
+
 def _flatten(detail) -> str:
     if isinstance(detail, dict):
-        return "; ".join(f"{key}: {_flatten(value)}" for key, value in detail.items())
+        return "; ".join(
+            _flatten(value) if key in _UNLABELLED else f"{key}: {_flatten(value)}"
+            for key, value in detail.items()
+        )
     if isinstance(detail, list):
         return "; ".join(_flatten(item) for item in detail)
     return str(detail)
