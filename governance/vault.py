@@ -190,8 +190,19 @@ def unseal_infrastructure(token: str) -> str:
     return plaintext
 
 
+def keyring_protection() -> str | None:
+    """What wraps the data keys: `passphrase`, `machine-key`, or None before the first
+    sealed secret creates the keyring. Reads only; never creates it."""
+    from governance.models import VaultKeyring
+
+    ring = VaultKeyring.objects.filter(name=KEYRING).first()
+    if ring is None:
+        return None
+    return "passphrase" if ring.passphrase_protected else "machine-key"
+
+
 def check_passphrase(passphrase: str) -> bool:
-    """True when `passphrase` unwraps the keyring (the documented unseal check)."""
+    """True when `passphrase` unwraps a passphrase-protected keyring (the unseal check)."""
     from governance.models import VaultKeyring
 
     ring = VaultKeyring.objects.filter(name=KEYRING).first()

@@ -61,6 +61,15 @@ def why_not_decidable(approval: Approval, actor: Actor) -> str:
     return f"Your role here ({role}) does not decide approvals; admins and approvers do."
 
 
+def settled_by(approval: Approval) -> str:
+    """Who or what settled it: a person, the timeout, or the run finishing first."""
+    if approval.decided_by_id:
+        return approval.decided_by.get_username()
+    if approval.status == ApprovalStatus.TIMED_OUT:
+        return "timeout"
+    return "run finished"  # approvals_close_for_run: the only other way without a person
+
+
 def approval_card(approval: Approval, actor: Actor, now, *, full: bool = True) -> dict:
     """Everything the page shows about one approval: exactly what would run, and the scope
     Approve & Remember would grant. `full=False` for list rows, which show a preview."""
@@ -108,7 +117,9 @@ def inbox_view(request):
         for a in visible.filter(status=ApprovalStatus.PENDING).order_by("expires_at")[:200]
         if a.pk not in decidable_ids
     ]
-    recent = visible.exclude(status=ApprovalStatus.PENDING).order_by("-decided_at")[:RECENT]
+    recent = list(visible.exclude(status=ApprovalStatus.PENDING).order_by("-decided_at")[:RECENT])
+    for approval in recent:
+        approval.settled_by = settled_by(approval)
     context = page_context(
         request,
         "Approvals inbox",
@@ -181,8 +192,8 @@ def decide_view(request, approval_id: int):
         verb = {"approve": "Approved", "deny": "Denied", "remember": "Approved and remembered"}
         messages.success(request, f"{verb[choice]}: {settled.tool} in run {settled.run_id}.")
     else:
-        decider = settled.decided_by.get_username() if settled.decided_by_id else "the timeout"
         messages.warning(
-            request, f"Already settled: {settled.status} by {decider}. Nothing was changed."
+            request,
+            f"Already settled: {settled.status} by {settled_by(settled)}. Nothing was changed.",
         )
     return HttpResponseRedirect(_next_url(request, approval.pk))

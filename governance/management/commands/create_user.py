@@ -29,3 +29,13 @@ class Command(BaseCommand):
         except ServiceError as error:
             raise CommandError(error.detail) from None
         self.stdout.write(f"user {user.username} is {role} in {org}")
+        if user.has_usable_password():
+            signs_in = "password set" if password else "password unchanged"
+            self.stdout.write(f"{signs_in}: {user.username} signs in at /admin/")
+        else:
+            self.stdout.write(
+                f"no password: {user.username} cannot sign in to the portal yet. Run this "
+                f"again with --password, or `manage.py changepassword {user.username}` at a "
+                f"terminal; for the API alone, a personal key: `manage.py create_api_key "
+                f"--org {org} --user {user.username} --name NAME`"
+            )

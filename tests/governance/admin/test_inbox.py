@@ -1,12 +1,17 @@
 """The approvals inbox: what an approver sees, what they may press, and what the server
 refuses when someone presses what they may not."""
 
+import re
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from governance.models import Approval, Policy
 from governance.policy import escape_pattern
 from governance.services.notifications import approval_page_url
+from governance.services.runs import run_finish
+from governance.services.settlement import approval_expire
 from ledger.models import Event
 from tests.governance.admin.scenarios import ask, pending_approval, personal_pending_approval
 
@@ -171,3 +176,26 @@ def test_an_unknown_decision_is_a_400_and_changes_nothing(org, approver, login):
     assert response.status_code == 400
     approval.refresh_from_db()
     assert approval.status == "pending"
+
+
+def settled_row(page: str, approval) -> str:
+    """The "Recently settled" row of one approval, tags stripped, cells separated by |."""
+    table = page[page.index('id="recent"') :]
+    start = table.index(f'href="{reverse("admin:inbox-approval", args=[approval.pk])}"')
+    row = table[start : table.index("</tr>", start)]
+    return "|".join(re.sub(r"<[^>]+>", "", cell).strip() for cell in row.split("<td>"))
+
+
+def test_recently_settled_says_what_settled_each_call(org, approver, login):
+    finished = pending_approval(org, to="a@example.com")
+    run_finish(run=finished.run, actor_label="operator")
+    expired = pending_approval(org, to="b@example.com")
+    Approval.objects.filter(pk=expired.pk).update(expires_at=timezone.now())
+    approval_expire(approval_id=expired.pk)
+    decided = pending_approval(org, to="c@example.com")
+    decide(login(approver), decided, "deny")
+
+    page = login(approver).get(reverse("admin:inbox")).content.decode()
+    assert "|denied|run finished|" in settled_row(page, finished)
+    assert "|timed_out|timeout|" in settled_row(page, expired)
+    assert "|denied|alice|" in settled_row(page, decided)
