@@ -28,8 +28,10 @@ run: migrate
 test: install
 	$(BIN)/python -m pytest
 
+# Unattended by default (the demo approver decides after a pause); WAIT_FOR_HUMAN=1 waits
+# for you to decide in the inbox.
 demo: install
-	$(BIN)/python -m runner.demo --url http://127.0.0.1:$(PORT)
+	$(BIN)/python -m runner.demo --url http://127.0.0.1:$(PORT)$(if $(filter 1 yes true,$(WAIT_FOR_HUMAN)), --wait-for-human)
 
 lint: install
 	$(BIN)/ruff check .

@@ -6,7 +6,14 @@ makes its calls through `GatedToolbox` exactly as an agent loop would, printing 
 decision as it arrives. Every step states the decision it expects from the seeded policy
 (`governance/demo/policy.yaml`); any other decision makes the demo exit non-zero.
 
-    python -m runner.demo --url http://127.0.0.1:8000 [--operator-key KEY] [--approval-timeout S]
+One call needs a human. By default nobody has to be there: the demo prints the approval's
+inbox link, pauses so you can watch it, then the demo approver (alice, with the personal
+key `seed_demo` wrote) approves it through the API. `--wait-for-human` waits for a person to
+decide in the inbox instead. At the end it verifies the run's hash chain with
+`manage.py ledger verify RUN_ID` and prints the result.
+
+    python -m runner.demo --url http://127.0.0.1:8000 [--operator-key KEY]
+        [--wait-for-human [--approval-timeout S]] [--approver-key KEY] [--approver-pause S]
 """
 
 from __future__ import annotations
@@ -14,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +42,7 @@ from runner.tools import ToolResult, ToolRunner
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 OPERATOR_KEY_FILE = "demo-operator-key.txt"
+APPROVER_KEY_FILE = "demo-approver-key.txt"
 ANY_HUMAN_DECISION = ("allow", "deny")  # whatever the approver chooses is the right answer
 
 # What the agent finds in its workspace.
@@ -144,16 +154,26 @@ class StepOutcome:
         return self.result.is_error == (self.decision != "allow")
 
 
+@dataclass(frozen=True)
+class ChainCheck:
+    """What `manage.py ledger verify RUN_ID` said; `verified` is None when it could not run."""
+
+    verified: bool | None
+    text: str
+
+
 @dataclass
 class DemoReport:
     run_id: str
     base_url: str
     outcomes: list[StepOutcome] = field(default_factory=list)
     approval_ids: list[str] = field(default_factory=list)
+    chain: ChainCheck | None = None
 
     @property
     def ok(self) -> bool:
-        return len(self.outcomes) == len(SCRIPT) and all(o.as_expected for o in self.outcomes)
+        decided = len(self.outcomes) == len(SCRIPT) and all(o.as_expected for o in self.outcomes)
+        return decided and (self.chain is None or self.chain.verified is not False)
 
     @property
     def timeline_url(self) -> str:
@@ -166,6 +186,47 @@ class DemoReport:
 
 class DemoSetupError(Exception):
     """The demo could not start: no server, no operator key, or no seeded demo data."""
+
+
+@dataclass(frozen=True)
+class DemoApprover:
+    """Stands in for the human: approves through the API after a pause you can watch."""
+
+    key: str
+    pause: float = 5.0
+
+    def approve(self, base_url: str, approval_id: str) -> dict[str, Any]:
+        try:
+            response = httpx.post(
+                f"{base_url}/v1/approvals/{approval_id}/decision",
+                json={"decision": "approve"},
+                headers={"Authorization": f"Bearer {self.key}"},
+                timeout=30,
+            )
+        except httpx.TransportError as error:
+            raise DemoSetupError(f"the demo approver could not reach fluidbox ({error})") from None
+        if response.status_code != 200:
+            raise DemoSetupError(
+                f"the demo approver's decision was refused (HTTP {response.status_code}): "
+                f"{response.text[:300]}\nIs its key alice's personal key from `seed_demo`?"
+            )
+        return response.json()["approval"]
+
+
+def verify_chain_with_manage_py(run_id: str) -> ChainCheck:
+    """The ledger's own verifier, on the database `make run` serves from this checkout."""
+    manage = REPO_ROOT / "manage.py"
+    if not manage.is_file():
+        return ChainCheck(None, f"not checked here: run `manage.py ledger verify {run_id}`")
+    result = subprocess.run(
+        [sys.executable, str(manage), "ledger", "verify", run_id],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    text = (result.stdout + result.stderr).strip() or f"exit code {result.returncode}"
+    return ChainCheck(result.returncode == 0, text)
 
 
 def approval_url(base_url: str, approval_id: str) -> str:
@@ -214,11 +275,15 @@ def run_demo(
     base_url: str,
     operator_key: str,
     *,
-    approval_timeout: float = 120.0,
+    approver: DemoApprover | None,
+    approval_timeout: float | None = None,
     out: TextIO | None = None,
     workspace_root: Path | None = None,
+    verify_chain: Callable[[str], ChainCheck] | None = verify_chain_with_manage_py,
 ) -> DemoReport:
-    """Run the script against `base_url`; the report says whether every decision matched."""
+    """Run the script against `base_url`; the report says whether every decision matched
+    and the run's chain verified. `approver=None` waits for a person to decide, up to
+    `approval_timeout` seconds (None: until the approval expires)."""
     base_url = base_url.rstrip("/")
     with tempfile.TemporaryDirectory(prefix="fluidbox-demo-") as scratch:
         root = workspace_root or Path(scratch)
@@ -256,7 +321,21 @@ def run_demo(
                     report.approval_ids.append(approval_id)
                     say(f"    -> pending   {_rule_text(result)}")
                     say(f"       approve or deny it at {approval_url(base_url, approval_id)}")
-                    say(f"       waiting up to {approval_timeout:.0f} s for a human …")
+                    if approver is None:
+                        limit = (
+                            "until it expires"
+                            if approval_timeout is None
+                            else f"up to {approval_timeout:.0f} s"
+                        )
+                        say(f"       waiting {limit} for a human …")
+                    else:
+                        say(
+                            f"       the demo approver approves it in {approver.pause:g} s "
+                            "(`make demo WAIT_FOR_HUMAN=1` to decide yourself) …"
+                        )
+                        time.sleep(approver.pause)
+                        decided = approver.approve(base_url, approval_id)
+                        say(f"       approved by {decided['decided_by']} through the API")
                     result = patient.call(step.tool, arguments, tool_call_id=call_id)
                 outcome = StepOutcome(step, result)
                 report.outcomes.append(outcome)
@@ -269,6 +348,10 @@ def run_demo(
         say(f"{matched} of {len(SCRIPT)} decisions as the script expects")
         say(f"timeline: {report.timeline_url}")
         say(f"events:   {report.events_url}  (operator key or auditor)")
+        if verify_chain is not None:
+            report.chain = verify_chain(report.run_id)
+            verdict = {True: "verified", False: "BROKEN", None: "unverified"}
+            say(f"chain:    {verdict[report.chain.verified]}: {report.chain.text}")
         return report
 
 
@@ -333,6 +416,23 @@ def operator_key_from(argument: str | None) -> str:
     )
 
 
+def approver_key_from(argument: str | None) -> str:
+    """`--approver-key`, else `FLUIDBOX_APPROVER_KEY`, else alice's key `seed_demo` wrote."""
+    if argument:
+        return argument
+    if os.environ.get("FLUIDBOX_APPROVER_KEY"):
+        return os.environ["FLUIDBOX_APPROVER_KEY"]
+    data_dir = Path(os.environ.get("FLUIDBOX_DATA_DIR") or REPO_ROOT / "var")
+    key_file = data_dir / APPROVER_KEY_FILE
+    if key_file.is_file():
+        return key_file.read_text().strip()
+    raise DemoSetupError(
+        f"no key for the demo approver: pass --approver-key (an approver's personal key), "
+        f"set FLUIDBOX_APPROVER_KEY, run `manage.py seed_demo` (it writes {key_file}), or "
+        "decide yourself with --wait-for-human"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m runner.demo", description=__doc__.split("\n")[0]
@@ -340,18 +440,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the fluidbox server")
     parser.add_argument("--operator-key", help="an operator API key of the demo org")
     parser.add_argument(
+        "--wait-for-human",
+        action="store_true",
+        help="a person decides the approval step in the inbox (default: the demo approver)",
+    )
+    parser.add_argument(
         "--approval-timeout",
         type=float,
-        default=120.0,
-        help="seconds to wait for a human on the approval step (default 120)",
+        help="with --wait-for-human: seconds to wait (default: until the approval expires)",
+    )
+    parser.add_argument("--approver-key", help="the demo approver's personal API key")
+    parser.add_argument(
+        "--approver-pause",
+        type=float,
+        default=5.0,
+        help="seconds the demo approver waits before approving, to watch it (default 5)",
     )
     options = parser.parse_args(argv)
-    if options.approval_timeout <= 0:
+    if options.approval_timeout is not None and options.approval_timeout <= 0:
         parser.error("--approval-timeout must be positive")
+    if options.approval_timeout is not None and not options.wait_for_human:
+        parser.error("--approval-timeout goes with --wait-for-human")
+    if options.approver_pause < 0:
+        parser.error("--approver-pause cannot be negative")
     try:
+        approver = (
+            None
+            if options.wait_for_human
+            else DemoApprover(approver_key_from(options.approver_key), options.approver_pause)
+        )
         report = run_demo(
             options.url,
             operator_key_from(options.operator_key),
+            approver=approver,
             approval_timeout=options.approval_timeout,
         )
     except DemoSetupError as error:

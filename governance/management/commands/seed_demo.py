@@ -54,6 +54,17 @@ class Command(BaseCommand):
         for username, role in (("alice", Role.APPROVER), ("audrey", Role.AUDITOR)):
             if not User.objects.filter(username=username).exists():
                 user_create(username=username, org=org, role=role, password=f"{username}-demo")
+        # alice's personal key: `make demo` approves through the API with it, unattended.
+        approver_key_file = _secret_file("demo-approver-key.txt")
+        alice = User.objects.get(username="alice")
+        if (
+            not approver_key_file.exists()
+            or not ApiKey.objects.filter(
+                org=org, user=alice, name="demo-approver", revoked_at=None
+            ).exists()
+        ):
+            issued = api_key_create(org=org, user=alice, name="demo-approver")
+            _write_private(approver_key_file, issued.plaintext + "\n")
         if not ApiKey.objects.filter(org=org, name="demo-operator", revoked_at=None).exists():
             issued = api_key_create(org=org, name="demo-operator")
             _write_private(_secret_file("demo-operator-key.txt"), issued.plaintext + "\n")
@@ -89,3 +100,8 @@ class Command(BaseCommand):
         )
         if key_file.exists():
             self.stdout.write(f"  operator API key: {key_file.read_text().strip()}")
+        approver_key_file = _secret_file("demo-approver-key.txt")
+        if approver_key_file.exists():
+            self.stdout.write(
+                f"  alice's personal API key: {approver_key_file.read_text().strip()}"
+            )
