@@ -12,7 +12,7 @@ trap cleanup EXIT INT TERM
 
 $BIN/python -m demo_mcp --host 127.0.0.1 --port "$MCP_PORT" &
 pids+=($!)
-for _ in $(seq 1 50); do
+for _ in $(seq 1 300); do  # up to 30 s: a busy machine starts Python slowly
   (exec 3<>/dev/tcp/127.0.0.1/"$MCP_PORT") 2>/dev/null && break
   sleep 0.1
 done
