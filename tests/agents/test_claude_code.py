@@ -19,13 +19,7 @@ from governance.models import Approval, ToolCall
 from governance.services.bundles import bundle_import
 from ledger.models import Event
 from tests.agents.model_server import ScriptedModel
-from tests.runner_live.conftest import (  # noqa: F401
-    InboxApprover,
-    approver_key,
-    create_run,
-    demo_org,
-    fluidbox_server,
-)
+from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
 
 pytestmark = pytest.mark.slow
