@@ -97,7 +97,7 @@ def percentiles(samples: list[float]) -> tuple[float, float, float]:
 
 
 async def measure(base_url: str, tracker_url: str, run_id: str, token: str, calls: int, era: str):
-    timings: dict[str, list[float]] = {"direct": [], "fluidbox": [], "rest": []}
+    timings: dict[str, list[float]] = {"direct": [], "fluidbox": [], "brokered": [], "rest": []}
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as upstream_http,
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as fb_http,
@@ -124,13 +124,24 @@ async def measure(base_url: str, tracker_url: str, run_id: str, token: str, call
             fluidbox_ms = (time.perf_counter() - started) * 1000
             assert not result.is_error, result
 
+            call = {"session_id": "bench", "tool_call_id": uuid.uuid4().hex}
+            started = time.perf_counter()
+            response = await anyio.to_thread.run_sync(
+                lambda call=call: rest.post(
+                    f"/v1/runs/{run_id}/tools/tracker.get_issue/call",
+                    json={**call, "arguments": {"issue_id": 1}},
+                )
+            )
+            brokered_ms = (time.perf_counter() - started) * 1000
+            assert response.json()["result"]["isError"] is False, response.text
+
             body = {
                 "session_id": "bench",
                 "tool_call_id": uuid.uuid4().hex,
                 "tool": "read_file",
                 "arguments": {"path": "/workspace/README.md"},
             }
-            started = await anyio.to_thread.run_sync(time.perf_counter)
+            started = time.perf_counter()
             response = await anyio.to_thread.run_sync(
                 lambda body=body: rest.post(f"/v1/runs/{run_id}/permission", json=body)
             )
@@ -139,6 +150,7 @@ async def measure(base_url: str, tracker_url: str, run_id: str, token: str, call
             if index >= 10:
                 timings["direct"].append(direct_ms)
                 timings["fluidbox"].append(fluidbox_ms)
+                timings["brokered"].append(brokered_ms)
                 timings["rest"].append(rest_ms)
         rest.close()
     return timings
@@ -206,6 +218,7 @@ def main() -> None:
     labels = {
         "direct": "tools/call straight to the upstream (one open session)",
         "fluidbox": "tools/call through fluidbox's /v1/mcp (gate + broker)",
+        "brokered": "the same brokered call over REST (…/tools/{tool}/call)",
         "rest": "one REST gate decision (POST /v1/runs/{id}/permission)",
     }
     stats = {key: percentiles(values) for key, values in timings.items()}
