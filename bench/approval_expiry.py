@@ -43,10 +43,7 @@ from governance.services.orgs import org_create  # noqa: E402
 from governance.services.policies import policy_save  # noqa: E402
 from governance.services.runs import run_create  # noqa: E402
 
-POLICY = (
-    "name: bench\napproval_timeout: 2\nrules:\n"
-    '  - {pattern: "send_email:*", action: ASK}\n'
-)
+POLICY = 'name: bench\napproval_timeout: 2\nrules:\n  - {pattern: "send_email:*", action: ASK}\n'
 BUNDLE = "name: bench\ntools:\n  - {name: send_email, access: write}\n"
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from governance.api import approvals, budget, connections, policies, runs, secrets
+from governance.api import approvals, budget, connections, mcp, policies, runs, secrets
 from governance.api.schema import SchemaApi, SchemaJsonApi
 from ledger import api as ledger_api
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("schema", SchemaApi.as_view(), name="schema"),
     path("schema.json", SchemaJsonApi.as_view(), name="schema-json"),
     path("runs", runs.RunCreateApi.as_view(), name="run-create"),
+    path("mcp", mcp.McpEndpointApi.as_view(), name="mcp"),
     path("runs/<str:run_id>", runs.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<str:run_id>/finish", runs.RunFinishApi.as_view(), name="run-finish"),
     path("runs/<str:run_id>/permission", runs.PermissionApi.as_view(), name="run-permission"),

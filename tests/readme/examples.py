@@ -11,7 +11,7 @@ from typing import Any
 ANY = "…"
 RUNNABLE = ("sh", "python")
 PROVIDED = ("FLUIDBOX_URL", "FLUIDBOX_KEY", "APPROVER_KEY")
-_FENCE = re.compile(r"^(`{3,})(.*)$")
+_FENCE = re.compile(r"^( {0,3})(`{3,})(.*)$")  # indented inside list items, too
 
 
 @dataclass
@@ -39,7 +39,7 @@ class Block:
     @property
     def kind(self) -> str | None:
         """Which kind of tests/readme/README.md this block is; None if none."""
-        for name in ("output", "as", "env", "no-run", "quote", "illustration"):
+        for name in ("output", "file", "as", "env", "no-run", "quote", "illustration"):
             if self.has(name):
                 return name
         return "run" if self.language in RUNNABLE else None
@@ -56,13 +56,14 @@ def read_blocks(path: Path) -> list[Block]:
             heading = line.lstrip("#").strip()
         fence = _FENCE.match(line)
         if fence:
-            ticks, info = fence.groups()
+            indent, ticks, info = fence.groups()
             words = info.split()
             start = index + 1
             body = []
             index += 1
             while index < len(lines) and lines[index].strip() != ticks:
-                body.append(lines[index])
+                line = lines[index]
+                body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
                 index += 1
             blocks.append(
                 Block(

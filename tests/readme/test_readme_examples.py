@@ -28,6 +28,8 @@ from tests.support.servers import BIN, ROOT, WebServer, child_environment
 README = ROOT / "README.md"
 BLOCKS = read_blocks(README)
 SEED_DEMO_TOKEN = "demo-token"  # the credential seed_demo gives the tracker connection
+# Commands a `no-run` block may hold: servers, the whole suite, interactive agent CLIs.
+NOT_RUN = {"make", "claude", "codex", "gemini", "export", "cd"}
 
 
 def test_every_fenced_block_of_the_readme_is_a_kind_the_test_knows():
@@ -39,9 +41,13 @@ def test_every_fenced_block_of_the_readme_is_a_kind_the_test_knows():
         elif kind == "run" and re.search(r"\bcurl\b|manage\.py", block.text) and not block.output:
             problems.append(f"{block.where}: a curl or manage.py example needs its output")
         elif kind == "no-run" and not all(
-            line.startswith("make ") for line in _commands(block.text)
+            line.split()[0] in NOT_RUN for line in _commands(block.text)
         ):
-            problems.append(f"{block.where}: no-run is only for make targets")
+            problems.append(f"{block.where}: no-run is only for make targets and agent CLIs")
+        elif kind == "file" and not any(
+            earlier.runnable for earlier in BLOCKS[: BLOCKS.index(block)]
+        ):
+            problems.append(f"{block.where}: no earlier example writes {block.attributes['file']}")
         elif kind == "illustration" and re.search(r"\bcurl\b|manage\.py|^rules:", block.text, re.M):
             problems.append(f"{block.where}: an illustration may not hold a command or a policy")
         elif kind == "as" and not any(
@@ -112,15 +118,24 @@ def live_demo(transactional_db, tmp_path):
 
 @pytest.mark.slow
 def test_every_readme_example_gives_its_documented_output(live_demo, tmp_path):
+    # A checkout as a user has one: the repository's files (linked), and room for new ones.
     scratch = tmp_path / "checkout"
     scratch.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in (".git", "var", "test-artifacts"):
+            (scratch / entry.name).symlink_to(entry)
+    (scratch / ".venv").unlink(missing_ok=True)
     (scratch / ".venv").symlink_to(BIN.parent)
-    (scratch / "manage.py").symlink_to(ROOT / "manage.py")
-    variables = dict(live_demo)
+    variables = dict(live_demo, HOME=str(scratch))
     ran: list[str] = []
     for block in BLOCKS:
         if block.has("as"):
             (scratch / block.attributes["as"]).write_text(block.text, encoding="utf-8")
+        if block.has("file"):
+            written = scratch / block.attributes["file"]
+            assert written.is_file(), f"{block.where}: no example wrote {written}"
+            problems = _compare(block, written.read_text(encoding="utf-8"))
+            assert problems == [], f"{block.where}: {written}\n" + "\n".join(problems)
         if not block.runnable:
             continue
         result = _run(block, scratch, variables)
