@@ -11,7 +11,8 @@ from django.db import connection
 from governance.models import Approval, ToolCall
 from ledger.models import Event
 from tests.mcp_endpoint.conftest import with_client
-from tests.runner_live.conftest import DEMO_POLICY, create_run, decide, wait_until
+from tests.runner_live.conftest import DEMO_POLICY, create_run, decide
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
