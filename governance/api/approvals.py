@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import StrictBooleanField
+from governance.api.fields import RememberField
 from governance.api.permissions import IsHuman
 from governance.models import Approval, ApprovalStatus
 from governance.policy import escape_invisible
@@ -30,6 +30,7 @@ def approval_json(approval: Approval) -> dict:
         "expires_at": approval.expires_at.isoformat().replace("+00:00", "Z"),
         "decided_by": approval.decided_by.get_username() if approval.decided_by_id else None,
         "remember": approval.remember,
+        "remember_scope": approval.remember_scope or None,
     }
 
 
@@ -50,6 +51,7 @@ ApprovalOut = inline_serializer(
         "expires_at": serializers.CharField(),
         "decided_by": serializers.CharField(allow_null=True),
         "remember": serializers.BooleanField(),
+        "remember_scope": serializers.ChoiceField(["run", "policy"], allow_null=True),
     },
 )
 
@@ -81,7 +83,7 @@ class ApprovalDecisionApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         decision = serializers.ChoiceField(["approve", "deny"])
-        remember = StrictBooleanField(default=False)
+        remember = RememberField(default="")
 
     @extend_schema(
         request=InputSerializer,
