@@ -95,8 +95,8 @@ class StrictFloatField(serializers.FloatField):
             {"type": "string", "enum": ["run", "policy"]},
         ],
         "default": False,
-        "description": "false: approve once. true or \"run\": also grant this exact call "
-        "(same tool, same full arguments) for the rest of the run. \"policy\": that, and an "
+        "description": 'false: approve once. true or "run": also grant this exact call '
+        '(same tool, same full arguments) for the rest of the run. "policy": that, and an '
         "exact-match ALWAYS rule for future runs, which sees only tool:match_string (for a "
         "path tool: any content written to this path).",
     }

@@ -234,8 +234,18 @@ _WHY = {
 }
 
 
+_CONTROL_NAMES = {
+    "\t": "CHARACTER TABULATION",
+    "\n": "LINE FEED",
+    "\r": "CARRIAGE RETURN",
+    "\x1b": "ESCAPE",
+    "\x7f": "DELETE",
+}
+
+
 def describe_invisible(char: str, why: str | None = None) -> str:
-    name = unicodedata.name(char, "unnamed character")
+    fallback = "control character" if unicodedata.category(char) == "Cc" else "unnamed character"
+    name = unicodedata.name(char, _CONTROL_NAMES.get(char, fallback))
     if why is None and not is_invisible(char, layout_is_visible=False):
         why = COMBINING_RUN if unicodedata.category(char) in _COMBINING else MIXED_SCRIPT
     if why in _WHY:

@@ -119,9 +119,7 @@ def approval_decide(
         raise Conflict("remember applies to approvals only", code="invalid")
     try:
         with transaction.atomic():
-            approval = Approval.objects.select_related(
-                "run", "call", "policy_version__policy"
-            ).get(
+            approval = Approval.objects.select_related("run", "call", "policy_version__policy").get(
                 pk=approval.pk
             )
             if approval.status == ApprovalStatus.PENDING and approval.expires_at <= timezone.now():
