@@ -168,10 +168,11 @@ class FrozenBindingAdmin(RunScopedAdmin):
 @admin.register(RunGrant)
 class RunGrantAdmin(RunScopedAdmin):
     hidden_from_index = True
-    list_display = ("call_key", "run", "policy_version", "tool_definition_digest", "created_at")
+    list_display = ("call_key", "run", "policy_version", "arguments_digest", "created_at")
     readonly_fields = (
         "run",
         "call_key",
+        "arguments_digest",
         "tool_definition_digest",
         "policy_version",
         "approval",

@@ -131,15 +131,16 @@ def flagged(text: str, *, layout_is_visible: bool = True) -> dict[int, str]:
         pattern = _ASCII_HIDDEN if layout_is_visible else _ASCII_HIDDEN_WITH_LAYOUT
         return {m.start(): INVISIBLE for m in pattern.finditer(text)}
     found: dict[int, str] = {}
-    for char in {c for c in set(text) if is_invisible(c, layout_is_visible=layout_is_visible)}:
+    distinct = set(text)
+    for char in {c for c in distinct if is_invisible(c, layout_is_visible=layout_is_visible)}:
         index = text.find(char)
         while index != -1:
             found[index] = INVISIBLE
             index = text.find(char, index + 1)
-    for start, end in _combining_runs(text):
+    for start, end in _combining_runs(text, distinct):
         for index in range(start, end):
             found.setdefault(index, COMBINING_RUN)
-    for start, end in _words_changing_script(text):
+    for start, end in _words_changing_script(text, distinct):
         odd = _look_alikes(text[start:end])
         for index in range(start, end):
             if text[index] in odd:
@@ -147,19 +148,18 @@ def flagged(text: str, *, layout_is_visible: bool = True) -> dict[int, str]:
     return dict(sorted(found.items()))
 
 
-def _combining_runs(text: str) -> list[tuple[int, int]]:
-    marks = [c for c in set(text) if unicodedata.category(c) in _COMBINING]
+def _combining_runs(text: str, distinct: set[str]) -> Iterator[tuple[int, int]]:
+    marks = [c for c in distinct if unicodedata.category(c) in _COMBINING]
     if not marks:
-        return []
+        return
     runs = re.compile(f"[{re.escape(''.join(marks))}]{{{LONG_COMBINING_RUN + 1},}}")
-    return [m.span() for m in runs.finditer(text)]
+    yield from (m.span() for m in runs.finditer(text))
 
 
-def _words_changing_script(text: str) -> Iterator[tuple[int, int]]:
+def _words_changing_script(text: str, distinct: set[str]) -> Iterator[tuple[int, int]]:
     """(start, end) of each word whose letters change script somewhere, found by one regex
     scan over the text with each character replaced by its script's tag (no Python loop
     over the characters: this runs on every non-ASCII shell command and path)."""
-    distinct = set(text)
     letters = {c for c in distinct if unicodedata.category(c)[0] == "L"}
     if all(c.isascii() for c in letters):
         return
@@ -203,11 +203,14 @@ def first_invisible(text: str, *, layout_is_visible: bool = True) -> str | None:
         pattern = _ASCII_HIDDEN if layout_is_visible else _ASCII_HIDDEN_WITH_LAYOUT
         found = pattern.search(text)
         return found.group() if found else None
+    distinct = set(text)
     candidates = [
-        text.find(c) for c in set(text) if is_invisible(c, layout_is_visible=layout_is_visible)
+        text.find(c) for c in distinct if is_invisible(c, layout_is_visible=layout_is_visible)
     ]
-    candidates.extend(start for start, _ in _combining_runs(text)[:1])
-    for start, end in _words_changing_script(text):
+    first_run = next(_combining_runs(text, distinct), None)
+    if first_run is not None:
+        candidates.append(first_run[0])
+    for start, end in _words_changing_script(text, distinct):
         odd = _look_alikes(text[start:end])
         if odd:
             candidates.append(min(text.find(c, start) for c in odd))
