@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from governance.api.fields import RememberField
 from governance.api.permissions import IsHuman
-from governance.models import Approval, ApprovalStatus
+from governance.models import Approval, ApprovalStatus, RememberScope
 from governance.policy import escape_invisible
 from governance.selectors import decidable_approvals
 from governance.services.approvals import approval_decide
@@ -83,7 +83,7 @@ class ApprovalDecisionApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         decision = serializers.ChoiceField(["approve", "deny"])
-        remember = RememberField(default="")
+        remember = RememberField(default=False)
 
     @extend_schema(
         request=InputSerializer,
@@ -98,7 +98,7 @@ class ApprovalDecisionApi(APIView):
             approval_id=approval_id,
             actor=request.auth,
             approve=data.validated_data["decision"] == "approve",
-            remember=data.validated_data["remember"],
+            remember=data.validated_data["remember"] or RememberScope.NONE,
         )
         approval = Approval.objects.select_related("run", "connection", "call", "decided_by").get(
             pk=settlement.approval.pk
