@@ -24,7 +24,7 @@ def approval_json(approval: Approval) -> dict:
         "tool": approval.tool,
         "arguments": arguments,
         "call_key": approval.call_key,
-        "call_key_escaped": escape_invisible(approval.call_key),
+        "call_key_escaped": escape_invisible(approval.call_key, layout_is_visible=False),
         "connection": approval.connection.slug if approval.connection_id else None,
         "rule": approval.rule,
         "expires_at": approval.expires_at.isoformat().replace("+00:00", "Z"),
