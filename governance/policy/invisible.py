@@ -173,6 +173,12 @@ def _words_changing_script(text: str, distinct: set[str]) -> Iterator[tuple[int,
             table[ord(char)] = tags.setdefault(script_of(char), chr(0x100 + len(tags)))
         else:
             table[ord(char)] = "\x01" if category == "M" else " "
+    # Cheap test first: two letters of different scripts side by side (marks dropped). Most
+    # texts that use two scripts keep them in separate words and stop here.
+    bare = text.translate({**table, **{k: None for k, v in table.items() if v == "\x01"}})
+    codes = list(tags.values())
+    if not any(bare.find(a + b) != -1 for a in codes for b in codes if a != b):
+        return
     tagged = text.translate(table)
     word_end = 0
     for change in _SCRIPT_CHANGE.finditer(tagged):
