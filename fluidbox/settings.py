@@ -48,6 +48,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "fluidbox.content_security.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "fluidbox.urls"

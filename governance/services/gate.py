@@ -16,7 +16,7 @@ from governance.models import Approval, ApprovalStatus, Run, RunStatus, ToolCall
 from governance.services.approvals import approval_expire_if_due, schedule_approval_followups
 from governance.services.wakeup import wakeups
 from ledger.models import EventType
-from ledger.redaction import argument_digest, argument_preview, redact
+from ledger.redaction import argument_preview, redact
 from ledger.services import events_append
 
 # Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
@@ -193,7 +193,6 @@ def permission_request(
     """Decide one tool call (or return the settled decision for a retry)."""
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
-    digest = argument_digest(arguments)
     # Decide first and let the unique (run, session_id, tool_call_id) index catch a retry or a
     # concurrent duplicate: a new call, the common case, costs no look-up. The stages write
     # nothing, so deciding a retry again is harmless; its recorded answer is what it gets.
@@ -205,6 +204,7 @@ def permission_request(
         arguments=arguments,
     )
     decision = decide(ctx)
+    digest = ctx.arguments_digest
     try:
         with transaction.atomic():
             answer = _record(ctx, decision, digest)
