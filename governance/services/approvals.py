@@ -72,6 +72,9 @@ def _settle_locked(
                 "outcome": outcome,
                 "decided_by": decider,
                 "remember": remember,
+                "policy_version": approval.policy_version.number,
+                "policy_digest": approval.policy_version.digest,
+                "definition_digest": approval.tool_definition_digest or None,
             }
         ),
     )
@@ -82,6 +85,8 @@ def _settle_locked(
             decision_event_data(
                 call,
                 policy_version=approval.policy_version.number,
+                policy_digest=approval.policy_version.digest,
+                definition_digest=approval.tool_definition_digest,
                 approval_id=approval.pk,
                 decided_by=decider,
             )
