@@ -17,7 +17,7 @@ from django.utils import timezone
 from ledger.checkpoints import vkey_of
 from ledger.log_models import Checkpoint, LogKey, LogLeaf, OrgLog
 from ledger.models import Event
-from ledger.tree import TreeReader
+from ledger.tree import TreeReader, TreeStorageError
 from ledger.verify.bundle import FORMAT
 
 
@@ -86,16 +86,15 @@ def bundle_write(*, log: OrgLog, out: TextIO, run=None) -> Exported:
     previous = None
     for checkpoint in checkpoints:
         if previous is not None:
-            proof = TreeReader(log.pk, checkpoint.tree_size).consistency(previous.tree_size)
-            _write(
-                out,
-                {
-                    "record": "consistency",
-                    "from": previous.tree_size,
-                    "to": checkpoint.tree_size,
-                    "path": _b64(proof),
-                },
-            )
+            record = {"record": "consistency", "from": previous.tree_size}
+            record["to"] = checkpoint.tree_size
+            try:
+                proof = TreeReader(log.pk, checkpoint.tree_size).consistency(previous.tree_size)
+                record["path"] = _b64(proof)
+            except TreeStorageError as error:
+                # Exported anyway: the verifier says what is wrong, naming the record.
+                record["path"], record["unavailable"] = None, str(error)
+            _write(out, record)
         _write(out, {"record": "checkpoint", "note": checkpoint.note})
         previous = checkpoint
     leaves = LogLeaf.objects.filter(log=log, index__lt=final.tree_size)
@@ -111,7 +110,10 @@ def bundle_write(*, log: OrgLog, out: TextIO, run=None) -> Exported:
     for leaf in rows:
         record = _event_record(leaf.event, leaf.index, str(leaf.run_id))
         if run is not None:
-            record["inclusion"] = _b64(tree.inclusion(leaf.index))
+            try:
+                record["inclusion"] = _b64(tree.inclusion(leaf.index))
+            except TreeStorageError as error:
+                record["inclusion"], record["unavailable"] = None, str(error)
         _write(out, record)
         count += 1
     _write(out, {"record": "end", "events": count})
