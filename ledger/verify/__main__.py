@@ -1,7 +1,8 @@
 """`python -m ledger.verify BUNDLE --public-key KEY [--public-key KEY…] [--checkpoint FILE…]`
 
 KEY is a verifier key (`name+keyid+base64`) or a file holding one per line (old keys after a
-rotation included). FILE is a checkpoint obtained independently, e.g. from a witness.
+rotation included; what `manage.py ledger public-key --all` prints). FILE is a checkpoint
+obtained independently, e.g. from a witness.
 Exit status 0 and one line saying what was proved, or 1 and the first bad record.
 """
 
@@ -18,7 +19,11 @@ def _keys(values: list[str]) -> list[VerifierKey]:
     for value in values:
         path = Path(value)
         lines = path.read_text().splitlines() if "+" not in value and path.exists() else [value]
-        keys.extend(VerifierKey.parse(line) for line in lines if line.strip())
+        for line in lines:
+            # One vkey a line; anything after it (`# retired …`) and `#` lines are comments.
+            words = line.split()
+            if words and not words[0].startswith("#"):
+                keys.append(VerifierKey.parse(words[0]))
     return keys
 
 
