@@ -140,12 +140,30 @@ class Publication(models.Model):
         return f"{self.checkpoint} -> {self.endpoint}"
 
 
+class SequencedRun(models.Model):
+    """The last seq of a run that has its leaf: the sequencer gives a run's events leaves in
+    seq order only. Its own table, never the gate's counter row, so the sequencer never
+    waits on (or blocks) an append."""
+
+    run = models.OneToOneField(
+        "governance.Run", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    seq = models.PositiveBigIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.run_id}: {self.seq}"
+
+
 class SequencerState(models.Model):
     """Where the sequencer is: every event with id ≤ `watermark` has its leaf. `pending_*`
     is a horizon waiting to become safe (see `ledger.sequencer`)."""
 
     name = models.CharField(max_length=32, unique=True, default="ledger")
     watermark = models.BigIntegerField(default=0)
+    # The highest event id given a leaf: rounds scan on from here, and sweep from the
+    # watermark (for events that committed late) only when it can move or now and then.
+    cursor = models.BigIntegerField(default=0)
+    swept_at = models.DateTimeField(null=True, blank=True)
     pending_max_id = models.BigIntegerField(null=True, blank=True)
     pending_xmax = models.BigIntegerField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)

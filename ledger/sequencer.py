@@ -18,21 +18,29 @@ watermark moves only past ids that can no longer appear.
   one of them, so every event it can see is final.
 
 Per run the order is the chain's order: an event's run counter lock is held until commit,
-so seq k+1 never becomes visible before seq k, and it has the larger id.
+so seq k+1 never becomes visible before seq k, and it has the larger id. A scan that is
+already past seq k's id when it commits could still meet seq k+1 first, so each run's last
+sequenced seq is kept (`SequencedRun`) and an event whose predecessor has no leaf yet waits
+for the next sweep.
 """
 
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
-from ledger.log_models import LogLeaf, OrgLog, SequencerState
+from ledger.log_models import LogLeaf, OrgLog, SequencedRun, SequencerState
 from ledger.models import Event
 from ledger.tree import leaves_append
 from ledger.verify.events import event_leaf_hash
 
 BATCH = 5000
+# How often a round also sweeps from the watermark while it cannot move (a long transaction
+# somewhere in the cluster holds the oldest running transaction id back).
+SWEEP_EVERY = timedelta(seconds=15)
 
 
 @dataclass
@@ -69,17 +77,47 @@ def _horizon(cursor) -> tuple[int, int]:
     return cursor.fetchone()
 
 
-def _candidates(after: int) -> list[tuple[int, str, int]]:
+def _candidates(after: int) -> list[tuple[int, str, int, object, int]]:
     return list(
         Event.objects.filter(pk__gt=after, leaf__isnull=True)
         .order_by("pk")
-        .values_list("pk", "hash", "run__org_id")[:BATCH]
+        .values_list("pk", "hash", "run__org_id", "run_id", "seq")[:BATCH]
+    )
+
+
+def _in_run_order(batch) -> tuple[list, bool]:
+    """The batch's events that directly follow their run's last sequenced seq (or each
+    other). An event whose predecessor has no leaf yet waits, with the rest of its run:
+    it committed while a scan was already past its predecessor's id."""
+    runs = {run_id for _, _, _, run_id, _ in batch}
+    heads = dict(SequencedRun.objects.filter(run_id__in=runs).values_list("run_id", "seq"))
+    accepted, blocked, deferred = [], set(), False
+    for event in batch:
+        run_id, seq = event[3], event[4]
+        if run_id in blocked or seq != heads.get(run_id, 0) + 1:
+            blocked.add(run_id)
+            deferred = True
+            continue
+        heads[run_id] = seq
+        accepted.append(event)
+    return accepted, deferred
+
+
+def _heads_save(accepted) -> None:
+    last: dict = {}
+    for _, _, _, run_id, seq in accepted:
+        last[run_id] = seq
+    SequencedRun.objects.bulk_create(
+        [SequencedRun(run_id=run_id, seq=seq) for run_id, seq in last.items()],
+        update_conflicts=True,
+        update_fields=["seq"],
+        unique_fields=["run"],
     )
 
 
 def sequence() -> Sequenced | None:
-    """One pass: every visible event without a leaf gets one. Returns None when another
-    sequencer holds the lock (it is doing the same work)."""
+    """One pass: every visible event without a leaf gets one, each run's in seq order.
+    Returns None when another sequencer holds the lock (it is doing the same work)."""
     with transaction.atomic():
         SequencerState.objects.get_or_create(name="ledger")
         try:
@@ -96,15 +134,27 @@ def sequence() -> Sequenced | None:
         if postgres and state.pending_xmax is not None:
             with connection.cursor() as cursor:
                 watermark_ready = _snapshot_xmin(cursor) >= state.pending_xmax
+        now = timezone.now()
+        sweep = (
+            not postgres
+            or watermark_ready
+            or state.swept_at is None
+            or now - state.swept_at >= SWEEP_EVERY
+        )
         logs: dict[int, OrgLog] = {}
         sizes: dict[int, int] = {}
         total = 0
-        after = state.watermark
+        deferred = False
+        # A sweep starts at the watermark and finds events that committed after others
+        # with bigger ids; a plain round only looks past the last id given a leaf.
+        after = state.watermark if sweep else max(state.watermark, state.cursor)
         highest_seen = after
         while True:
             batch = _candidates(after)
+            accepted, held_back = _in_run_order(batch)
+            deferred = deferred or held_back
             by_org: dict[int, list[tuple[int, bytes]]] = defaultdict(list)
-            for event_id, digest, org_id in batch:
+            for event_id, digest, org_id, _, _ in accepted:
                 by_org[org_id].append((event_id, event_leaf_hash(digest)))
             for org_id, leaves in by_org.items():
                 log = logs.get(org_id)
@@ -113,14 +163,23 @@ def sequence() -> Sequenced | None:
                     logs[org_id] = log
                     sizes[log.pk] = log.size
                 sizes[log.pk] = leaves_append(log.pk, sizes[log.pk], leaves)
-            total += len(batch)
+            if accepted:
+                _heads_save(accepted)
+            total += len(accepted)
             if batch:
                 after = highest_seen = batch[-1][0]
             if len(batch) < BATCH:
                 break
         for log in logs.values():
             OrgLog.objects.filter(pk=log.pk).update(size=sizes[log.pk])
-        _advance_watermark(state, postgres, watermark_ready, highest_seen)
+        state.cursor = max(state.cursor, highest_seen)
+        if sweep and not deferred:
+            state.swept_at = now
+        elif deferred:
+            state.swept_at = None  # the next round sweeps for what waited
+        _advance_watermark(
+            state, postgres, watermark_ready and sweep and not deferred, highest_seen, deferred
+        )
     return Sequenced(leaves=total, logs=sizes)
 
 
@@ -134,11 +193,15 @@ def _log_locked(org_id: int) -> OrgLog:
     return log
 
 
-def _advance_watermark(state, postgres: bool, ready: bool, highest_seen: int) -> None:
+def _advance_watermark(
+    state, postgres: bool, ready: bool, highest_seen: int, deferred: bool
+) -> None:
+    fields = ["watermark", "cursor", "swept_at", "updated_at"]
     if not postgres:
         # Serialized writers: nothing below what this transaction sees can still commit.
-        state.watermark = max(state.watermark, highest_seen)
-        state.save(update_fields=["watermark", "updated_at"])
+        if not deferred:
+            state.watermark = max(state.watermark, highest_seen)
+        state.save(update_fields=fields)
         return
     if ready:
         state.watermark = max(state.watermark, state.pending_max_id)
@@ -146,7 +209,7 @@ def _advance_watermark(state, postgres: bool, ready: bool, highest_seen: int) ->
     if state.pending_xmax is None:
         with connection.cursor() as cursor:
             state.pending_max_id, state.pending_xmax = _horizon(cursor)
-    state.save(update_fields=["watermark", "pending_max_id", "pending_xmax", "updated_at"])
+    state.save(update_fields=[*fields, "pending_max_id", "pending_xmax"])
 
 
 def unsequenced_count() -> int:

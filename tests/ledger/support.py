@@ -116,13 +116,16 @@ def rechain_run(run_id) -> None:
 
 def rebuild_tree(org) -> OrgLog:
     """A forger's fresh tree over whatever the events table now holds."""
-    from ledger.log_models import SequencerState
+    from ledger.log_models import SequencedRun, SequencerState
 
     log = log_for_org(org)
     for model in (LogLeaf, LogTile):
         superuser_sql(f"DELETE FROM {model._meta.db_table} WHERE log_id = %s", [log.pk])
     OrgLog.objects.filter(pk=log.pk).update(size=0)
-    SequencerState.objects.update(watermark=0, pending_max_id=None, pending_xmax=None)
+    SequencedRun.objects.all().delete()
+    SequencerState.objects.update(
+        watermark=0, cursor=0, swept_at=None, pending_max_id=None, pending_xmax=None
+    )
     sequence()
     log.refresh_from_db()
     return log
