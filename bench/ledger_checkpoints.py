@@ -93,6 +93,17 @@ def hammer(run_ids: list, total: int, threads: int) -> float:
     return per_thread * threads / (time.perf_counter() - started)
 
 
+def wait_for_a_round(started_after) -> None:
+    from ledger.log_models import SequencerState
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if SequencerState.objects.filter(updated_at__gt=started_after).exists():
+            return
+        time.sleep(0.2)
+    raise SystemExit("the sequencer never completed a round")
+
+
 def appends_on_vs_off(total: int, threads: int, rounds: int) -> None:
     print(f"\n== appends/s, {threads} threads, {total} events over 100 runs, per round ==")
     org, run_ids = make_org(100)
@@ -113,7 +124,7 @@ def appends_on_vs_off(total: int, threads: int, rounds: int) -> None:
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                 )
-                time.sleep(1.5)  # let it start up before the clock starts
+                wait_for_a_round(started_after=timezone.now())  # started up and ticking
             rate = hammer(run_ids, total, threads)
             if worker is not None:
                 worker.terminate()
@@ -122,9 +133,10 @@ def appends_on_vs_off(total: int, threads: int, rounds: int) -> None:
             print(f"round {round_number + 1} checkpointing {mode:>3}: {rate:7.0f} appends/s")
     off, on = statistics.median(results["off"]), statistics.median(results["on"])
     print(f"median: off {off:.0f}/s, on {on:.0f}/s -> on is {100 * on / off:.1f}% of off")
-    sequence()
-    signed = checkpoint_sign(log=log_for_org(org))
-    print(f"(log {signed.log.origin if signed else '-'}: {log_for_org(org).size} leaves)")
+    while sequence() is None:  # a stopped sequencer's session may still hold the lock
+        time.sleep(0.2)
+    checkpoint_sign(log=log_for_org(org))
+    print(f"(the log now has {log_for_org(org).size} leaves)")
 
 
 def bulk_events(run_ids: list, total: int) -> None:
