@@ -24,6 +24,7 @@ sequenced seq is kept (`SequencedRun`) and an event whose predecessor has no lea
 for the next sweep.
 """
 
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
@@ -38,6 +39,9 @@ from ledger.tree import leaves_append
 from ledger.verify.events import event_leaf_hash
 
 BATCH = 5000
+# Leaves per pass: a backlog (say, the events of an upgraded deployment) drains over
+# several passes, each well inside the worker's task timeout.
+PASS_LIMIT = 20000
 # How often a round also sweeps from the watermark while it cannot move (a long transaction
 # somewhere in the cluster holds the oldest running transaction id back).
 SWEEP_EVERY = timedelta(seconds=15)
@@ -77,11 +81,12 @@ def _horizon(cursor) -> tuple[int, int]:
     return cursor.fetchone()
 
 
-def _candidates(after: int) -> list[tuple[int, str, int, object, int]]:
+def _candidates(after: int, up_to: int | None = None) -> list[tuple[int, str, int, object, int]]:
+    events = Event.objects.filter(pk__gt=after, leaf__isnull=True)
+    if up_to is not None:
+        events = events.filter(pk__lte=up_to)
     return list(
-        Event.objects.filter(pk__gt=after, leaf__isnull=True)
-        .order_by("pk")
-        .values_list("pk", "hash", "run__org_id", "run_id", "seq")[:BATCH]
+        events.order_by("pk").values_list("pk", "hash", "run__org_id", "run_id", "seq")[:BATCH]
     )
 
 
@@ -116,8 +121,9 @@ def _heads_save(accepted) -> None:
 
 
 def sequence() -> Sequenced | None:
-    """One pass: every visible event without a leaf gets one, each run's in seq order.
-    Returns None when another sequencer holds the lock (it is doing the same work)."""
+    """One pass: visible events without a leaf get one, each run's in seq order, at most
+    PASS_LIMIT of them (a backlog drains over several passes). Returns None when another
+    sequencer holds the lock (it is doing the same work)."""
     with transaction.atomic():
         SequencerState.objects.get_or_create(name="ledger")
         try:
@@ -130,57 +136,67 @@ def sequence() -> Sequenced | None:
         except DatabaseError:
             return None
         postgres = connection.vendor == "postgresql"
-        watermark_ready = False
+        ready = False
         if postgres and state.pending_xmax is not None:
             with connection.cursor() as cursor:
-                watermark_ready = _snapshot_xmin(cursor) >= state.pending_xmax
+                ready = _snapshot_xmin(cursor) >= state.pending_xmax
         now = timezone.now()
         sweep = (
-            not postgres
-            or watermark_ready
-            or state.swept_at is None
-            or now - state.swept_at >= SWEEP_EVERY
+            not postgres or ready or state.swept_at is None or now - state.swept_at >= SWEEP_EVERY
         )
-        logs: dict[int, OrgLog] = {}
-        sizes: dict[int, int] = {}
-        total = 0
-        deferred = False
-        # A sweep starts at the watermark and finds events that committed after others
-        # with bigger ids; a plain round only looks past the last id given a leaf.
-        after = state.watermark if sweep else max(state.watermark, state.cursor)
-        highest_seen = after
+        work = _Pass()
+        if sweep and state.cursor > state.watermark:
+            # Events that committed after others with bigger ids had their leaves.
+            work.scan(after=state.watermark, up_to=state.cursor)
+        work.scan(after=max(state.watermark, state.cursor), limit=PASS_LIMIT)
+        for log_id, size in work.sizes.items():
+            OrgLog.objects.filter(pk=log_id).update(size=size)
+        state.cursor = max(state.cursor, work.highest_seen)
+        if work.deferred:
+            state.swept_at = None  # the next pass sweeps for what waited
+        elif sweep:
+            state.swept_at = now
+        _advance_watermark(state, postgres, ready and sweep and not work.deferred, work)
+    return Sequenced(leaves=work.total, logs=work.sizes)
+
+
+class _Pass:
+    """One pass's leaves, across batches and organizations."""
+
+    def __init__(self) -> None:
+        self.logs: dict[int, OrgLog] = {}
+        self.sizes: dict[int, int] = {}
+        self.total = 0
+        self.highest_seen = 0
+        self.deferred = False
+        self.capped = False
+
+    def scan(self, *, after: int, up_to: int | None = None, limit: int | None = None) -> None:
         while True:
-            batch = _candidates(after)
+            batch = _candidates(after, up_to)
             accepted, held_back = _in_run_order(batch)
-            deferred = deferred or held_back
+            self.deferred = self.deferred or held_back
             by_org: dict[int, list[tuple[int, bytes]]] = defaultdict(list)
             for event_id, digest, org_id, _, _ in accepted:
                 by_org[org_id].append((event_id, event_leaf_hash(digest)))
             for org_id, leaves in by_org.items():
-                log = logs.get(org_id)
+                log = self.logs.get(org_id)
                 if log is None:
                     log = _log_locked(org_id)
-                    logs[org_id] = log
-                    sizes[log.pk] = log.size
-                sizes[log.pk] = leaves_append(log.pk, sizes[log.pk], leaves)
+                    self.logs[org_id] = log
+                    self.sizes[log.pk] = log.size
+                self.sizes[log.pk] = leaves_append(log.pk, self.sizes[log.pk], leaves)
             if accepted:
                 _heads_save(accepted)
-            total += len(accepted)
+            self.total += len(accepted)
             if batch:
-                after = highest_seen = batch[-1][0]
+                after = batch[-1][0]
+                self.highest_seen = max(self.highest_seen, after)
             if len(batch) < BATCH:
-                break
-        for log in logs.values():
-            OrgLog.objects.filter(pk=log.pk).update(size=sizes[log.pk])
-        state.cursor = max(state.cursor, highest_seen)
-        if sweep and not deferred:
-            state.swept_at = now
-        elif deferred:
-            state.swept_at = None  # the next round sweeps for what waited
-        _advance_watermark(
-            state, postgres, watermark_ready and sweep and not deferred, highest_seen, deferred
-        )
-    return Sequenced(leaves=total, logs=sizes)
+                return
+            if limit is not None and self.total >= limit:
+                self.capped = True
+                return
 
 
 def _log_locked(org_id: int) -> OrgLog:
@@ -193,23 +209,36 @@ def _log_locked(org_id: int) -> OrgLog:
     return log
 
 
-def _advance_watermark(
-    state, postgres: bool, ready: bool, highest_seen: int, deferred: bool
-) -> None:
+def _advance_watermark(state, postgres: bool, ready: bool, work: _Pass) -> None:
     fields = ["watermark", "cursor", "swept_at", "updated_at"]
     if not postgres:
         # Serialized writers: nothing below what this transaction sees can still commit.
-        if not deferred:
-            state.watermark = max(state.watermark, highest_seen)
+        if not work.deferred:
+            state.watermark = max(state.watermark, state.cursor)
         state.save(update_fields=fields)
         return
     if ready:
-        state.watermark = max(state.watermark, state.pending_max_id)
+        # Every event up to the horizon is final, and every visible one up to the cursor
+        # has its leaf (this pass swept): nothing up to the smaller of the two is missing.
+        state.watermark = max(state.watermark, min(state.pending_max_id, state.cursor))
         state.pending_max_id = state.pending_xmax = None
     if state.pending_xmax is None:
         with connection.cursor() as cursor:
             state.pending_max_id, state.pending_xmax = _horizon(cursor)
     state.save(update_fields=[*fields, "pending_max_id", "pending_xmax"])
+
+
+def sequence_all() -> int:
+    """Passes until one adds nothing (the command line's `checkpoint`, the bench)."""
+    total = 0
+    while True:
+        done = sequence()
+        if done is None:
+            time.sleep(0.1)  # another sequencer is at it; wait for its pass to end
+            continue
+        if done.leaves == 0:
+            return total
+        total += done.leaves
 
 
 def unsequenced_count() -> int:

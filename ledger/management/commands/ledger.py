@@ -95,10 +95,10 @@ class Command(BaseCommand):
     def _checkpoint(self, org, **options):
         from governance.vault import VaultError
         from ledger.checkpoints import CheckpointRefused, checkpoint_sign, latest_checkpoint
-        from ledger.sequencer import sequence
+        from ledger.sequencer import sequence_all
 
         log = self._org_log(org)
-        sequence()
+        sequence_all()
         log.refresh_from_db()
         try:
             checkpoint = checkpoint_sign(log=log, force=True) or latest_checkpoint(log)
