@@ -237,3 +237,25 @@ def test_a_fully_resigned_fork_is_caught_only_by_the_published_checkpoint(org, h
     assert offline_verify(bundle, vkey(org)).returncode == 0
     message = failure(offline_verify(bundle, vkey(org), checkpoints=[published]))
     assert f"(checkpoint of tree size {first.tree_size}): forked history" in message
+
+
+def test_the_verifier_imports_neither_django_nor_fluidbox(org, history, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.ledger.support import ROOT
+
+    bundle = export(tmp_path, org="acme")
+    code = (
+        "import sys\n"
+        "from ledger.verify.__main__ import main\n"
+        f"status = main([{str(bundle)!r}, '--public-key', {vkey(org)!r}])\n"
+        "loaded = sorted({name.split('.')[0] for name in sys.modules})\n"
+        "assert not {'django', 'governance', 'fluidbox', 'rest_framework'} & set(loaded), loaded\n"
+        "sys.exit(status)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env={}, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("OK: 45 events")
