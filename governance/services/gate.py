@@ -48,7 +48,16 @@ class GateAnswer:
         }
 
 
-def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict:
+def decision_event_data(
+    call: ToolCall,
+    *,
+    policy_version: int,
+    policy_digest: str,
+    definition_digest: str | None,
+    **extra,
+) -> dict:
+    """A `tool.decision` record names what decided it: the policy version and its digest,
+    and the digest of the tool definition the run froze (None for a tool it never froze)."""
     data = {
         "session_id": call.session_id,
         "tool_call_id": call.tool_call_id,
@@ -58,6 +67,8 @@ def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict
         "reason": call.reason,
         "rule": call.rule,
         "policy_version": policy_version,
+        "policy_digest": policy_digest,
+        "definition_digest": definition_digest or None,
         **extra,
     }
     if call.original_verdict:
@@ -122,6 +133,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "rule": decision.rule,
                 "reason": decision.reason,
                 "policy_version": version,
+                "policy_digest": run.policy_digest,
+                "definition_digest": ctx.definition_digest or None,
                 "expires_at": approval.expires_at.isoformat(),
             }
         )
@@ -136,7 +149,13 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         schedule_approval_followups(approval)
         return GateAnswer(call, approval)
     decided = redact(
-        decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None)
+        decision_event_data(
+            call,
+            policy_version=version,
+            policy_digest=run.policy_digest,
+            definition_digest=ctx.definition_digest,
+            segments=decision.segments[:20] or None,
+        )
     )
     events_append(
         run_id=run.pk,
