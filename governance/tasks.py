@@ -14,6 +14,8 @@ from governance.services.settlement import approvals_sweep as settle_expired
 SWEEPS = (
     ("fluidbox: settle expired approvals", "governance.tasks.approvals_sweep"),
     ("fluidbox: release expired budget reservations", "governance.tasks.reservations_sweep"),
+    # Loops for FLUIDBOX_SEQUENCER_SECONDS: leaves, checkpoints, witnesses (ledger.tasks).
+    ("fluidbox: ledger sequencer", "ledger.tasks.sequencer_run"),
 )
 
 

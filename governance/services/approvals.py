@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from governance.authentication import Actor
 from governance.errors import Conflict, Forbidden, ServiceError
-from governance.models import Approval, ApprovalStatus, RunGrant
+from governance.models import Approval, ApprovalStatus, RememberScope, RunGrant
 from governance.selectors import access_approval, may_decide
 from governance.services.policies import policy_prepend_exact_rule
 from governance.services.settlement import TIMED_OUT_REASON, approval_settle
@@ -29,8 +29,13 @@ class Settlement:
 
 
 def approval_decide(
-    *, approval_id, actor: Actor, approve: bool, remember: bool = False
+    *, approval_id, actor: Actor, approve: bool, remember: str = RememberScope.NONE
 ) -> Settlement:
+    """Approve or deny once. `remember` is `RememberScope.RUN` (this exact call for the rest of
+    the run) or `RememberScope.POLICY` (that, and a rule for future runs that sees only
+    `tool:match_string`: the wider scope the approver chose explicitly)."""
+    if remember not in RememberScope.values:
+        raise Conflict("remember must be run or policy", code="invalid")
     approval = access_approval(approval_id, actor)
     if not may_decide(approval, actor):
         raise Forbidden("you may not decide this approval")
@@ -38,7 +43,7 @@ def approval_decide(
         raise Conflict("remember applies to approvals only", code="invalid")
     try:
         with transaction.atomic():
-            approval = Approval.objects.select_related("run", "policy_version__policy").get(
+            approval = Approval.objects.select_related("run", "call", "policy_version__policy").get(
                 pk=approval.pk
             )
             if approval.status == ApprovalStatus.PENDING and approval.expires_at <= timezone.now():
@@ -46,7 +51,7 @@ def approval_decide(
                     approval,
                     status=ApprovalStatus.TIMED_OUT,
                     decided_by=None,
-                    remember=False,
+                    remember=RememberScope.NONE,
                     reason=TIMED_OUT_REASON,
                 )
                 won = False
@@ -57,7 +62,7 @@ def approval_decide(
                     approval,
                     status=ApprovalStatus.APPROVED if approve else ApprovalStatus.DENIED,
                     decided_by=actor.user,
-                    remember=remember and approve,
+                    remember=remember if approve else RememberScope.NONE,
                     reason=(
                         f"approved by {actor.user.get_username()}"
                         if approve
@@ -65,7 +70,7 @@ def approval_decide(
                     ),
                 )
                 if won and remember and approve:
-                    _remember(approval, actor.user)
+                    _remember(approval, actor.user, remember)
     except DatabaseError:
         logger.exception("deciding approval %s failed; nothing was recorded", approval.pk)
         raise LedgerUnavailable("the decision could not be recorded; nothing changed") from None
@@ -79,16 +84,20 @@ def approval_decide(
     return Settlement(approval=approval, won=won)
 
 
-def _remember(approval: Approval, user: User) -> None:
-    """Grant the same call for the rest of the run, and add an exact-match ALWAYS rule at
-    the top of the policy as a new version (future runs only)."""
+def _remember(approval: Approval, user: User, scope: str) -> None:
+    """Grant exactly the call the approver saw (its full arguments, by digest) for the rest
+    of the run; for `policy`, also add an exact-match ALWAYS rule at the top of the policy as
+    a new version (future runs only; it sees only the call key, so it covers more)."""
     RunGrant.objects.create(
         run=approval.run,
         call_key=approval.call_key,
+        arguments_digest=approval.call.arguments_digest,
         tool_definition_digest=approval.tool_definition_digest,
         policy_version=approval.policy_version,
         approval=approval,
     )
+    if scope != RememberScope.POLICY:
+        return
     policy_prepend_exact_rule(
         policy=approval.policy_version.policy,
         call_key=approval.call_key,

@@ -17,7 +17,7 @@ from governance.queue import schedule_approval_followups
 from governance.services.settlement import approval_expire_if_due, decision_event_data
 from governance.services.wakeup import wakeups
 from ledger.models import EventType
-from ledger.redaction import argument_digest, argument_preview, redact
+from ledger.redaction import argument_preview, redact
 from ledger.services import events_append
 
 # Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
@@ -105,6 +105,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "rule": decision.rule,
                 "reason": decision.reason,
                 "policy_version": version,
+                "policy_digest": run.policy_digest,
+                "definition_digest": ctx.definition_digest or None,
                 "expires_at": approval.expires_at.isoformat(),
             }
         )
@@ -119,7 +121,13 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         schedule_approval_followups(approval.pk, approval.expires_at)
         return GateAnswer(call, approval)
     decided = redact(
-        decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None)
+        decision_event_data(
+            call,
+            policy_version=version,
+            policy_digest=run.policy_digest,
+            definition_digest=ctx.definition_digest,
+            segments=decision.segments[:20] or None,
+        )
     )
     events_append(
         run_id=run.pk,
@@ -176,7 +184,6 @@ def permission_request(
     """Decide one tool call (or return the settled decision for a retry)."""
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
-    digest = argument_digest(arguments)
     # Decide first and let the unique (run, session_id, tool_call_id) index catch a retry or a
     # concurrent duplicate: a new call, the common case, costs no look-up. The stages write
     # nothing, so deciding a retry again is harmless; its recorded answer is what it gets.
@@ -188,6 +195,7 @@ def permission_request(
         arguments=arguments,
     )
     decision = decide(ctx)
+    digest = ctx.arguments_digest
     try:
         with transaction.atomic():
             answer = _record(ctx, decision, digest)

@@ -10,7 +10,14 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from governance.models import Approval, ApprovalStatus, Decision, Source, ToolCall
+from governance.models import (
+    Approval,
+    ApprovalStatus,
+    Decision,
+    RememberScope,
+    Source,
+    ToolCall,
+)
 from governance.services.wakeup import announce_decision
 from ledger.models import EventType
 from ledger.redaction import redact
@@ -20,8 +27,17 @@ TIMED_OUT_REASON = "approval timed out"
 RUN_FINISHED_REASON = "the run finished before anyone decided"
 
 
-def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict:
-    """The `tool.decision` event of a call, whoever settled it."""
+def decision_event_data(
+    call: ToolCall,
+    *,
+    policy_version: int,
+    policy_digest: str,
+    definition_digest: str | None,
+    **extra,
+) -> dict:
+    """The `tool.decision` event of a call, whoever settled it. It names what decided it: the
+    policy version and its digest, and the digest of the tool definition the run froze (None
+    for a tool it never froze)."""
     data = {
         "session_id": call.session_id,
         "tool_call_id": call.tool_call_id,
@@ -31,6 +47,8 @@ def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict
         "reason": call.reason,
         "rule": call.rule,
         "policy_version": policy_version,
+        "policy_digest": policy_digest,
+        "definition_digest": definition_digest or None,
         **extra,
     }
     if call.original_verdict:
@@ -44,14 +62,19 @@ def approval_settle(
     *,
     status: str,
     decided_by: User | None,
-    remember: bool,
+    remember: str,
     reason: str,
 ) -> bool:
     """The compare-and-swap from pending and, for the winner only, the ledger entries.
-    Runs inside the caller's transaction: if an append fails, the settlement rolls back."""
+    Runs inside the caller's transaction: if an append fails, the settlement rolls back.
+    `remember` is a `RememberScope` (empty: nothing remembered)."""
     now = timezone.now()
     won = Approval.objects.filter(pk=approval.pk, status=ApprovalStatus.PENDING).update(
-        status=status, decided_by=decided_by, decided_at=now, remember=remember
+        status=status,
+        decided_by=decided_by,
+        decided_at=now,
+        remember=bool(remember),
+        remember_scope=remember,
     )
     if not won:
         return False
@@ -76,7 +99,11 @@ def approval_settle(
                 "tool": approval.tool,
                 "outcome": str(status),
                 "decided_by": decider,
-                "remember": remember,
+                "remember": bool(remember),
+                "remember_scope": remember or None,
+                "policy_version": approval.policy_version.number,
+                "policy_digest": approval.policy_version.digest,
+                "definition_digest": approval.tool_definition_digest or None,
             }
         ),
     )
@@ -87,6 +114,8 @@ def approval_settle(
             decision_event_data(
                 call,
                 policy_version=approval.policy_version.number,
+                policy_digest=approval.policy_version.digest,
+                definition_digest=approval.tool_definition_digest,
                 approval_id=approval.pk,
                 decided_by=decider,
             )
@@ -110,7 +139,7 @@ def approval_expire(*, approval_id: int) -> bool:
             approval,
             status=ApprovalStatus.TIMED_OUT,
             decided_by=None,
-            remember=False,
+            remember=RememberScope.NONE,
             reason=TIMED_OUT_REASON,
         )
 
@@ -144,7 +173,7 @@ def approvals_close_for_run(*, run_id) -> int:
             approval,
             status=ApprovalStatus.DENIED,
             decided_by=None,
-            remember=False,
+            remember=RememberScope.NONE,
             reason=RUN_FINISHED_REASON,
         )
     return closed
