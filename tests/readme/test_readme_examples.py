@@ -30,6 +30,8 @@ BLOCKS = read_blocks(README)
 SEED_DEMO_TOKEN = "demo-token"  # the credential seed_demo gives the tracker connection
 # Commands a `no-run` block may hold: servers, the whole suite, interactive agent CLIs.
 NOT_RUN = {"make", "claude", "codex", "gemini", "export", "cd"}
+# What an illustration may not hold: a command line of curl or manage.py, or a policy.
+COMMAND_OR_POLICY = re.compile(r"^\s*(curl\b|(\S*python\S*\s+)?manage\.py\b|rules:)", re.M)
 
 
 def test_every_fenced_block_of_the_readme_is_a_kind_the_test_knows():
@@ -48,7 +50,7 @@ def test_every_fenced_block_of_the_readme_is_a_kind_the_test_knows():
             earlier.runnable for earlier in BLOCKS[: BLOCKS.index(block)]
         ):
             problems.append(f"{block.where}: no earlier example writes {block.attributes['file']}")
-        elif kind == "illustration" and re.search(r"\bcurl\b|manage\.py|^rules:", block.text, re.M):
+        elif kind == "illustration" and COMMAND_OR_POLICY.search(block.text):
             problems.append(f"{block.where}: an illustration may not hold a command or a policy")
         elif kind == "as" and not any(
             later.runnable and block.attributes["as"] in later.text
