@@ -212,7 +212,7 @@ def test_verify_all_finds_a_run_whose_events_were_all_deleted(make_run, capsys):
         for run_id in (kept, emptied):
             event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": 1}))
     run_value = uuid.UUID(emptied).hex if connection.vendor == "sqlite" else emptied
-    with connection.cursor() as cursor:
+    with append_only_suspended(), connection.cursor() as cursor:  # the attacker's door
         cursor.execute(f"DELETE FROM {Event._meta.db_table} WHERE run_id = %s", [run_value])
     with pytest.raises(CommandError, match="1 break\\(s\\) found in 2 run\\(s\\)"):
         call_command("ledger", "verify", "--all")
