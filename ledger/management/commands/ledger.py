@@ -1,4 +1,9 @@
+import signal
+import threading
+import uuid
+
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 
 from ledger.models import Event
 from ledger.services import chain_verify
@@ -6,7 +11,8 @@ from ledger.services import chain_verify
 
 class Command(BaseCommand):
     help = (
-        "Ledger tools. `ledger verify RUN_ID` or `ledger verify --all` checks seq and hash chain."
+        "Ledger tools. `ledger verify RUN_ID` or `ledger verify --all` checks seq and hash "
+        "chain; `ledger stream` delivers the ledger to the organizations' audit sinks."
     )
 
     def add_arguments(self, parser):
@@ -14,8 +20,18 @@ class Command(BaseCommand):
         verify = sub.add_parser("verify")
         verify.add_argument("run_id", nargs="?")
         verify.add_argument("--all", action="store_true")
+        stream = sub.add_parser("stream", help="deliver to audit sinks until stopped")
+        stream.add_argument(
+            "--poll", type=float, default=0.5, help="seconds between passes when idle"
+        )
+        stream.add_argument("--once", action="store_true", help="one pass, then exit")
 
-    def handle(self, *args, action, run_id=None, all=False, **options):
+    def handle(self, *args, action, **options):
+        if action == "stream":
+            return self.stream(poll=options["poll"], once=options["once"])
+        return self.verify(run_id=options.get("run_id"), all=options.get("all", False))
+
+    def verify(self, *, run_id, all):
         if bool(run_id) == bool(all):
             raise CommandError("give a RUN_ID or --all")
         if all:
@@ -34,3 +50,21 @@ class Command(BaseCommand):
         if broken:
             raise CommandError(f"{broken} break(s) found in {len(run_ids)} run(s)")
         self.stdout.write(f"ok: {len(run_ids)} run(s) verified")
+
+    def stream(self, *, poll: float, once: bool):
+        from ledger.streaming import sinks_deliver
+
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            # Finish the batch in hand (its cursor then records it), then stop.
+            signal.signal(sig, lambda *_: stop.set())
+        owner = f"{uuid.uuid4().hex[:12]}"
+        self.stdout.write(f"streaming the ledger to audit sinks (deliverer {owner})")
+        while not stop.is_set():
+            outcome = sinks_deliver(owner=owner)
+            if once:
+                break
+            if not outcome.delivered:
+                connection.close()  # hold no connection while idle
+                stop.wait(poll)
+        self.stdout.write("stopped")
