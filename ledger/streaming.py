@@ -42,7 +42,8 @@ HEC_SOURCETYPE = "fluidbox:ledger"
 # --- configuring sinks (the admin calls these) -------------------------------------------
 
 
-def _checked_url(url: str) -> str:
+def sink_url_check(url: str) -> str:
+    """The URL, if a sink may post to it: https (http only where allowed)."""
     parts = urlsplit(url)
     schemes = ("https", "http") if settings.FLUIDBOX_SINK_ALLOW_HTTP else ("https",)
     if parts.scheme in schemes and parts.hostname:
@@ -60,7 +61,7 @@ def sink_create(*, org, name: str, kind: str, url: str, token: str = "") -> Audi
         org=org,
         name=name,
         kind=kind,
-        url=_checked_url(url),
+        url=sink_url_check(url),
         token_sealed=vault.seal_infrastructure(token) if token else "",
     )
 
@@ -72,7 +73,7 @@ def sink_update(
     """Change a sink; a blank `new_token` keeps the sealed one. A reactivated sink is due
     at once."""
     sink = AuditSink.objects.select_for_update().get(pk=sink.pk)
-    sink.url = _checked_url(url)
+    sink.url = sink_url_check(url)
     sink.is_active = is_active
     sink.max_backlog = max_backlog
     sink.next_attempt_at = None
