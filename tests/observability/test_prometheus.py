@@ -363,4 +363,4 @@ def test_metrics_need_the_token_or_the_metrics_listener(tmp_path, transactional_
         assert right.status_code == 200
         assert right.headers["Content-Type"].startswith("text/plain")
         assert "# TYPE fluidbox_http_requests_total counter" in right.text
-        assert "fluidbox_vault_state{state=\"machine-key\"} 1.0" in right.text
+        assert 'fluidbox_vault_state{state="machine-key"} 1.0' in right.text
