@@ -102,6 +102,29 @@ HTTP_REQUEST_SECONDS = Histogram(
 )
 
 
+def initialize() -> None:
+    """Create every known label set at zero (at start, GovernanceConfig.ready): a series that
+    first appears at 1 hides that increment from `increase()`, and from alerts built on it."""
+    if not ENABLED:
+        return
+    from governance.gate.decision import FailClosed, Outcome
+    from governance.models import Source
+
+    for decision in Outcome:
+        GATE_DECISIONS.labels(decision, "approval" if decision == Outcome.PENDING else "none")
+        for source in Source:
+            if decision != Outcome.PENDING:
+                GATE_DECISIONS.labels(decision, source)
+    for cause in FailClosed:
+        FAIL_CLOSED.labels(cause)
+    for outcome in ("approved", "denied", "timed_out"):
+        APPROVAL_WAIT_SECONDS.labels(outcome)
+    for outcome in ("reserved", "denied"):
+        BUDGET_RESERVATIONS.labels(outcome)
+    for result in ("intact", "broken"):
+        CHAIN_VERIFICATIONS.labels(result)
+
+
 def gate_decision_recorded(*, decision: str, source: str | None, seconds: float) -> None:
     """A new decision committed (a retry answered from its record is not one)."""
     if not ENABLED:

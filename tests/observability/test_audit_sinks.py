@@ -65,9 +65,9 @@ def received_keys(receiver: SinkReceiver) -> set[str]:
 class Streamer(ServerProcess):
     """`manage.py ledger stream`, stopped with SIGTERM and started again by the test."""
 
-    def __init__(self, tmp_path) -> None:
+    def __init__(self, tmp_path, **env: str) -> None:
         args = [sys.executable, "manage.py", "ledger", "stream", "--poll", "0.1"]
-        super().__init__(args, child_environment(), tmp_path / "streamer.log")
+        super().__init__(args, child_environment(**env), tmp_path / "streamer.log")
 
 
 def assert_in_order_with_stable_keys(lines: list[dict], org) -> None:

@@ -2,6 +2,7 @@
 workers and the django-q2 worker — through `/metrics` with the bearer token while a scripted
 workload runs; afterwards every counter it stored equals what the ledger holds."""
 
+import json
 import secrets
 import shutil
 import subprocess
@@ -18,8 +19,10 @@ from governance.services.notifications import channel_create_webhook
 from governance.services.orgs import api_key_create
 from governance.services.policies import policy_save
 from ledger.models import Event
+from ledger.streaming import sink_create
 from tests.conftest import TEST_POLICY, run_body
 from tests.governance.broker.support import connect
+from tests.observability.test_audit_sinks import Streamer
 from tests.support.receivers import SinkReceiver
 from tests.support.servers import WebServer, Worker, free_port
 
@@ -34,6 +37,9 @@ QUICK = POLICY.replace("name: default", "name: quick").replace(
     "approval_timeout: 300", "approval_timeout: 1"
 )
 PERMISSION_ROUTE = "v1/runs/<str:run_id>/permission"
+OPS = Path(__file__).resolve().parents[2] / "ops"
+ALERTS = OPS / "prometheus" / "fluidbox-alerts.yml"
+DASHBOARD = OPS / "grafana" / "fluidbox.json"
 
 
 class Prometheus:
@@ -45,6 +51,7 @@ class Prometheus:
         config = tmp / "prometheus.yml"
         config.write_text(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+            f"rule_files: ['{ALERTS}']\n"
             "scrape_configs:\n"
             "  - job_name: fluidbox\n"
             "    metrics_path: /metrics\n"
@@ -87,6 +94,14 @@ class Prometheus:
             tuple(value for _, value in sorted(item["metric"].items())): float(item["value"][1])
             for item in body["data"]["result"]
         }
+
+    def nonzero(self, expression: str) -> dict[tuple, float]:
+        """The query's series that counted something (every known label set starts at 0)."""
+        return {labels: value for labels, value in self.query(expression).items() if value}
+
+    def firing(self) -> set[str]:
+        alerts = httpx.get(f"{self.url}/api/v1/alerts", timeout=10).json()["data"]["alerts"]
+        return {alert["labels"]["alertname"] for alert in alerts if alert["state"] == "firing"}
 
     def scraped_after(self, moment: float) -> bool:
         last = self.query('timestamp(up{job="fluidbox"})')
@@ -235,6 +250,15 @@ def burst(work: Workload, done) -> None:
     assert done(), "one gunicorn worker answered every request"
 
 
+def dashboard_queries() -> list[str]:
+    panels = json.loads(DASHBOARD.read_text())["panels"]
+    return [
+        target["expr"].replace("$__rate_interval", "1m")
+        for panel in panels
+        for target in panel.get("targets", [])
+    ]
+
+
 def ledger_counts():
     events = list(Event.objects.all())
     by_type = Counter(event.type for event in events)
@@ -262,6 +286,8 @@ def test_prometheus_counters_equal_the_ledger(
     operator_key = api_key_create(org=org, name="ci").plaintext
     approver_key = api_key_create(org=org, name="alice's", user=approver).plaintext
     notified = SinkReceiver().start()
+    siem = SinkReceiver().start()
+    sink_create(org=org, name="siem", kind="jsonl", url=f"http://127.0.0.1:{siem.port}/")
     channel_create_webhook(
         org=org, name="ops", url=f"http://127.0.0.1:{notified.port}/hook", secret="s3cret-hook"
     )
@@ -270,10 +296,15 @@ def test_prometheus_counters_equal_the_ledger(
     env = {"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "FLUIDBOX_METRICS_TOKEN": TOKEN}
     server = WebServer(tmp_path, workers=2, threads=16, **env)
     worker = Worker(tmp_path, **env)
-    with server, worker, Prometheus(tmp_path, f"127.0.0.1:{server.port}") as prometheus:
+    streamer = Streamer(tmp_path, **env)
+    with server, worker, streamer, Prometheus(tmp_path, f"127.0.0.1:{server.port}") as prometheus:
         from tests.conftest import Api
 
         connect(Api(operator_key), echo_server)  # in this process: no ledger events
+        # Prometheus has seen every series at zero before anything happens (as it has in a
+        # deployment that runs for a while): an increase from the first sample is visible.
+        started = time.time()
+        wait_for(lambda: prometheus.scraped_after(started), what="a first scrape")
         work = Workload(server, operator_key, approver_key)
         script(work)
         web_workers = children_of(server.process.pid)
@@ -285,57 +316,71 @@ def test_prometheus_counters_equal_the_ledger(
             lambda: NotificationDelivery.objects.filter(status="sent").count() == asked,
             what="the worker's notifications",
         )
+        wait_for(lambda: len(siem.lines()) >= Event.objects.count(), what="the SIEM to catch up")
         finished = time.time()
         wait_for(lambda: prometheus.scraped_after(finished), what="a scrape after the workload")
 
         by_type, gate, decided, brokered, fail_closed = ledger_counts()
-        assert prometheus.query("sum by (type) (fluidbox_ledger_events_appended_total)") == {
+        assert prometheus.nonzero("sum by (type) (fluidbox_ledger_events_appended_total)") == {
             (kind,): float(n) for kind, n in by_type.items()
         }
-        assert prometheus.query("sum by (decision, source) (fluidbox_gate_decisions_total)") == {
+        assert prometheus.nonzero("sum by (decision, source) (fluidbox_gate_decisions_total)") == {
             key: float(n) for key, n in gate.items()
         }
         assert sum(gate.values()) == by_type["tool.requested"]
-        assert prometheus.query("sum(fluidbox_gate_decision_duration_seconds_count)") == {
+        assert prometheus.nonzero("sum(fluidbox_gate_decision_duration_seconds_count)") == {
             (): float(sum(gate.values()))
         }
-        assert prometheus.query("sum by (outcome) (fluidbox_approval_wait_seconds_count)") == {
+        assert prometheus.nonzero("sum by (outcome) (fluidbox_approval_wait_seconds_count)") == {
             (outcome,): float(n) for outcome, n in decided.items()
         }
         assert set(decided) == {"approved", "denied", "timed_out"}
-        assert prometheus.query("sum(fluidbox_approval_timeouts_total)") == {
+        assert prometheus.nonzero("sum(fluidbox_approval_timeouts_total)") == {
             (): float(decided["timed_out"])
         }
-        assert prometheus.query("sum by (connection, outcome) (fluidbox_brokered_calls_total)") == {
-            key: float(n) for key, n in brokered.items()
-        }
-        assert prometheus.query("sum by (outcome) (fluidbox_budget_reservations_total)") == {
+        assert prometheus.nonzero(
+            "sum by (connection, outcome) (fluidbox_brokered_calls_total)"
+        ) == {key: float(n) for key, n in brokered.items()}
+        assert prometheus.nonzero("sum by (outcome) (fluidbox_budget_reservations_total)") == {
             ("reserved",): float(by_type["budget.reserved"]),
             ("denied",): float(by_type["budget.denied"]),
         }
-        assert prometheus.query("sum by (cause) (fluidbox_gate_fail_closed_total)") == {
+        assert prometheus.nonzero("sum by (cause) (fluidbox_gate_fail_closed_total)") == {
             (cause,): float(n) for cause, n in fail_closed.items()
         }
         assert fail_closed["policy_error"] == 1
         pending = Approval.objects.filter(status=ApprovalStatus.PENDING).count()
         assert pending == 1
         assert prometheus.query("sum(fluidbox_approvals_pending)") == {(): 1.0}
+        assert prometheus.query("sum by (sink) (fluidbox_audit_sink_lag_events)") == {
+            ("acme/siem",): 0.0
+        }
+        assert prometheus.query("sum by (sink) (fluidbox_audit_sink_events_delivered_total)") == {
+            ("acme/siem",): float(Event.objects.count())
+        }
         assert prometheus.query("sum by (state) (fluidbox_vault_state)") == {
             ("machine-key",): 1.0,
             ("sealed",): 0.0,
             ("unsealed",): 0.0,
         }
         # Sent by the django-q2 worker's processes, added up by the web workers' /metrics.
-        assert prometheus.query(
+        assert prometheus.nonzero(
             "sum by (channel, outcome) (fluidbox_notification_deliveries_total)"
         ) == {("webhook", "sent"): float(asked)}
         assert prometheus.query(
             f'sum(fluidbox_http_requests_total{{route="{PERMISSION_ROUTE}"}})'
         ) == {(): float(work.permission_posts)}
+        # The shipped alert rules load, and the failed-closed call above fires its alert.
+        wait_for(lambda: "FluidboxFailedClosed" in prometheus.firing(), what="the alert")
+        assert "FluidboxVaultSealed" not in prometheus.firing()
+        # Every query of the shipped Grafana dashboard is valid PromQL that finds its data.
+        for expression in dashboard_queries():
+            assert prometheus.query(expression) != {}, expression
         # What was added up came from both gunicorn workers and the django-q2 worker.
         assert web_workers <= writers(metrics_dir)
         assert worker_children(worker) & writers(metrics_dir)
     notified.stop()
+    siem.stop()
 
 
 def test_metrics_need_the_token_or_the_metrics_listener(tmp_path, transactional_db):
