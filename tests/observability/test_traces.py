@@ -129,6 +129,14 @@ def stage_names(spans, parent) -> list[str]:
     return [span.attributes["fluidbox.stage"] for span in stage_spans(spans, parent)]
 
 
+def mcp_client_span(spans, parent):
+    """The brokered call's request upstream (the database's spans are CLIENT spans too)."""
+    found = [s for s in children(spans, parent) if "mcp.method.name" in s.attributes]
+    assert len(found) == 1, [s.name for s in children(spans, parent)]
+    assert found[0].kind == CLIENT
+    return found[0]
+
+
 def answered(spans) -> bool:
     # Django's server span ends last, and one process exports its spans in the order they end.
     return any(span.kind == SERVER for span in spans)
@@ -237,7 +245,7 @@ def test_each_gate_call_is_an_execute_tool_span_in_the_agents_trace(
     assert call.attributes["fluidbox.decision"] == "allow"
     assert call.attributes["fluidbox.broker.status"] == "succeeded"
     assert stage_names(spans, call) == STAGES[:5]
-    client = next(span for span in children(spans, call) if span.kind == CLIENT)
+    client = mcp_client_span(spans, call)
     assert client.name == "tools/call lookup"
     assert client.attributes["mcp.method.name"] == "tools/call"
     assert client.attributes["gen_ai.tool.name"] == "lookup"
@@ -303,3 +311,32 @@ def test_an_mcp_requests_meta_continues_the_agents_trace(transactional_db, colle
     assert continued.trace_id == trace_id and continued.parent_span_id == parent
     # A malformed traceparent starts a trace of its own instead of failing the request.
     assert fresh.trace_id != trace_id and fresh.parent_span_id == ""
+
+
+def test_a_call_through_the_mcp_endpoint_continues_the_trace_in_its_meta(
+    traced_server, collector, org, operator, echo_server
+):
+    from tests.mcp_endpoint.conftest import with_client
+
+    policy_save(org=org, text=POLICY, author=None)
+    connect(operator, echo_server, credential=CREDENTIAL)
+    created = operator.post("/v1/runs", run_body(connections=["crm"], bundles=[]))
+    token = created.json()["session_token"]
+    trace_id, parent, header = agent_traceparent()
+    meta = {"traceparent": header, "fluidbox/toolCallId": "mcp-1"}
+    result = with_client(
+        traced_server.url,
+        token,
+        "2026-07-28",
+        lambda client: client.call_tool("crm__lookup", {"id": CANARY}, meta=meta),
+    )
+    assert not result.is_error
+    spans = trace_spans(collector, trace_id, lambda spans: any(s.kind == CLIENT for s in spans))
+    call = tool_span(spans, "crm.lookup")
+    assert call.parent_span_id == parent
+    assert call.attributes["gen_ai.tool.call.id"] == "mcp-1"
+    assert stage_names(spans, call) == STAGES[:5]
+    client = mcp_client_span(spans, call)
+    assert echo_server.calls()[-1]["meta"]["traceparent"] == f"00-{trace_id}-{client.span_id}-01"
+    for body in collector.bodies:
+        assert CANARY.encode() not in body
