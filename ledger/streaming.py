@@ -15,6 +15,7 @@ keeps one deliverer on it at a time (two would break the order).
 import json
 import logging
 import socket
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -322,3 +323,28 @@ def sinks_deliver(*, owner: str | None = None) -> Pass:
         dropped += outcome.dropped
         failed = failed or outcome.failed
     return Pass(delivered=delivered, dropped=dropped, failed=failed)
+
+
+def stream(*, stop, poll: float = 0.5, idle_pass: float = 2.0, owner: str | None = None) -> None:
+    """Deliver until `stop` (a threading.Event) is set: a pass right away whenever the ledger
+    has a new event (the newest id, read from its index) or the last pass had work, and at
+    least every `idle_pass` seconds otherwise, for retries that fall due and for a
+    transaction that committed an older id late. An idle pass costs one indexed read, not a
+    scan of every run's cursor."""
+    from django.db import connection
+    from django.db.models import Max
+
+    owner = owner or uuid.uuid4().hex
+    newest_seen = None
+    last_pass = float("-inf")
+    busy = True
+    while not stop.is_set():
+        newest = Event.objects.aggregate(newest=Max("pk"))["newest"]
+        now = time.monotonic()
+        if busy or newest != newest_seen or now - last_pass >= idle_pass:
+            newest_seen, last_pass = newest, now
+            outcome = sinks_deliver(owner=owner)
+            busy = bool(outcome.delivered or outcome.dropped)
+        if not busy:
+            connection.close()  # hold no connection while idle
+            stop.wait(poll)

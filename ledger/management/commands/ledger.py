@@ -1,9 +1,7 @@
 import signal
 import threading
-import uuid
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
 
 from ledger.models import Event
 from ledger.services import chain_verify
@@ -52,19 +50,15 @@ class Command(BaseCommand):
         self.stdout.write(f"ok: {len(run_ids)} run(s) verified")
 
     def stream(self, *, poll: float, once: bool):
-        from ledger.streaming import sinks_deliver
+        from ledger.streaming import sinks_deliver, stream
 
+        if once:
+            sinks_deliver()
+            return
         stop = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             # Finish the batch in hand (its cursor then records it), then stop.
             signal.signal(sig, lambda *_: stop.set())
-        owner = f"{uuid.uuid4().hex[:12]}"
-        self.stdout.write(f"streaming the ledger to audit sinks (deliverer {owner})")
-        while not stop.is_set():
-            outcome = sinks_deliver(owner=owner)
-            if once:
-                break
-            if not outcome.delivered:
-                connection.close()  # hold no connection while idle
-                stop.wait(poll)
+        self.stdout.write("streaming the ledger to audit sinks")
+        stream(stop=stop, poll=poll)
         self.stdout.write("stopped")
