@@ -12,7 +12,8 @@ from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
 from governance.errors import Invalid
 from governance.portal.verbatim import highlighted
 from ledger.models import AuditSink, Event, SinkKind
-from ledger.streaming import sink_create, sink_lag, sink_update, sink_url_check
+from ledger.sinks import sink_create, sink_update, sink_url_check
+from ledger.streaming import sink_lag
 
 
 @admin.register(Event)

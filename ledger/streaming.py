@@ -19,7 +19,6 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
@@ -29,7 +28,6 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from governance import vault
-from governance.errors import Invalid
 from ledger.api import event_json
 from ledger.models import AuditSink, Event, RunCounter, SinkCursor, SinkKind
 
@@ -38,52 +36,6 @@ logger = logging.getLogger(__name__)
 RETRY_SECONDS = (1, 2, 4, 8, 15, 30, 60)
 RUNS_PER_PASS = 500
 HEC_SOURCETYPE = "fluidbox:ledger"
-
-
-# --- configuring sinks (the admin calls these) -------------------------------------------
-
-
-def sink_url_check(url: str) -> str:
-    """The URL, if a sink may post to it: https (http only where allowed)."""
-    parts = urlsplit(url)
-    schemes = ("https", "http") if settings.FLUIDBOX_SINK_ALLOW_HTTP else ("https",)
-    if parts.scheme in schemes and parts.hostname:
-        return url
-    raise Invalid("a sink needs an https:// URL (plain http only with FLUIDBOX_SINK_ALLOW_HTTP=1)")
-
-
-@transaction.atomic
-def sink_create(*, org, name: str, kind: str, url: str, token: str = "") -> AuditSink:
-    if kind not in SinkKind.values:
-        raise Invalid(f"kind must be one of {', '.join(SinkKind.values)}")
-    if kind == SinkKind.SPLUNK_HEC and not token:
-        raise Invalid("a Splunk HEC sink needs its HEC token")
-    return AuditSink.objects.create(
-        org=org,
-        name=name,
-        kind=kind,
-        url=sink_url_check(url),
-        token_sealed=vault.seal_infrastructure(token) if token else "",
-    )
-
-
-@transaction.atomic
-def sink_update(
-    *, sink: AuditSink, url: str, is_active: bool, max_backlog: int, new_token: str = ""
-) -> AuditSink:
-    """Change a sink; a blank `new_token` keeps the sealed one. A reactivated sink is due
-    at once."""
-    sink = AuditSink.objects.select_for_update().get(pk=sink.pk)
-    sink.url = sink_url_check(url)
-    sink.is_active = is_active
-    sink.max_backlog = max_backlog
-    sink.next_attempt_at = None
-    fields = ["url", "is_active", "max_backlog", "next_attempt_at"]
-    if new_token:
-        sink.token_sealed = vault.seal_infrastructure(new_token)
-        fields.append("token_sealed")
-    sink.save(update_fields=fields)
-    return sink
 
 
 # --- what is pending --------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""OpenTelemetry traces: off unless the standard OTEL_* variables configure an exporter.
+"""OpenTelemetry spans for the gate and the broker (`tracing_setup` turns them on when the
+standard OTEL_* variables configure an exporter; until then every call here is a no-op).
 
 One span per gate call, named and attributed as the GenAI `execute_tool` span
 (`gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`), with a child span per
@@ -14,8 +15,6 @@ makes its own client spans through the global provider, and would otherwise put 
 client span (and its own `traceparent`) between ours and the server.
 """
 
-import logging
-import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -26,8 +25,6 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-logger = logging.getLogger(__name__)
-
 ENABLED = False
 _provider = None
 _tracer: trace.Tracer = trace.NoOpTracer()
@@ -35,97 +32,12 @@ _tracer: trace.Tracer = trace.NoOpTracer()
 _tool_span: ContextVar["ToolCallSpan | None"] = ContextVar("fluidbox_tool_span", default=None)
 
 
-def exporter_configured(environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether the standard variables ask for spans to be exported somewhere."""
-    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return False
-    exporters = environ.get("OTEL_TRACES_EXPORTER", "").strip().lower()
-    if exporters:
-        return any(name.strip() not in ("", "none") for name in exporters.split(","))
-    return bool(
-        environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-        or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
-    )
-
-
-def _exporters(environ: Mapping[str, str]) -> list:
-    from django.core.exceptions import ImproperlyConfigured
-
-    names = [
-        name.strip()
-        for name in (environ.get("OTEL_TRACES_EXPORTER") or "otlp").lower().split(",")
-        if name.strip() not in ("", "none")
-    ]
-    exporters = []
-    for name in names:
-        if name == "otlp":
-            protocol = (
-                environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-                or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
-                or "http/protobuf"
-            )
-            if protocol != "http/protobuf":
-                raise ImproperlyConfigured(
-                    f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r}: fluidbox exports OTLP over "
-                    "http/protobuf (port 4318 on a collector)"
-                )
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-            exporters.append(OTLPSpanExporter())
-        elif name == "console":
-            from opentelemetry.sdk.trace.export import ConsoleSpanExporter
-
-            exporters.append(ConsoleSpanExporter())
-        else:
-            raise ImproperlyConfigured(
-                f"OTEL_TRACES_EXPORTER={name!r}: fluidbox supports otlp, console or none"
-            )
-    return exporters
-
-
-def _strip_url_path(span, request) -> None:
-    # A webhook's path is often its secret (Slack's /services/T…/B…/…): keep scheme and host.
-    if span is None or not span.is_recording():
-        return
-    url = urlsplit(str(request.url))
-    origin = f"{url.scheme}://{url.hostname}" + (f":{url.port}" if url.port else "") + "/"
-    span.set_attribute("url.full", origin)
-    span.set_attribute("http.url", origin)
-
-
-def configure(environ: Mapping[str, str] = os.environ) -> bool:
-    """Called once per process (GovernanceConfig.ready). True when tracing is on."""
+def activate(provider) -> None:
+    """Spans from now on go to `provider` (`tracing_setup.configure` built it)."""
     global ENABLED, _provider, _tracer
-    if ENABLED or not exporter_configured(environ):
-        return ENABLED
-    from opentelemetry.instrumentation.django import DjangoInstrumentor
-    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
-    from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-    named = environ.get("OTEL_SERVICE_NAME") or "service.name=" in environ.get(
-        "OTEL_RESOURCE_ATTRIBUTES", ""
-    )
-    # Resource.create reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME; the sampler
-    # comes from OTEL_TRACES_SAMPLER, the batching from OTEL_BSP_*, the exporter from
-    # OTEL_EXPORTER_OTLP_*.
-    resource = Resource.create({} if named else {"service.name": "fluidbox"})
-    provider = TracerProvider(resource=resource)
-    for exporter in _exporters(environ):
-        provider.add_span_processor(BatchSpanProcessor(exporter))
-    DjangoInstrumentor().instrument(
-        tracer_provider=provider,
-        excluded_urls=environ.get("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "metrics"),
-    )
-    PsycopgInstrumentor().instrument(tracer_provider=provider)
-    HTTPXClientInstrumentor().instrument(tracer_provider=provider, request_hook=_strip_url_path)
     _provider = provider
     _tracer = provider.get_tracer("fluidbox")
     ENABLED = True
-    logger.info("tracing on: spans are exported as the OTEL_* variables say")
-    return True
 
 
 def flush(timeout_millis: int = 5000) -> None:

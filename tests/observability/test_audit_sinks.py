@@ -13,7 +13,8 @@ from django.test import override_settings
 from governance.models import Organization
 from ledger.api import event_json
 from ledger.models import AuditSink, Event
-from ledger.streaming import sink_create, sink_lag, sinks_deliver
+from ledger.sinks import sink_create
+from ledger.streaming import sink_lag, sinks_deliver
 from tests.conftest import Api, run_body
 from tests.support.receivers import SinkReceiver
 from tests.support.servers import ServerProcess, child_environment

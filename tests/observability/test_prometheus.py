@@ -19,7 +19,7 @@ from governance.services.notifications import channel_create_webhook
 from governance.services.orgs import api_key_create
 from governance.services.policies import policy_save
 from ledger.models import Event
-from ledger.streaming import sink_create
+from ledger.sinks import sink_create
 from tests.conftest import TEST_POLICY, run_body
 from tests.governance.broker.support import connect
 from tests.observability.test_audit_sinks import Streamer
