@@ -50,6 +50,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "fluidbox.content_security.ContentSecurityPolicyMiddleware",
 ]
 
 if not env_bool("FLUIDBOX_METRICS", True):

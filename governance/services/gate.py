@@ -18,7 +18,7 @@ from governance.observability import metrics, tracing
 from governance.services.approvals import approval_expire_if_due, schedule_approval_followups
 from governance.services.wakeup import wakeups
 from ledger.models import EventType
-from ledger.redaction import argument_digest, argument_preview, redact
+from ledger.redaction import argument_preview, redact
 from ledger.services import events_append
 
 # Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
@@ -236,7 +236,6 @@ def _decide_and_record(
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
     started = time.perf_counter()
-    digest = argument_digest(arguments)
     # Decide first and let the unique (run, session_id, tool_call_id) index catch a retry or a
     # concurrent duplicate: a new call, the common case, costs no look-up. The stages write
     # nothing, so deciding a retry again is harmless; its recorded answer is what it gets.
@@ -248,6 +247,7 @@ def _decide_and_record(
         arguments=arguments,
     )
     decision = decide(ctx)
+    digest = ctx.arguments_digest
     try:
         with transaction.atomic():
             answer = _record(ctx, decision, digest)
