@@ -160,7 +160,8 @@ SPECTACULAR_SETTINGS = {
 Q_CLUSTER = {
     "name": "fluidbox",
     "orm": "default",
-    "workers": env_int("Q_WORKERS", 2, minimum=1),
+    # One process runs the ledger sequencer most of each minute (ledger.tasks).
+    "workers": env_int("Q_WORKERS", 3, minimum=1),
     "timeout": 60,
     "retry": 120,
     "max_attempts": 1,
@@ -213,6 +214,17 @@ else:
 FLUIDBOX_SINK_ALLOW_HTTP = env_bool("FLUIDBOX_SINK_ALLOW_HTTP", DEVELOPMENT)
 FLUIDBOX_SINK_BATCH = env_int("FLUIDBOX_SINK_BATCH", 200, minimum=1)
 FLUIDBOX_SINK_TIMEOUT = env_int("FLUIDBOX_SINK_TIMEOUT", 10, minimum=1)
+# The auditor's ledger: Merkle log origin, checkpoint cadence, witnesses (README "The auditor's
+# ledger"). The origin names each organization's log for ever: set it before the first event.
+FLUIDBOX_LEDGER_ORIGIN_PREFIX = env_str(
+    "FLUIDBOX_LEDGER_ORIGIN", PUBLIC_BASE_URL.split("://", 1)[-1] + "/ledger"
+)
+FLUIDBOX_CHECKPOINT_EVERY_EVENTS = env_int("FLUIDBOX_CHECKPOINT_EVERY_EVENTS", 1000, minimum=1)
+FLUIDBOX_CHECKPOINT_EVERY_SECONDS = env_int("FLUIDBOX_CHECKPOINT_EVERY_SECONDS", 60, minimum=1)
+FLUIDBOX_SEQUENCER_SECONDS = env_int("FLUIDBOX_SEQUENCER_SECONDS", 50, minimum=1)
+FLUIDBOX_LEDGER_WITNESSES = env_list("FLUIDBOX_LEDGER_WITNESSES", [], separator=";")
+FLUIDBOX_LEDGER_WITNESS_CA_FILE = env_str("FLUIDBOX_LEDGER_WITNESS_CA_FILE")
+FLUIDBOX_LEDGER_WITNESS_TIMEOUT = env_int("FLUIDBOX_LEDGER_WITNESS_TIMEOUT", 10, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -145,3 +145,32 @@ class SinkCursor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sink_id}/{self.run_id}: {self.acked_seq}"
+
+
+# The auditor's log lives in its own module; Django finds its models through this one.
+from ledger.log_models import (  # noqa: E402
+    Checkpoint,
+    LogKey,
+    LogLeaf,
+    LogTile,
+    OrgLog,
+    Publication,
+    PublicationStatus,
+    SequencerState,
+)
+
+__all__ = [
+    "GENESIS_HASH",
+    "AppendOnlyError",
+    "Checkpoint",
+    "Event",
+    "EventType",
+    "LogKey",
+    "LogLeaf",
+    "LogTile",
+    "OrgLog",
+    "Publication",
+    "PublicationStatus",
+    "RunCounter",
+    "SequencerState",
+]

@@ -86,6 +86,9 @@ def _settle_locked(
                 "decided_by": decider,
                 "remember": bool(remember),
                 "remember_scope": remember or None,
+                "policy_version": approval.policy_version.number,
+                "policy_digest": approval.policy_version.digest,
+                "definition_digest": approval.tool_definition_digest or None,
             }
         ),
     )
@@ -96,6 +99,8 @@ def _settle_locked(
             decision_event_data(
                 call,
                 policy_version=approval.policy_version.number,
+                policy_digest=approval.policy_version.digest,
+                definition_digest=approval.tool_definition_digest,
                 approval_id=approval.pk,
                 decided_by=decider,
                 **_requested_trace(approval),

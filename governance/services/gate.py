@@ -50,9 +50,18 @@ class GateAnswer:
         }
 
 
-def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict:
-    """`tool.decision`'s data. `extra` carries the trace ids (`tracing.ledger_ids`), so an
-    auditor can go from the timeline row to the trace."""
+def decision_event_data(
+    call: ToolCall,
+    *,
+    policy_version: int,
+    policy_digest: str,
+    definition_digest: str | None,
+    **extra,
+) -> dict:
+    """A `tool.decision` record names what decided it: the policy version and its digest,
+    and the digest of the tool definition the run froze (None for a tool it never froze).
+    `extra` carries the trace ids (`tracing.ledger_ids`), so an auditor can go from the
+    timeline row to the trace, and `fail_closed` when an error decided."""
     data = {
         "session_id": call.session_id,
         "tool_call_id": call.tool_call_id,
@@ -62,6 +71,8 @@ def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict
         "reason": call.reason,
         "rule": call.rule,
         "policy_version": policy_version,
+        "policy_digest": policy_digest,
+        "definition_digest": definition_digest or None,
         **extra,
     }
     if call.original_verdict:
@@ -128,6 +139,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "rule": decision.rule,
                 "reason": decision.reason,
                 "policy_version": version,
+                "policy_digest": run.policy_digest,
+                "definition_digest": ctx.definition_digest or None,
                 "expires_at": approval.expires_at.isoformat(),
                 **failed,
                 **traced,
@@ -147,6 +160,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         decision_event_data(
             call,
             policy_version=version,
+            policy_digest=run.policy_digest,
+            definition_digest=ctx.definition_digest,
             segments=decision.segments[:20] or None,
             **failed,
             **traced,

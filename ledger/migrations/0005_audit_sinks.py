@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('governance', '0003_run_policy_digest'),
-        ('ledger', '0002_drop_redundant_run_indexes'),
+        ('ledger', '0004_append_only_triggers'),
     ]
 
     operations = [
