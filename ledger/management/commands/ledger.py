@@ -186,6 +186,20 @@ class Command(BaseCommand):
             f"{exported.tree_size}{note}"
         )
 
+    def _stream(self, poll=0.5, once=False, **options):
+        from ledger.streaming import sinks_deliver, stream
+
+        if once:
+            sinks_deliver()
+            return
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            # Finish the batch in hand (its cursor then records it), then stop.
+            signal.signal(sig, lambda *_: stop.set())
+        self.stdout.write("streaming the ledger to audit sinks")
+        stream(stop=stop, poll=poll)
+        self.stdout.write("stopped")
+
 
 def _b64(raw) -> str:
     import base64
@@ -213,17 +227,3 @@ class _output:
     def __exit__(self, *exc) -> None:
         if self.handle is not sys.stdout:
             self.handle.close()
-
-    def _stream(self, poll=0.5, once=False, **options):
-        from ledger.streaming import sinks_deliver, stream
-
-        if once:
-            sinks_deliver()
-            return
-        stop = threading.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            # Finish the batch in hand (its cursor then records it), then stop.
-            signal.signal(sig, lambda *_: stop.set())
-        self.stdout.write("streaming the ledger to audit sinks")
-        stream(stop=stop, poll=poll)
-        self.stdout.write("stopped")
