@@ -18,9 +18,10 @@ from governance.models import (
     Source,
     ToolCall,
 )
+from governance.observability import metrics, tracing
 from governance.selectors import access_approval, may_decide
 from governance.services.wakeup import announce_decision
-from ledger.models import EventType
+from ledger.models import Event, EventType
 from ledger.redaction import redact
 from ledger.services import event_append
 
@@ -102,11 +103,32 @@ def _settle_locked(
                 definition_digest=approval.tool_definition_digest,
                 approval_id=approval.pk,
                 decided_by=decider,
+                **_requested_trace(approval),
             )
         ),
     )
+    metrics.approval_settled(outcome=outcome, requested_at=approval.created_at)
     announce_decision(approval.pk)
     return True
+
+
+def _requested_trace(approval: Approval) -> dict:
+    """The trace of the gate call that asked: the decision answers that call, so its
+    tool.decision points at the agent's trace, not at the approver's click."""
+    if not tracing.ENABLED:
+        return {}
+    data = (
+        Event.objects.filter(
+            run_id=approval.run_id,
+            type=EventType.APPROVAL_REQUESTED,
+            data__approval_id=approval.pk,
+        )
+        .values_list("data", flat=True)
+        .first()
+    )
+    if not isinstance(data, dict) or not data.get("trace_id"):
+        return {}
+    return {"trace_id": data["trace_id"], "span_id": data.get("span_id")}
 
 
 def approval_decide(
