@@ -2,7 +2,14 @@
 database connection), not a whole worker process."""
 
 import gc
+import importlib
 import os
+
+# The settings decide where every process writes its metrics (PROMETHEUS_MULTIPROC_DIR)
+# and export it; imported here, in the master, so the workers it forks inherit it.
+_settings = importlib.import_module(
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fluidbox.settings")
+)
 
 workers = int(os.environ.get("WEB_WORKERS", "2"))
 worker_class = "gthread"
@@ -11,6 +18,25 @@ timeout = 60
 graceful_timeout = 10
 keepalive = 5
 accesslog = os.environ.get("WEB_ACCESS_LOG") or None
+
+
+def on_starting(server):
+    if _settings.FLUIDBOX_METRICS_DIR:
+        from governance.observability.multiprocess import remove_files_of_dead_processes
+
+        remove_files_of_dead_processes(_settings.FLUIDBOX_METRICS_DIR)
+    # A second listener for /metrics alone, without a token (the listeners are opened right
+    # after this hook, so it adds to whatever --bind said).
+    extra = _settings.FLUIDBOX_METRICS_BIND
+    if extra and extra not in server.cfg.bind:
+        server.cfg.set("bind", [*server.cfg.bind, extra])
+
+
+def child_exit(server, worker):
+    if _settings.FLUIDBOX_METRICS_DIR:
+        from governance.observability.multiprocess import process_exited
+
+        process_exited(_settings.FLUIDBOX_METRICS_DIR, worker.pid)
 
 
 def post_worker_init(worker):

@@ -1,5 +1,6 @@
 """fluidbox settings: everything that varies between deployments comes from the environment."""
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -40,6 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "governance.observability.endpoint.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -50,6 +52,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "fluidbox.content_security.ContentSecurityPolicyMiddleware",
 ]
+
+if not env_bool("FLUIDBOX_METRICS", True):
+    MIDDLEWARE.remove("governance.observability.endpoint.RequestMetricsMiddleware")
 
 ROOT_URLCONF = "fluidbox.urls"
 WSGI_APPLICATION = "fluidbox.wsgi.application"
@@ -209,6 +214,26 @@ FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)
 FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK = env_bool("FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK", False)
 FLUIDBOX_WRITE_TOOL = env_str("FLUIDBOX_WRITE_TOOL", "write_file")
 
+# Observability (governance/observability/, ledger/streaming.py)
+FLUIDBOX_METRICS_ENABLED = env_bool("FLUIDBOX_METRICS", True)
+# `/metrics` wants `Authorization: Bearer <this>`; unset, it is refused except on the
+# separate listener FLUIDBOX_METRICS_BIND (host:port, e.g. 127.0.0.1:9464), which serves
+# only `/metrics` and needs no token.
+FLUIDBOX_METRICS_TOKEN = env_str("FLUIDBOX_METRICS_TOKEN") or None
+FLUIDBOX_METRICS_BIND = env_str("FLUIDBOX_METRICS_BIND") or None
+if FLUIDBOX_METRICS_ENABLED:
+    # prometheus_client reads this at import: every process of the deployment (gunicorn
+    # workers, the django-q2 worker, commands) writes here and `/metrics` adds them up.
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(DATA_DIR / "prometheus"))
+    FLUIDBOX_METRICS_DIR = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    Path(FLUIDBOX_METRICS_DIR).mkdir(parents=True, exist_ok=True)
+else:
+    FLUIDBOX_METRICS_DIR = None
+# Audit sinks: plain http:// only when allowed (development, tests); batches; the backlog
+# (each sink also has its own bound on the backlog a dead sink may build up).
+FLUIDBOX_SINK_ALLOW_HTTP = env_bool("FLUIDBOX_SINK_ALLOW_HTTP", DEVELOPMENT)
+FLUIDBOX_SINK_BATCH = env_int("FLUIDBOX_SINK_BATCH", 200, minimum=1)
+FLUIDBOX_SINK_TIMEOUT = env_int("FLUIDBOX_SINK_TIMEOUT", 10, minimum=1)
 # The auditor's ledger: Merkle log origin, checkpoint cadence, witnesses (README "The auditor's
 # ledger"). The origin names each organization's log for ever: set it before the first event.
 FLUIDBOX_LEDGER_ORIGIN_PREFIX = env_str(

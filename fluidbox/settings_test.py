@@ -1,6 +1,9 @@
 """Test settings: the production settings with development defaults and a fixed machine key."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("FLUIDBOX_DEVELOPMENT", "1")
 os.environ.setdefault("FLUIDBOX_MACHINE_KEY", "3Qm3dYpHzOeWb0mCwJ5vQ4kVxFf5m0Zc1s9iB7Ytq2U=")
@@ -8,6 +11,14 @@ os.environ.setdefault(
     "FLUIDBOX_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "var", "test")
 )
 os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+
+if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+    # Each test session counts on its own; servers a test starts inherit the directory
+    # unless the test gives them theirs.
+    _metrics_dir = tempfile.mkdtemp(prefix="fluidbox-test-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+    _owner = os.getpid()
+    atexit.register(lambda: os.getpid() == _owner and shutil.rmtree(_metrics_dir, True))
 
 from fluidbox.settings import *  # noqa: E402,F403
 

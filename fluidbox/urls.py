@@ -3,6 +3,7 @@ from django.http import JsonResponse
 from django.urls import include, path
 
 from fluidbox.env import env_bool
+from governance.observability.endpoint import metrics_view
 
 
 def json_not_found(request, exception=None):
@@ -14,6 +15,7 @@ def json_server_error(request):
 
 
 urlpatterns = [
+    path("metrics", metrics_view, name="metrics"),
     path("v1/", include("governance.api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -13,4 +13,9 @@ class GovernanceConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from governance.observability import metrics, tracing_setup
+
         post_migrate.connect(_ensure_schedules, sender=self)
+        # Before the first request loads the middleware: the Django instrumentation adds its own.
+        tracing_setup.configure()
+        metrics.initialize()

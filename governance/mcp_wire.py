@@ -26,6 +26,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from fluidbox.canonical import canonical_json
 from governance.mcp_stdio import stdio_environment, stdio_transport
+from governance.observability import tracing
 
 TransportKind = Literal["streamable-http", "stdio"]
 
@@ -151,12 +152,21 @@ def call_tool(
             # Returned, not raised: raising inside the SDK's task groups would wrap it in an
             # ExceptionGroup, and the caller must be able to tell drift from failure.
             return ToolDrifted(name, expected_digest, live_digest)
-        raw = await client.session.send_request(
-            mcp_types.CallToolRequest(
-                params=mcp_types.CallToolRequestParams(name=name, arguments=dict(arguments))
-            ),
-            _RAW_RESULT,
-        )
+        # The request's span (MCP conventions); its trace context rides in `params._meta`.
+        with tracing.mcp_client_span(
+            method="tools/call", tool=name, transport=endpoint.transport, url=endpoint.url
+        ) as span:
+            params = mcp_types.CallToolRequestParams(
+                name=name, arguments=dict(arguments), _meta=span.meta or None
+            )
+            try:
+                raw = await client.session.send_request(
+                    mcp_types.CallToolRequest(params=params), _RAW_RESULT
+                )
+            except MCPError as error:
+                span.failed(str(error.error.code))
+                raise
+            span.result(is_error=raw.get("isError") is True)
         # A server that echoes the credential it was given must not carry it into the sandbox.
         return _call_outcome(_redact_json(raw, _credential_values(endpoint)), live_digest)
 

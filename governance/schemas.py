@@ -3,6 +3,7 @@
 import functools
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import regex
@@ -139,8 +140,15 @@ def validator_for(schema: dict):
     return _validator_for(canonical_json(schema))
 
 
-def argument_errors(schema: dict, arguments: Any) -> str | None:
-    """A model-readable reason the arguments fail the schema, or None when they pass.
+@dataclass(frozen=True)
+class ArgumentProblem:
+    text: str
+    # The validator itself failed (a crash, a pattern over its time): a fail-closed deny.
+    validator_failed: bool = False
+
+
+def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
+    """Why the arguments fail the schema (model-readable), or None when they pass.
 
     Any crash of the validator (a pathological pattern, a refused reference, a recursion
     limit) is reported as a failure: it denies, never allows.
@@ -148,16 +156,28 @@ def argument_errors(schema: dict, arguments: Any) -> str | None:
     try:
         size = len(canonical_json(arguments).encode("utf-8"))
     except (TypeError, ValueError):
-        return "arguments are not JSON"
+        return ArgumentProblem("arguments are not JSON")
     if size > MAX_ARGUMENT_BYTES:
-        return f"arguments are {size} bytes, over the {MAX_ARGUMENT_BYTES}-byte bound"
+        return ArgumentProblem(
+            f"arguments are {size} bytes, over the {MAX_ARGUMENT_BYTES}-byte bound"
+        )
     try:
         error = next(iter(validator_for(schema).iter_errors(arguments)), None)
     except PatternTimeout as timeout:
-        return f"schema pattern {timeout.args[0]!r} took too long to evaluate"
+        return ArgumentProblem(
+            f"schema pattern {timeout.args[0]!r} took too long to evaluate", validator_failed=True
+        )
     except Exception as crash:  # a validator crash must deny, whatever it is
-        return f"schema validation failed: {type(crash).__name__}"
+        return ArgumentProblem(
+            f"schema validation failed: {type(crash).__name__}", validator_failed=True
+        )
     if error is None:
         return None
     location = "/".join(str(part) for part in error.absolute_path) or "(arguments)"
-    return f"{location}: {error.message}"
+    return ArgumentProblem(f"{location}: {error.message}")
+
+
+def argument_errors(schema: dict, arguments: Any) -> str | None:
+    """`argument_problem`'s text alone."""
+    problem = argument_problem(schema, arguments)
+    return problem.text if problem is not None else None

@@ -2,14 +2,18 @@
 
 import json
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html
 
-from governance.admin.roles import ReadOnlyAdmin
+from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
+from governance.errors import Invalid
 from governance.portal.verbatim import highlighted
-from ledger.models import Event
+from ledger.models import AuditSink, Event, SinkKind
+from ledger.sinks import sink_create, sink_update, sink_url_check
+from ledger.streaming import sink_lag
 
 
 @admin.register(Event)
@@ -46,3 +50,100 @@ class EventAdmin(ReadOnlyAdmin):
     def pretty_data(self, event: Event):
         text = json.dumps(event.data, ensure_ascii=False, indent=2, sort_keys=True)
         return format_html('<pre class="fb-code">{}</pre>', highlighted(text))
+
+
+class AuditSinkForm(forms.ModelForm):
+    token = forms.CharField(
+        required=False,
+        strip=False,
+        label="Token",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="Splunk HEC: the HEC token (required). JSON lines: an optional bearer token. "
+        "Sealed at once and never shown again; leave blank to keep the current one.",
+    )
+
+    class Meta:
+        model = AuditSink
+        fields = ("org", "name", "kind", "url", "is_active", "max_backlog")
+
+    def clean(self):
+        data = super().clean()
+        kind = self.instance.kind if self.instance.pk else data.get("kind")
+        creating = not self.instance.pk
+        if kind == SinkKind.SPLUNK_HEC and creating and not data.get("token"):
+            self.add_error("token", "A Splunk HEC sink needs its HEC token.")
+        if data.get("url"):
+            try:
+                sink_url_check(data["url"])
+            except Invalid as error:
+                self.add_error("url", error.detail)
+        return data
+
+
+@admin.register(AuditSink)
+class AuditSinkAdmin(OrgScopedAdmin):
+    """Where each organization's ledger is streamed; delivery state beside the settings."""
+
+    form = AuditSinkForm
+    list_display = (
+        "name",
+        "org",
+        "kind",
+        "url",
+        "is_active",
+        "lag",
+        "delivered_events",
+        "dropped_events",
+        "failed_attempts",
+        "last_success_at",
+        "last_error",
+    )
+    list_filter = ("kind", "is_active", "org")
+    list_select_related = ("org",)
+    readonly_fields = (
+        "lag",
+        "delivered_events",
+        "dropped_events",
+        "failed_attempts",
+        "consecutive_failures",
+        "next_attempt_at",
+        "last_success_at",
+        "last_error",
+        "last_error_at",
+    )
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("token_sealed")
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        return ("org", "name", "kind", *self.readonly_fields)
+
+    def get_fields(self, request, obj=None):
+        fields = ["org", "name", "kind", "url", "token", "is_active", "max_backlog"]
+        return fields if obj is None else [*fields, *self.readonly_fields]
+
+    @admin.display(description="lag (events)")
+    def lag(self, sink: AuditSink) -> int:
+        return sink_lag(sink)
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        if change:
+            sink_update(
+                sink=obj,
+                url=data["url"],
+                is_active=data["is_active"],
+                max_backlog=data["max_backlog"],
+                new_token=data.get("token", ""),
+            )
+            return
+        sink = sink_create(
+            org=data["org"],
+            name=data["name"],
+            kind=data["kind"],
+            url=data["url"],
+            token=data.get("token", ""),
+        )
+        obj.pk = sink.pk

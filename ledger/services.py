@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from fluidbox.canonical import canonical_json, sha256_hex
 from fluidbox.prebuilt_sql import ModelTable
+from governance.observability import metrics
 from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
 from ledger.redaction import Redacted
 
@@ -122,6 +123,7 @@ def events_append(*, run_id, events: Sequence[tuple[EventType | str, Redacted]])
             )
             prev_hash = digest
         _insert_events(cursor, rows, run_id, prev_hash)
+    metrics.ledger_events_appended(row.type for row in rows)
     return rows
 
 
@@ -172,4 +174,5 @@ def chain_verify(run_id) -> list[ChainBreak]:
                 f"found {expected_seq - 1}: events missing at the end",
             )
         )
+    metrics.chain_verified(len(breaks))
     return breaks

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the portal the way production does: gunicorn (gthread) + the django-q2 worker,
-# plus the bundled demo MCP server, after seeding the demo data. Ctrl-C stops them all.
+# Runs the portal the way production does: gunicorn (gthread), the django-q2 worker and the
+# audit-sink streamer, plus the bundled demo MCP server, after seeding the demo data.
+# Ctrl-C stops them all.
 set -euo pipefail
 PORT="${1:-8000}"
 MCP_PORT="${2:-8765}"
@@ -22,6 +23,8 @@ echo "  fluidbox: http://127.0.0.1:$PORT/admin/"
 $BIN/python manage.py seed_demo --print-login
 echo ""
 $BIN/python manage.py qcluster &
+pids+=($!)
+$BIN/python manage.py ledger stream &
 pids+=($!)
 $BIN/gunicorn fluidbox.wsgi:application --config fluidbox/gunicorn_conf.py \
   --bind "127.0.0.1:$PORT" &

@@ -12,6 +12,16 @@ class Outcome(StrEnum):
     PENDING = "pending"
 
 
+class FailClosed(StrEnum):
+    """Why an error, not a rule, made a call ASK or deny (`fluidbox_gate_fail_closed_total`,
+    and `fail_closed` in its tool.decision)."""
+
+    POLICY_ERROR = "policy_error"
+    SCHEMA_VALIDATOR = "schema_validator"
+    VAULT_SEALED = "vault_sealed"
+    VAULT_ERROR = "vault_error"
+
+
 @dataclass(frozen=True)
 class Decision:
     outcome: Outcome
@@ -21,6 +31,7 @@ class Decision:
     # Autonomous runs rewrite require_approval to the fallback; both verdicts are recorded.
     original_verdict: str | None = None
     segments: list = field(default_factory=list)
+    fail_closed: FailClosed | None = None
 
     @property
     def tool_error(self) -> str | None:

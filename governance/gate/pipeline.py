@@ -9,6 +9,7 @@ from governance.gate.stages.frozen_set import check_frozen_set
 from governance.gate.stages.policy import check_policy
 from governance.gate.stages.schema import check_schema
 from governance.gate.stages.trust_tier import check_trust_tier
+from governance.observability import tracing
 
 STAGES = (
     check_budget,
@@ -22,7 +23,9 @@ STAGES = (
 
 def decide(ctx: CallContext) -> Decision:
     for stage in STAGES:
-        decision = stage(ctx)
+        with tracing.gate_stage(stage) as span:  # a no-op unless tracing is on
+            decision = stage(ctx)
+            span.decided(decision)
         if decision is not None:
             return decision
     raise AssertionError("the approval stage always decides")

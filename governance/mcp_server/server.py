@@ -30,6 +30,7 @@ from governance.mcp_server.calls import (
 )
 from governance.mcp_server.catalog import run_mcp_catalog
 from governance.models import Run
+from governance.observability import tracing
 from governance.schemas import MAX_ARGUMENT_BYTES
 
 RUN_ENVIRON_KEY = "fluidbox.mcp_run_id"
@@ -99,13 +100,15 @@ async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolR
     arguments = params.arguments if params.arguments is not None else {}
 
     def attempt(wait_seconds: float) -> McpAnswer:
-        return mcp_tool_call(
-            run=_run(run_id),
-            mcp_name=params.name,
-            arguments=arguments,
-            tool_call_id=tool_call_id,
-            wait_seconds=wait_seconds,
-        )
+        # The agent's trace continues from the request's `_meta` (its W3C `traceparent`).
+        with tracing.continue_trace_from_meta(params.meta or ctx.meta):
+            return mcp_tool_call(
+                run=_run(run_id),
+                mcp_name=params.name,
+                arguments=arguments,
+                tool_call_id=tool_call_id,
+                wait_seconds=wait_seconds,
+            )
 
     answer = await _in_thread(lambda: attempt(0))
     deadline = time.monotonic() + approval_wait_bound()

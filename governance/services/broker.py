@@ -9,9 +9,11 @@ from django.db import transaction
 
 from governance import vault
 from governance.errors import Invalid
+from governance.gate.decision import FailClosed
 from governance.gate.stages.frozen_set import binding_problem
 from governance.mcp_wire import ToolDrifted, UpstreamError, call_tool
 from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, ToolCall
+from governance.observability import metrics, tracing
 from governance.services.connections import endpoint_for
 from governance.services.gate import GateAnswer, permission_request
 from ledger.models import EventType
@@ -68,6 +70,7 @@ def _record(
     is_error: bool | None = None,
     error: str = "",
     source: str | None = None,
+    fail_closed: str | None = None,
 ) -> None:
     with transaction.atomic():
         ToolCall.objects.filter(pk=call.pk).update(
@@ -91,9 +94,18 @@ def _record(
                     "is_error": is_error,
                     "source": source,
                     "error": error[:300] or None,
+                    **({"fail_closed": fail_closed} if fail_closed else {}),
                 }
             ),
         )
+    metrics.brokered_call_recorded(
+        connection=call.tool.partition(".")[0],  # brokered tools are `<connection-slug>.<tool>`
+        outcome=status,
+        seconds=latency_ms / 1000 if latency_ms is not None else None,
+    )
+    if fail_closed:
+        metrics.fail_closed_recorded(fail_closed)
+    tracing.current_tool_span().brokered(status)
     call.refresh_from_db()
 
 
@@ -125,7 +137,14 @@ def _since(started: float) -> int:
 
 
 def _refuse(
-    gate: GateAnswer, call: ToolCall, run: Run, source: str, reason: str, *, latency_ms
+    gate: GateAnswer,
+    call: ToolCall,
+    run: Run,
+    source: str,
+    reason: str,
+    *,
+    latency_ms,
+    fail_closed: str | None = None,
 ) -> BrokeredAnswer:
     """The gate allowed, but the broker will not call: recorded, and answered as a deny."""
     _record(
@@ -135,6 +154,7 @@ def _refuse(
         latency_ms=latency_ms,
         error=f"{source}: {reason}",
         source=source,
+        fail_closed=fail_closed,
     )
     return BrokeredAnswer(
         GateAnswer(call, gate.approval), None, replayed=False, refusal=(str(source), reason)
@@ -147,6 +167,31 @@ def broker_call(
     frozen = FrozenTool.objects.filter(run=run, name=tool).select_related("connection").first()
     if frozen is not None and not frozen.is_brokered:
         raise Invalid(f"{tool!r} is a sandbox tool: ask /permission and run it in the sandbox")
+    # One execute_tool span for the gate and the upstream call (the gate joins it).
+    with tracing.tool_call_span(
+        run=run, tool=tool, tool_call_id=tool_call_id, session_id=session_id, brokered=True
+    ):
+        return _gated_call(
+            run=run,
+            frozen=frozen,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            tool=tool,
+            arguments=arguments,
+            wait_seconds=wait_seconds,
+        )
+
+
+def _gated_call(
+    *,
+    run: Run,
+    frozen: FrozenTool | None,
+    session_id: str,
+    tool_call_id: str,
+    tool: str,
+    arguments,
+    wait_seconds: float,
+) -> BrokeredAnswer:
     gate = permission_request(
         run=run,
         session_id=session_id,
@@ -154,6 +199,7 @@ def broker_call(
         tool=tool,
         arguments=arguments,
         wait_seconds=wait_seconds,
+        brokered=True,
     )
     call = gate.tool_call
     if call.decision != Decision.ALLOW:
@@ -171,7 +217,15 @@ def broker_call(
     # Re-verify the binding right before the credential is unsealed: fail closed.
     problem = binding_problem(run, frozen)
     if problem is not None:
-        return _refuse(gate, call, run, problem.source, problem.reason, latency_ms=None)
+        return _refuse(
+            gate,
+            call,
+            run,
+            problem.source,
+            problem.reason,
+            latency_ms=None,
+            fail_closed=problem.fail_closed,
+        )
     started = time.monotonic()
     try:
         endpoint = endpoint_for(frozen.connection)
@@ -185,12 +239,26 @@ def broker_call(
     except ToolDrifted as drift:
         return _refuse(gate, call, run, Source.CAPABILITY, str(drift), latency_ms=_since(started))
     except vault.VaultSealed:
-        return _refuse(gate, call, run, Source.BINDING, "vault sealed", latency_ms=None)
+        return _refuse(
+            gate,
+            call,
+            run,
+            Source.BINDING,
+            "vault sealed",
+            latency_ms=None,
+            fail_closed=FailClosed.VAULT_SEALED,
+        )
     except (UpstreamError, vault.VaultError) as error:
         latency = _since(started)
         message = mask_secrets(str(error), secret_registry.snapshot())
         _record(
-            call, run, status=BrokerStatus.FAILED, latency_ms=latency, is_error=True, error=message
+            call,
+            run,
+            status=BrokerStatus.FAILED,
+            latency_ms=latency,
+            is_error=True,
+            error=message,
+            fail_closed=FailClosed.VAULT_ERROR if isinstance(error, vault.VaultError) else None,
         )
         result = {
             "content": [{"type": "text", "text": f"The tool could not be reached: {message}"}],

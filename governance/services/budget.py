@@ -18,6 +18,7 @@ from governance.models import (
     RunStatus,
     UsageEntry,
 )
+from governance.observability import metrics
 from ledger.models import EventType
 from ledger.redaction import redact
 from ledger.services import event_append
@@ -40,6 +41,22 @@ def reservation_create(
     *, run: Run, request_key: str, max_output_tokens: int, input_tokens_upper_bound: int
 ) -> ReservationResult:
     """Book `max_output + input_upper_bound` tokens; refuse when they do not fit."""
+    result = _reserve(
+        run=run,
+        request_key=request_key,
+        max_output_tokens=max_output_tokens,
+        input_tokens_upper_bound=input_tokens_upper_bound,
+    )
+    if result.created:
+        metrics.budget_reservation_recorded("reserved")
+    elif result.reservation is None:
+        metrics.budget_reservation_recorded("denied")
+    return result
+
+
+def _reserve(
+    *, run: Run, request_key: str, max_output_tokens: int, input_tokens_upper_bound: int
+) -> ReservationResult:
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
     tokens = max_output_tokens + input_tokens_upper_bound

@@ -1,6 +1,7 @@
 """Recording the gate's decision: one ToolCall, its ledger events, and the approval row,
 all in one transaction; retries with the same ids get the settled answer."""
 
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -13,6 +14,7 @@ from governance.gate.context import CallContext
 from governance.gate.decision import Decision, Outcome
 from governance.gate.pipeline import decide
 from governance.models import Approval, ApprovalStatus, Run, RunStatus, ToolCall
+from governance.observability import metrics, tracing
 from governance.queue import schedule_approval_followups
 from governance.services.settlement import approval_expire_if_due, decision_event_data
 from governance.services.wakeup import wakeups
@@ -81,6 +83,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
             "definition_digest": ctx.definition_digest or None,
         }
     )
+    traced = tracing.ledger_ids()
+    failed = {"fail_closed": str(decision.fail_closed)} if decision.fail_closed else {}
     if decision.outcome == Outcome.PENDING:
         tool = ctx.frozen_tool
         approval = Approval.objects.create(
@@ -108,6 +112,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "policy_digest": run.policy_digest,
                 "definition_digest": ctx.definition_digest or None,
                 "expires_at": approval.expires_at.isoformat(),
+                **failed,
+                **traced,
             }
         )
         # One lock of the run's ledger counter for both events (fewer round trips per call).
@@ -127,6 +133,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
             policy_digest=run.policy_digest,
             definition_digest=ctx.definition_digest,
             segments=decision.segments[:20] or None,
+            **failed,
+            **traced,
         )
     )
     events_append(
@@ -180,10 +188,39 @@ def permission_request(
     tool: str,
     arguments,
     wait_seconds: float = 0,
+    brokered: bool = False,
 ) -> GateAnswer:
     """Decide one tool call (or return the settled decision for a retry)."""
+    with tracing.tool_call_span(
+        run=run, tool=tool, tool_call_id=tool_call_id, session_id=session_id, brokered=brokered
+    ) as span:
+        answer, decision = _decide_and_record(
+            run=run,
+            session_id=session_id,
+            tool_call_id=tool_call_id,
+            tool=tool,
+            arguments=arguments,
+            wait_seconds=wait_seconds,
+        )
+        call = answer.tool_call
+        span.answered(
+            decision=call.decision,
+            source=call.source or None,
+            rule=call.rule,
+            policy_version=run.policy_version.number,
+            replayed=decision is None,
+            fail_closed=decision.fail_closed if decision is not None else None,
+        )
+    return answer
+
+
+def _decide_and_record(
+    *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
+) -> tuple[GateAnswer, Decision | None]:
+    """The answer, and the decision when this request made a new one (None for a retry)."""
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
+    started = time.perf_counter()
     # Decide first and let the unique (run, session_id, tool_call_id) index catch a retry or a
     # concurrent duplicate: a new call, the common case, costs no look-up. The stages write
     # nothing, so deciding a retry again is harmless; its recorded answer is what it gets.
@@ -204,8 +241,17 @@ def permission_request(
         if call is None:
             raise
     else:
+        metrics.gate_decision_recorded(
+            decision=decision.outcome,
+            source=decision.source,
+            seconds=time.perf_counter() - started,
+        )
+        if decision.fail_closed:
+            metrics.fail_closed_recorded(decision.fail_closed)
         if answer.approval is None:
-            return answer  # settled just now: nothing to wait for, no approval to look up
+            return answer, decision  # settled just now: nothing to wait for
         call = answer.tool_call
+        _same_request(call, tool, digest)
+        return _settled_answer(call, wait_seconds), decision
     _same_request(call, tool, digest)
-    return _settled_answer(call, wait_seconds)
+    return _settled_answer(call, wait_seconds), None

@@ -22,6 +22,7 @@ from governance.models import (
     NotificationDelivery,
 )
 from governance.notification_text import email_text, one_line, slack_message
+from governance.observability import metrics
 from governance.queue import task_enqueue_at
 
 logger = logging.getLogger(__name__)
@@ -147,6 +148,9 @@ def delivery_attempt(*, delivery_id: int) -> None:
     except Exception as error:  # any failure is retried; none reaches the decision path
         logger.warning("notification %s attempt %s failed: %s", delivery_id, attempts, error)
         failed = attempts >= MAX_ATTEMPTS
+        metrics.notification_attempted(
+            channel=delivery.channel.kind, outcome="failed" if failed else "retrying"
+        )
         NotificationDelivery.objects.filter(pk=delivery_id).update(
             attempts=attempts,
             last_error=f"{type(error).__name__}: {str(error)[:250]}",
@@ -163,3 +167,4 @@ def delivery_attempt(*, delivery_id: int) -> None:
     NotificationDelivery.objects.filter(pk=delivery_id).update(
         attempts=attempts, status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
     )
+    metrics.notification_attempted(channel=delivery.channel.kind, outcome="sent")

@@ -18,8 +18,9 @@ from governance.models import (
     Source,
     ToolCall,
 )
+from governance.observability import metrics, tracing
 from governance.services.wakeup import announce_decision
-from ledger.models import EventType
+from ledger.models import Event, EventType
 from ledger.redaction import redact
 from ledger.services import event_append
 
@@ -37,7 +38,9 @@ def decision_event_data(
 ) -> dict:
     """The `tool.decision` event of a call, whoever settled it. It names what decided it: the
     policy version and its digest, and the digest of the tool definition the run froze (None
-    for a tool it never froze)."""
+    for a tool it never froze). `extra` carries the trace ids (`tracing.ledger_ids`), so an
+    auditor can go from the timeline row to the trace, and `fail_closed` when an error
+    decided."""
     data = {
         "session_id": call.session_id,
         "tool_call_id": call.tool_call_id,
@@ -118,11 +121,32 @@ def approval_settle(
                 definition_digest=approval.tool_definition_digest,
                 approval_id=approval.pk,
                 decided_by=decider,
+                **_requested_trace(approval),
             )
         ),
     )
+    metrics.approval_settled(outcome=str(status), requested_at=approval.created_at)
     announce_decision(approval.pk)
     return True
+
+
+def _requested_trace(approval: Approval) -> dict:
+    """The trace of the gate call that asked: the decision answers that call, so its
+    tool.decision points at the agent's trace, not at the approver's click."""
+    if not tracing.ENABLED:
+        return {}
+    data = (
+        Event.objects.filter(
+            run_id=approval.run_id,
+            type=EventType.APPROVAL_REQUESTED,
+            data__approval_id=approval.pk,
+        )
+        .values_list("data", flat=True)
+        .first()
+    )
+    if not isinstance(data, dict) or not data.get("trace_id"):
+        return {}
+    return {"trace_id": data["trace_id"], "span_id": data.get("span_id")}
 
 
 def approval_expire(*, approval_id: int) -> bool:

@@ -8,8 +8,8 @@ are served as they are. A `tools/call` echoes its arguments; a few arguments cha
 hostile server would, `echo_credentials: true` adds the headers (or environment) it
 received to the echo and `fail_echoing_credentials: true` quotes them in a JSON-RPC error.
 Every request the server receives is appended to a JSONL log with its pid, method, tool,
-arguments and the HTTP headers (streamable HTTP) or the whole process environment (stdio),
-so a test can prove a call never arrived, or that a credential did.
+arguments, `params._meta` and the HTTP headers (streamable HTTP) or the whole process
+environment (stdio), so a test can prove a call never arrived, or that a credential did.
 
     python configurable_server.py --config CONFIG.json --log LOG.jsonl --port 8123
     python configurable_server.py --config CONFIG.json --log LOG.jsonl --stdio
@@ -67,6 +67,8 @@ class RequestLog:
             "method": method,
             "tool": params.get("name") if method == "tools/call" else None,
             "arguments": params.get("arguments") if method == "tools/call" else None,
+            # What the client put in `params._meta` (the W3C trace context, for one).
+            "meta": params.get("_meta"),
         }
         if http_request is not None:
             entry["headers"] = dict(http_request.headers)

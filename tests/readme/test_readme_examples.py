@@ -107,9 +107,17 @@ def live_demo(transactional_db, tmp_path):
             timeout=300,
         )
         assert seeded.returncode == 0 and "photographed" in seeded.stdout, seeded.stderr
-        with WebServer(tmp_path, workers=1, threads=16, FLUIDBOX_DATA_DIR=str(data_dir)) as web:
+        metrics_token = "readme-metrics-token"
+        with WebServer(
+            tmp_path,
+            workers=1,
+            threads=16,
+            FLUIDBOX_DATA_DIR=str(data_dir),
+            FLUIDBOX_METRICS_TOKEN=metrics_token,
+        ) as web:
             yield {
                 "FLUIDBOX_URL": web.url,
+                "FLUIDBOX_METRICS_TOKEN": metrics_token,
                 "FLUIDBOX_KEY": (data_dir / "demo-operator-key.txt").read_text().strip(),
                 "APPROVER_KEY": (data_dir / "demo-approver-key.txt").read_text().strip(),
                 "FLUIDBOX_DATA_DIR": str(data_dir),

@@ -1,7 +1,7 @@
 """Stage 6: require_approval pauses for a human, or becomes the fallback when autonomous."""
 
 from governance.gate.context import CallContext
-from governance.gate.decision import Decision, Outcome, allow, deny
+from governance.gate.decision import Decision, FailClosed, Outcome, allow, deny
 from governance.gate.stages.policy import rule_json, segments_json
 from governance.models import Autonomy, RunGrant, Source
 
@@ -33,6 +33,9 @@ def check_approval(ctx: CallContext) -> Decision:
             rule=rule,
             segments=segments,
         )
+    # Asking (or denying) because the evaluation failed, not because a rule said so, is
+    # failing closed; a fallback of `allow` is the admin's choice and is not counted.
+    failed = FailClosed.POLICY_ERROR if evaluation.error else None
     if ctx.run.autonomy == Autonomy.AUTONOMOUS:
         fallback = ctx.run.policy_version.autonomous_fallback
         reason = f"autonomous run: require_approval becomes the policy's fallback '{fallback}'"
@@ -50,6 +53,7 @@ def check_approval(ctx: CallContext) -> Decision:
             rule=rule,
             original_verdict=REQUIRE_APPROVAL,
             segments=segments,
+            fail_closed=failed,
         )
     return Decision(
         Outcome.PENDING,
@@ -57,4 +61,5 @@ def check_approval(ctx: CallContext) -> Decision:
         reason=f"awaiting approval: {why}",
         rule=rule,
         segments=segments,
+        fail_closed=failed,
     )

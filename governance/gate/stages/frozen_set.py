@@ -1,7 +1,7 @@
 """Stage 2: only tools the run froze, over bindings that still hold (rug-pull defence)."""
 
 from governance.gate.context import CallContext
-from governance.gate.decision import CONTINUE, Decision, deny
+from governance.gate.decision import CONTINUE, Decision, FailClosed, deny
 from governance.models import ConnectionStatus, Source
 from governance.selectors import is_active_member
 
@@ -44,5 +44,5 @@ def binding_problem(run, tool) -> Decision | None:
             Source.BINDING, f"the owner of personal connection {connection.slug!r} is inactive"
         )
     if vault.tier2_status() == "sealed":
-        return deny(Source.BINDING, "vault sealed")
+        return deny(Source.BINDING, "vault sealed", fail_closed=FailClosed.VAULT_SEALED)
     return CONTINUE

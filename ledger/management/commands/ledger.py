@@ -1,4 +1,6 @@
+import signal
 import sys
+import threading
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -17,6 +19,8 @@ HELP = """Ledger tools.
   public-key --org SLUG [--all]    the verifier key (vkey); --all: retired keys too
   rotate-key --org SLUG            retire the signing key, make a new one
   export (--org SLUG | --run ID) OUT   a bundle for `python -m ledger.verify`
+  stream [--poll S] [--once]       deliver every organization's ledger to its audit sinks
+                                   until stopped (README "Operating fluidbox")
 """
 
 
@@ -42,6 +46,9 @@ class Command(BaseCommand):
                 command.add_argument("--all", action="store_true")
             if name == "checkpoints":
                 command.add_argument("--limit", type=int, default=50)
+        stream = sub.add_parser("stream")
+        stream.add_argument("--poll", type=float, default=0.5, help="seconds between idle checks")
+        stream.add_argument("--once", action="store_true", help="one pass, then exit")
         export = sub.add_parser("export")
         scope = export.add_mutually_exclusive_group(required=True)
         scope.add_argument("--org")
@@ -193,6 +200,20 @@ class Command(BaseCommand):
             f"exported {exported.events} event(s) under the checkpoint of size "
             f"{exported.tree_size}{note}"
         )
+
+    def _stream(self, poll=0.5, once=False, **options):
+        from ledger.streaming import sinks_deliver, stream
+
+        if once:
+            sinks_deliver()
+            return
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            # Finish the batch in hand (its cursor then records it), then stop.
+            signal.signal(sig, lambda *_: stop.set())
+        self.stdout.write("streaming the ledger to audit sinks")
+        stream(stop=stop, poll=poll)
+        self.stdout.write("stopped")
 
 
 def _b64(raw) -> str:

@@ -1,0 +1,102 @@
+"""Turning tracing on from the standard OpenTelemetry variables: a TracerProvider with the
+configured exporter (OTLP over http/protobuf, or the console), and the Django, psycopg and
+httpx instrumentations feeding it. fluidbox keeps this provider to itself (see `tracing`)."""
+
+import logging
+import os
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from governance.observability import tracing
+
+logger = logging.getLogger(__name__)
+
+
+def exporter_configured(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether the standard variables ask for spans to be exported somewhere."""
+    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    exporters = environ.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+    if exporters:
+        return any(name.strip() not in ("", "none") for name in exporters.split(","))
+    return bool(
+        environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    )
+
+
+def _exporters(environ: Mapping[str, str]) -> list:
+    from django.core.exceptions import ImproperlyConfigured
+
+    names = [
+        name.strip()
+        for name in (environ.get("OTEL_TRACES_EXPORTER") or "otlp").lower().split(",")
+        if name.strip() not in ("", "none")
+    ]
+    exporters = []
+    for name in names:
+        if name == "otlp":
+            protocol = (
+                environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+                or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+                or "http/protobuf"
+            )
+            if protocol != "http/protobuf":
+                raise ImproperlyConfigured(
+                    f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r}: fluidbox exports OTLP over "
+                    "http/protobuf (port 4318 on a collector)"
+                )
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            exporters.append(OTLPSpanExporter())
+        elif name == "console":
+            from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+            exporters.append(ConsoleSpanExporter())
+        else:
+            raise ImproperlyConfigured(
+                f"OTEL_TRACES_EXPORTER={name!r}: fluidbox supports otlp, console or none"
+            )
+    return exporters
+
+
+def _strip_url_path(span, request) -> None:
+    # A webhook's path is often its secret (Slack's /services/T…/B…/…): keep scheme and host.
+    if span is None or not span.is_recording():
+        return
+    url = urlsplit(str(request.url))
+    origin = f"{url.scheme}://{url.hostname}" + (f":{url.port}" if url.port else "") + "/"
+    span.set_attribute("url.full", origin)
+    span.set_attribute("http.url", origin)
+
+
+def configure(environ: Mapping[str, str] = os.environ) -> bool:
+    """Called once per process (GovernanceConfig.ready). True when tracing is on."""
+    if tracing.ENABLED or not exporter_configured(environ):
+        return tracing.ENABLED
+    from opentelemetry.instrumentation.django import DjangoInstrumentor
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+    from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    named = environ.get("OTEL_SERVICE_NAME") or "service.name=" in environ.get(
+        "OTEL_RESOURCE_ATTRIBUTES", ""
+    )
+    # Resource.create reads OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME; the sampler
+    # comes from OTEL_TRACES_SAMPLER, the batching from OTEL_BSP_*, the exporter from
+    # OTEL_EXPORTER_OTLP_*.
+    resource = Resource.create({} if named else {"service.name": "fluidbox"})
+    provider = TracerProvider(resource=resource)
+    for exporter in _exporters(environ):
+        provider.add_span_processor(BatchSpanProcessor(exporter))
+    DjangoInstrumentor().instrument(
+        tracer_provider=provider,
+        excluded_urls=environ.get("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "metrics"),
+    )
+    PsycopgInstrumentor().instrument(tracer_provider=provider)
+    HTTPXClientInstrumentor().instrument(tracer_provider=provider, request_hook=_strip_url_path)
+    tracing.activate(provider)
+    logger.info("tracing on: spans are exported as the OTEL_* variables say")
+    return True
