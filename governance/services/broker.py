@@ -15,7 +15,7 @@ from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, T
 from governance.services.connections import endpoint_for
 from governance.services.gate import GateAnswer, permission_request
 from ledger.models import EventType
-from ledger.redaction import mask_secrets, payload_digest, redact, secret_registry
+from ledger.redaction import mask_secrets, payload_digest, redact, redact_text, secret_registry
 from ledger.services import event_append
 
 SETTLED = (
@@ -69,13 +69,15 @@ def _record(
     error: str = "",
     source: str | None = None,
 ) -> None:
+    # A server's error text may echo what it was sent: the arguments' secrets are masked.
+    error = redact_text(error, arguments=call.arguments)[:300]
     with transaction.atomic():
         ToolCall.objects.filter(pk=call.pk).update(
             broker_status=status,
             broker_latency_ms=latency_ms,
             broker_result_digest=result_digest,
             broker_is_error=is_error,
-            broker_error=error[:300],
+            broker_error=error,
         )
         event_append(
             run_id=run.pk,
@@ -90,8 +92,9 @@ def _record(
                     "result_digest": result_digest or None,
                     "is_error": is_error,
                     "source": source,
-                    "error": error[:300] or None,
-                }
+                    "error": error or None,
+                },
+                arguments=call.arguments,
             ),
         )
     call.refresh_from_db()

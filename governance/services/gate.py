@@ -96,7 +96,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
             "arguments_digest": digest,
             "arguments_preview": argument_preview(ctx.arguments),
             "definition_digest": ctx.definition_digest or None,
-        }
+        },
+        arguments=ctx.arguments,
     )
     if decision.outcome == Outcome.PENDING:
         tool = ctx.frozen_tool
@@ -123,7 +124,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "reason": decision.reason,
                 "policy_version": version,
                 "expires_at": approval.expires_at.isoformat(),
-            }
+            },
+            arguments=ctx.arguments,
         )
         # One lock of the run's ledger counter for both events (fewer round trips per call).
         events_append(
@@ -136,7 +138,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         schedule_approval_followups(approval)
         return GateAnswer(call, approval)
     decided = redact(
-        decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None)
+        decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None),
+        arguments=ctx.arguments,
     )
     events_append(
         run_id=run.pk,
@@ -204,7 +207,7 @@ def permission_request(
         tool=tool,
         arguments=arguments,
     )
-    decision = decide(ctx)
+    decision = decide(ctx).redacted(arguments)
     try:
         with transaction.atomic():
             answer = _record(ctx, decision, digest)
