@@ -173,6 +173,9 @@ FLUIDBOX_MACHINE_KEY_FILE = env_str("FLUIDBOX_MACHINE_KEY_FILE", str(DATA_DIR / 
 FLUIDBOX_VAULT_PASSPHRASE = env_str("FLUIDBOX_VAULT_PASSPHRASE")
 FLUIDBOX_STDIO_COMMANDS = env_list("FLUIDBOX_STDIO_COMMANDS", [], separator=";")
 FLUIDBOX_MCP_TIMEOUT = env_int("FLUIDBOX_MCP_TIMEOUT", 20, minimum=1)
+# Hosts connections may reach although they are internal (loopback, private, link-local…):
+# hostnames, addresses or CIDR networks, each with an optional :port (governance/egress.py).
+FLUIDBOX_CONNECTION_ALLOWED_HOSTS = env_list("FLUIDBOX_CONNECTION_ALLOWED_HOSTS", [])
 FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
 FLUIDBOX_MAX_WAIT_SECONDS = 30
 FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)

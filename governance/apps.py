@@ -14,3 +14,16 @@ class GovernanceConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_ensure_schedules, sender=self)
+        _check_allowed_hosts()
+
+
+def _check_allowed_hosts() -> None:
+    """A mistyped FLUIDBOX_CONNECTION_ALLOWED_HOSTS fails at start, not at the first call."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from governance.egress import AllowListError, deployment_allow_list
+
+    try:
+        deployment_allow_list()
+    except AllowListError as error:
+        raise ImproperlyConfigured(f"FLUIDBOX_CONNECTION_ALLOWED_HOSTS: {error}") from None

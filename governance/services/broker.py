@@ -10,7 +10,7 @@ from django.db import transaction
 from governance import vault
 from governance.errors import Invalid
 from governance.gate.stages.frozen_set import binding_problem
-from governance.mcp_wire import ToolDrifted, UpstreamError, call_tool
+from governance.mcp_wire import AddressRefused, ToolDrifted, UpstreamError, call_tool
 from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, ToolCall
 from governance.services.connections import endpoint_for
 from governance.services.gate import GateAnswer, permission_request
@@ -189,6 +189,9 @@ def broker_call(
         return _refuse(gate, call, run, Source.CAPABILITY, str(drift), latency_ms=_since(started))
     except vault.VaultSealed:
         return _refuse(gate, call, run, Source.BINDING, "vault sealed", latency_ms=None)
+    except AddressRefused as refused:
+        # Nothing was sent: the address was refused before a socket was opened.
+        return _refuse(gate, call, run, Source.BINDING, str(refused), latency_ms=None)
     except (UpstreamError, vault.VaultError) as error:
         latency = _since(started)
         message = mask_secrets(str(error), secret_registry.snapshot())
