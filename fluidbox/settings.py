@@ -145,6 +145,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Approvals and personal-connection bindings are both answered approve or deny.
+    "ENUM_NAME_OVERRIDES": {"ApproveOrDenyEnum": ["approve", "deny"]},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "governance.api.openapi.add_error_responses",

@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from governance.api import approvals, budget, connections, policies, runs, secrets
+from governance.api import approvals, bindings, budget, connections, policies, runs, secrets
 from ledger import api as ledger_api
 
 urlpatterns = [
@@ -58,6 +58,12 @@ urlpatterns = [
         "approvals/<str:approval_id>/decision",
         approvals.ApprovalDecisionApi.as_view(),
         name="approval-decision",
+    ),
+    path("bindings", bindings.BindingListApi.as_view(), name="bindings"),
+    path(
+        "bindings/<str:binding_id>/consent",
+        bindings.BindingConsentApi.as_view(),
+        name="binding-consent",
     ),
     path("policies/<str:name>", policies.PolicyDetailApi.as_view(), name="policy-detail"),
     path(
