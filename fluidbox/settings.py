@@ -181,6 +181,9 @@ FLUIDBOX_CONNECTION_ALLOWED_HOSTS = env_list("FLUIDBOX_CONNECTION_ALLOWED_HOSTS"
 FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
 FLUIDBOX_MAX_WAIT_SECONDS = 30
 FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)
+# Approval waits and event streams one credential may hold at once, across all processes
+# (each holds a web thread); more get 429 with Retry-After (governance/throttling.py).
+FLUIDBOX_WAITS_PER_CREDENTIAL = env_int("FLUIDBOX_WAITS_PER_CREDENTIAL", 8, minimum=1)
 # Test-only: the concurrency suite's control case turns the budget row lock off to show
 # that the race it guards against is real. Never set in production.
 FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK = env_bool("FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK", False)

@@ -25,6 +25,7 @@ from .runs import (
 )
 from .toolcalls import BrokerStatus, Decision, Source, ToolCall
 from .vault import VaultKeyring
+from .waits import WaitSlot
 
 __all__ = [
     "API_KEY_PREFIX",
@@ -70,6 +71,7 @@ __all__ = [
     "TrustTier",
     "UsageEntry",
     "VaultKeyring",
+    "WaitSlot",
     "hash_secret_token",
     "new_secret_token",
 ]

@@ -15,6 +15,7 @@ from governance.gate.pipeline import decide
 from governance.models import Approval, ApprovalStatus, Run, RunStatus, ToolCall
 from governance.services.approvals import approval_expire_if_due, schedule_approval_followups
 from governance.services.wakeup import wakeups
+from governance.throttling import wait_slot
 from ledger.models import EventType
 from ledger.redaction import argument_digest, argument_preview, redact
 from ledger.services import events_append
@@ -177,7 +178,11 @@ def _settled_answer(call: ToolCall, wait_seconds: float) -> GateAnswer:
         def settled() -> bool:
             return not Approval.objects.filter(pk=pk, status=ApprovalStatus.PENDING).exists()
 
-        wakeups.wait(pk, max(0.0, min(wait_seconds, until_expiry + 0.05)), settled)
+        seconds = max(0.0, min(wait_seconds, until_expiry + 0.05))
+        # A parked call holds a web thread: the run's token may hold only a few at once (a
+        # 429 here leaves the call recorded; the retry with the same ids re-attaches).
+        with wait_slot(f"run:{call.run_id}", seconds=seconds):
+            wakeups.wait(pk, seconds, settled)
         approval.refresh_from_db()
         approval = approval_expire_if_due(approval)
     call.refresh_from_db()
