@@ -178,6 +178,12 @@ FLUIDBOX_MCP_TIMEOUT = env_int("FLUIDBOX_MCP_TIMEOUT", 20, minimum=1)
 # Hosts connections may reach although they are internal (loopback, private, link-local…):
 # hostnames, addresses or CIDR networks, each with an optional :port (governance/egress.py).
 FLUIDBOX_CONNECTION_ALLOWED_HOSTS = env_list("FLUIDBOX_CONNECTION_ALLOWED_HOSTS", [])
+# POST /v1/mcp: how long a tools/call waits for a human on an ASK before answering "awaits
+# approval", how often it sends a progress notification meanwhile, and how many such
+# waits one web process holds at once (each holds a thread, never a database connection).
+FLUIDBOX_MCP_APPROVAL_WAIT = env_int("FLUIDBOX_MCP_APPROVAL_WAIT", 120, minimum=0)
+FLUIDBOX_MCP_PROGRESS_SECONDS = env_int("FLUIDBOX_MCP_PROGRESS_SECONDS", 10, minimum=1)
+FLUIDBOX_MCP_MAX_WAITING = env_int("FLUIDBOX_MCP_MAX_WAITING", 200, minimum=1)
 FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
 FLUIDBOX_MAX_WAIT_SECONDS = 30
 FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -196,11 +197,11 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     two hostnames' TLS sessions.
     """
 
-    def __init__(self, rules: EgressRules) -> None:
+    def __init__(self, rules: EgressRules, *, verify: ssl.SSLContext | bool = True) -> None:
         self._rules = rules
         # A client given a transport ignores HTTP(S)_PROXY from the environment: a proxy
         # would resolve and connect on our behalf to an address we never checked.
-        self._inner = httpx2.AsyncHTTPTransport()
+        self._inner = httpx2.AsyncHTTPTransport(verify=verify)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         url = request.url

@@ -6,8 +6,10 @@ runs, so each call owns a private event loop (`anyio.run`) for exactly one clien
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
+import ssl
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -45,6 +47,16 @@ _MAX_SERVER_MESSAGE = 200
 logging.getLogger("mcp").setLevel(logging.CRITICAL)
 
 _RAW_RESULT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Building the default context (loading the CA bundle) costs ~30 ms, which an
+    # `httpx2.AsyncClient()` pays on every construction: most of a brokered call's overhead
+    # when each call opens its own client. One per process, the same verification.
+    return httpx2.create_ssl_context()
+
+
 _T = TypeVar("_T")
 
 
@@ -266,8 +278,9 @@ async def _open_transport(
             httpx2.AsyncClient(
                 headers=dict(endpoint.headers),
                 timeout=httpx2.Timeout(timeout),
-                # Every request, redirected ones too, is resolved, checked and pinned.
-                transport=GuardedTransport(rules),
+                # Every request, redirected ones too, is resolved, checked and pinned. The
+                # transport carries the TLS context (a client's `verify` is for its own).
+                transport=GuardedTransport(rules, verify=_tls_context()),
             )
         )
         return streamable_http_client(endpoint.url, http_client=http)

@@ -80,10 +80,11 @@ def wait_slot_take(credential: str, *, seconds: float) -> uuid.UUID:
     cap = settings.FLUIDBOX_WAITS_PER_CREDENTIAL
     holder = _acquire(credential, cap, seconds)
     if holder is None:
+        retry_after = _retry_after(credential)
         raise TooManyRequests(
             f"this credential already holds {cap} approval waits or event streams "
-            "(FLUIDBOX_WAITS_PER_CREDENTIAL); retry after the seconds in Retry-After",
-            retry_after=_retry_after(credential),
+            f"(FLUIDBOX_WAITS_PER_CREDENTIAL); retry in {retry_after} s",
+            retry_after=retry_after,
         )
     return holder
 

@@ -65,6 +65,19 @@ def loads_strict(text: str) -> Any:
     )
 
 
+def json_refusal(body: bytes) -> str | None:
+    """Why `loads_strict` refuses this body (too deep, a repeated key, NaN), or None. Other
+    syntax errors are not reported: for a body another parser reads (the MCP SDK's), only
+    what that parser would silently accept or crash on matters here."""
+    try:
+        loads_strict(body.decode("utf-8"))
+    except JsonRefused as refused:
+        return str(refused)
+    except ValueError:
+        return None
+    return None
+
+
 class StrictJSONParser(JSONParser):
     """DRF's JSON parser with `loads_strict`: too deep or duplicated keys are a 400."""
 

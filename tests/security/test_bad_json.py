@@ -243,3 +243,36 @@ def test_brackets_inside_strings_do_not_count_as_nesting(live, world):
     response = send("POST", url, world["runner"], json.dumps(body))
     assert response.status_code == 200, response.text
     assert response.json()["decision"] == "allow"
+
+
+def test_the_mcp_endpoint_refuses_the_same_bodies_before_the_sdk_reads_them(
+    live, world, echo_server, org, operator
+):
+    """`POST /v1/mcp` is parsed by the MCP SDK, not DRF: the same checks run first."""
+    from governance.services.policies import policy_save
+    from tests.governance.broker.support import BROKER_POLICY
+    from tests.mcp_endpoint.conftest import with_client
+
+    policy_save(org=org, text=BROKER_POLICY, author=None)  # crm.lookup: ALWAYS
+    created = operator.post("/v1/runs", run_body(bundles=[], connections=["crm"])).json()
+    token = created["session_token"]
+    url = f"{live.url}/v1/mcp"
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    swapped = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+        '{"name": "crm__lookup", "arguments": {"id": "1"}, "name": "crm__update"}}'
+    )
+    before = row_counts()
+    for text, expected in ((deep(5000), "deeper than 64"), (swapped, "duplicate key 'name'")):
+        response = send("POST", url, headers, text)
+        assert response.status_code == 400, response.text[:300]
+        assert response.json()["error"]["code"] == -32700
+        assert expected in response.json()["error"]["message"]
+    assert row_counts() == before
+    assert echo_server.calls() == []
+    # The control: a well-formed call through the official SDK client is served.
+    result = with_client(
+        live.url, token, "2026-07-28", lambda c: c.call_tool("crm__lookup", {"id": "1"})
+    )
+    assert not result.is_error
+    assert [call["tool"] for call in echo_server.calls()] == ["lookup"]

@@ -1,0 +1,56 @@
+"""`POST /v1/mcp`: the run's MCP server (SPEC §8), authenticated by the run session token.
+
+A thin view: DRF authenticates the token (a finished run's is refused with 401), then the
+request is handed as it came to the official SDK's streamable-HTTP server (see
+`governance/mcp_server/`), which answers it, streaming when it sends progress.
+"""
+
+from django.db import connection
+from django.http import JsonResponse, StreamingHttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework.views import APIView
+
+from governance.api.parsers import json_refusal
+from governance.api.permissions import IsRunner
+from governance.mcp_server.bridge import bridge
+from governance.mcp_server.server import RUN_ENVIRON_KEY
+
+
+@extend_schema(exclude=True)  # MCP's own JSON-RPC, not a REST resource
+class McpEndpointApi(APIView):
+    permission_classes = [IsRunner]
+
+    def _serve(self, request):
+        if request.method == "POST":
+            # The SDK parses the body itself: what the API's strict parser refuses (nesting
+            # that would crash a recursive reader, a key given twice) is refused here too.
+            problem = json_refusal(request._request.body)
+            if problem is not None:
+                return JsonResponse(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {"code": -32700, "message": f"JSON refused - {problem}"},
+                    },
+                    status=400,
+                )
+        environ = dict(request._request.environ)
+        environ["wsgi.input"] = request._request  # Django's length-limited body stream
+        environ[RUN_ENVIRON_KEY] = str(request.auth.run_id)
+        # The token check opened a database connection; a call that waits for a human must
+        # not hold it (the worker threads open their own when they need one).
+        connection.close()
+        status, headers, body = bridge.respond(environ)
+        response = StreamingHttpResponse(body, status=status)
+        for name, value in headers:
+            response[name] = value
+        return response
+
+    def post(self, request):
+        return self._serve(request)
+
+    def get(self, request):
+        return self._serve(request)
+
+    def delete(self, request):
+        return self._serve(request)
