@@ -38,18 +38,23 @@ def new_run(operator) -> tuple[str, dict]:
 
 
 def ask(server, run_id, headers, call_id, *, wait):
-    return httpx.post(
-        f"{server.url}/v1/runs/{run_id}/permission",
-        json={
-            "session_id": "s-1",
-            "tool_call_id": call_id,
-            "tool": "send_email",  # ASK in the test policy: a supervised run pauses
-            "arguments": {"to": f"{call_id}@example.com"},
-            "wait_seconds": wait,
-        },
-        headers=headers,
-        timeout=90,
-    )
+    body = {
+        "session_id": "s-1",
+        "tool_call_id": call_id,
+        "tool": "send_email",  # ASK in the test policy: a supervised run pauses
+        "arguments": {"to": f"{call_id}@example.com"},
+        "wait_seconds": wait,
+    }
+    for attempt in range(5):
+        try:
+            return httpx.post(
+                f"{server.url}/v1/runs/{run_id}/permission", json=body, headers=headers, timeout=90
+            )
+        except httpx.TransportError:
+            # As the runner's client does: the same ids again re-attach to the same call.
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
 
 
 def until(condition, what: str, seconds: float = 60):
