@@ -17,7 +17,7 @@ from governance.services.approvals import approval_expire_if_due, schedule_appro
 from governance.services.wakeup import wakeups
 from governance.throttling import wait_slot
 from ledger.models import EventType
-from ledger.redaction import argument_digest, argument_preview, redact
+from ledger.redaction import argument_preview, redact
 from ledger.services import events_append
 
 # Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
@@ -49,7 +49,16 @@ class GateAnswer:
         }
 
 
-def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict:
+def decision_event_data(
+    call: ToolCall,
+    *,
+    policy_version: int,
+    policy_digest: str,
+    definition_digest: str | None,
+    **extra,
+) -> dict:
+    """A `tool.decision` record names what decided it: the policy version and its digest,
+    and the digest of the tool definition the run froze (None for a tool it never froze)."""
     data = {
         "session_id": call.session_id,
         "tool_call_id": call.tool_call_id,
@@ -59,6 +68,8 @@ def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict
         "reason": call.reason,
         "rule": call.rule,
         "policy_version": policy_version,
+        "policy_digest": policy_digest,
+        "definition_digest": definition_digest or None,
         **extra,
     }
     if call.original_verdict:
@@ -124,6 +135,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "rule": decision.rule,
                 "reason": decision.reason,
                 "policy_version": version,
+                "policy_digest": run.policy_digest,
+                "definition_digest": ctx.definition_digest or None,
                 "expires_at": approval.expires_at.isoformat(),
             },
             arguments=ctx.arguments,
@@ -139,7 +152,13 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         schedule_approval_followups(approval)
         return GateAnswer(call, approval)
     decided = redact(
-        decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None),
+        decision_event_data(
+            call,
+            policy_version=version,
+            policy_digest=run.policy_digest,
+            definition_digest=ctx.definition_digest,
+            segments=decision.segments[:20] or None,
+        ),
         arguments=ctx.arguments,
     )
     events_append(
@@ -201,7 +220,6 @@ def permission_request(
     """Decide one tool call (or return the settled decision for a retry)."""
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
-    digest = argument_digest(arguments)
     # Decide first and let the unique (run, session_id, tool_call_id) index catch a retry or a
     # concurrent duplicate: a new call, the common case, costs no look-up. The stages write
     # nothing, so deciding a retry again is harmless; its recorded answer is what it gets.
@@ -213,6 +231,7 @@ def permission_request(
         arguments=arguments,
     )
     decision = decide(ctx).redacted(arguments)
+    digest = ctx.arguments_digest
     try:
         with transaction.atomic():
             answer = _record(ctx, decision, digest)

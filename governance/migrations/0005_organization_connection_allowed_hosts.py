@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('governance', '0003_run_policy_digest'),
+        ('governance', '0004_remember_exact_arguments'),
     ]
 
     operations = [

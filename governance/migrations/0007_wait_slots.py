@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('governance', '0005_binding_consent'),
+        ('governance', '0006_binding_consent'),
     ]
 
     operations = [

@@ -15,7 +15,7 @@ def personal_bindings_wait_for_their_owner(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('governance', '0004_organization_connection_allowed_hosts'),
+        ('governance', '0005_organization_connection_allowed_hosts'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
