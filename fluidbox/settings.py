@@ -158,7 +158,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["governance.api.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "governance.api.openapi.FluidboxAutoSchema",
     "EXCEPTION_HANDLER": "governance.api.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
@@ -170,6 +170,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Approvals and personal-connection bindings are both answered approve or deny.
+    "ENUM_NAME_OVERRIDES": {"ApproveOrDenyEnum": ["approve", "deny"]},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "governance.api.openapi.add_error_responses",
@@ -199,6 +201,9 @@ FLUIDBOX_MACHINE_KEY_FILE = env_str("FLUIDBOX_MACHINE_KEY_FILE", str(DATA_DIR / 
 FLUIDBOX_VAULT_PASSPHRASE = env_str("FLUIDBOX_VAULT_PASSPHRASE")
 FLUIDBOX_STDIO_COMMANDS = env_list("FLUIDBOX_STDIO_COMMANDS", [], separator=";")
 FLUIDBOX_MCP_TIMEOUT = env_int("FLUIDBOX_MCP_TIMEOUT", 20, minimum=1)
+# Hosts connections may reach although they are internal (loopback, private, link-local…):
+# hostnames, addresses or CIDR networks, each with an optional :port (governance/egress.py).
+FLUIDBOX_CONNECTION_ALLOWED_HOSTS = env_list("FLUIDBOX_CONNECTION_ALLOWED_HOSTS", [])
 # POST /v1/mcp: how long a tools/call waits for a human on an ASK before answering "awaits
 # approval", how often it sends a progress notification meanwhile, and how many such
 # waits one web process holds at once (each holds a thread, never a database connection).
@@ -209,6 +214,9 @@ FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
 FLUIDBOX_MAX_WAIT_SECONDS = 30
 FLUIDBOX_WAKE_RECHECK_SECONDS = env_int("FLUIDBOX_WAKE_RECHECK_SECONDS", 2, minimum=1)
 FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)
+# Approval waits and event streams one credential may hold at once, across all processes
+# (each holds a web thread); more get 429 with Retry-After (governance/throttling.py).
+FLUIDBOX_WAITS_PER_CREDENTIAL = env_int("FLUIDBOX_WAITS_PER_CREDENTIAL", 8, minimum=1)
 # Test-only: the concurrency suite's control case turns the budget row lock off to show
 # that the race it guards against is real. Never set in production.
 FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK = env_bool("FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK", False)

@@ -11,6 +11,9 @@ os.environ.setdefault(
     "FLUIDBOX_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "var", "test")
 )
 os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+# The tests' own MCP servers listen on 127.0.0.1: allowed explicitly, as a deployment would
+# allow an internal server. The SSRF tests clear it (tests/security/test_connection_egress.py).
+os.environ.setdefault("FLUIDBOX_CONNECTION_ALLOWED_HOSTS", "127.0.0.1")
 
 if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
     # Each test session counts on its own; servers a test starts inherit the directory

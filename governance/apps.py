@@ -19,3 +19,16 @@ class GovernanceConfig(AppConfig):
         # Before the first request loads the middleware: the Django instrumentation adds its own.
         tracing_setup.configure()
         metrics.initialize()
+        _check_allowed_hosts()
+
+
+def _check_allowed_hosts() -> None:
+    """A mistyped FLUIDBOX_CONNECTION_ALLOWED_HOSTS fails at start, not at the first call."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from governance.egress import AllowListError, deployment_allow_list
+
+    try:
+        deployment_allow_list()
+    except AllowListError as error:
+        raise ImproperlyConfigured(f"FLUIDBOX_CONNECTION_ALLOWED_HOSTS: {error}") from None

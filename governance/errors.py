@@ -31,3 +31,14 @@ class Forbidden(ServiceError):
 class Conflict(ServiceError):
     status = 409
     code = "conflict"
+
+
+class TooManyRequests(ServiceError):
+    """429: come back after `retry_after` seconds (sent as the Retry-After header)."""
+
+    status = 429
+    code = "too_many_waits"
+
+    def __init__(self, detail: str, *, retry_after: int, **kwargs):
+        super().__init__(detail, **kwargs)
+        self.retry_after = retry_after

@@ -25,6 +25,12 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
 from fluidbox.canonical import canonical_json
+from governance.egress import (
+    EgressRefused,
+    EgressRules,
+    GuardedTransport,
+    deployment_allow_list,
+)
 from governance.mcp_stdio import stdio_environment, stdio_transport
 from governance.observability import tracing
 
@@ -65,6 +71,8 @@ class McpEndpoint:
     # repr=False: an endpoint printed in a traceback or a log line must not carry the credential.
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # Which internal hosts this endpoint may reach; None: the deployment's allow-list only.
+    egress: EgressRules | None = None
 
     def __post_init__(self) -> None:
         if self.transport == "streamable-http":
@@ -96,6 +104,10 @@ class UpstreamError(McpWireError):
 
     The message is short and never contains a header or env credential value.
     """
+
+
+class AddressRefused(UpstreamError):
+    """The endpoint's host is, or resolves to, an address fluidbox may not connect to."""
 
 
 class ToolDrifted(McpWireError):
@@ -244,6 +256,9 @@ def _run(endpoint: McpEndpoint, timeout: float, work: Callable[[Client], Awaitab
     try:
         return anyio.run(partial(_in_session, endpoint, timeout, work))
     except Exception as exc:
+        refused = next((leaf for leaf in _leaves(exc) if isinstance(leaf, EgressRefused)), None)
+        if refused is not None:
+            raise AddressRefused(str(refused)) from None
         message = _describe(exc, timeout, _credential_values(endpoint))
         # `from None`: the SDK's own exception text may quote what the server sent back.
         raise UpstreamError(message) from None
@@ -268,11 +283,14 @@ async def _open_transport(
 ) -> Any:
     if endpoint.transport == "streamable-http":
         assert endpoint.url is not None
+        rules = endpoint.egress or EgressRules(allowed=deployment_allow_list())
         http = await stack.enter_async_context(
             httpx2.AsyncClient(
                 headers=dict(endpoint.headers),
                 timeout=httpx2.Timeout(timeout),
-                verify=_tls_context(),
+                # Every request, redirected ones too, is resolved, checked and pinned. The
+                # transport carries the TLS context (a client's `verify` is for its own).
+                transport=GuardedTransport(rules, verify=_tls_context()),
             )
         )
         return streamable_http_client(endpoint.url, http_client=http)

@@ -86,7 +86,7 @@ def _safe_search(pattern: str, text: str) -> bool:
 
 def _pattern(validator, pattern, instance, schema):
     if validator.is_type(instance, "string") and not _safe_search(pattern, instance):
-        yield ValidationError(f"{instance[:100]!r} does not match {pattern[:100]!r}")
+        yield ValidationError(f"does not match {pattern[:100]!r}")
 
 
 def _pattern_properties(validator, pattern_properties, instance, schema):
@@ -112,8 +112,9 @@ def _additional_properties(validator, additional, instance, schema):
         for extra in extras:
             yield from validator.descend(instance[extra], additional, path=extra)
     elif not additional and extras:
-        names = ", ".join(repr(extra) for extra in sorted(extras)[:10])
-        yield ValidationError(f"additional properties are not allowed ({names} unexpected)")
+        yield ValidationError(
+            "additional properties are not allowed", path=(), validator_value=sorted(extras)
+        )
 
 
 SafeValidator = validators.extend(
@@ -173,11 +174,64 @@ def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
         )
     if error is None:
         return None
-    location = "/".join(str(part) for part in error.absolute_path) or "(arguments)"
-    return ArgumentProblem(f"{location}: {error.message}")
+    # "/config/password violates …", never "password: …": that reads as a `key: value` pair
+    # and the redactor would mask the words after it.
+    return ArgumentProblem(f"{_location(error)} {_violation(error)}")
 
 
-def argument_errors(schema: dict, arguments: Any) -> str | None:
-    """`argument_problem`'s text alone."""
-    problem = argument_problem(schema, arguments)
-    return problem.text if problem is not None else None
+# Keywords whose schema value (never the argument) is short and helps the model correct
+# its call: "violates 'maxLength' (40)".
+_BOUNDS = frozenset(
+    {
+        "type",
+        "format",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "uniqueItems",
+        "pattern",
+        "enum",
+        "const",
+    }
+)
+_NAME = 40
+
+
+def _location(error: ValidationError) -> str:
+    parts = [str(part)[:_NAME] for part in error.absolute_path]
+    return ("/" + "/".join(parts))[:200] if parts else "the arguments object"
+
+
+def _violation(error: ValidationError) -> str:
+    """What was violated, named by the schema's keyword, never by the offending value.
+
+    jsonschema's own messages quote the instance (`{'nested': '…'} is not of type
+    'string'`), and a reason is stored and sent: a secret the model put in the wrong place
+    would travel with it.
+    """
+    keyword = error.validator
+    if keyword is None or keyword is False:
+        return "no value is allowed here (false schema)"
+    keyword = str(keyword)
+    value = error.validator_value
+    if keyword == "required":
+        present = error.instance if isinstance(error.instance, dict) else {}
+        missing = [str(name)[:_NAME] for name in value if name not in present][:10]
+        return f"violates 'required': missing {', '.join(repr(m) for m in missing)}"
+    if keyword == "additionalProperties" and isinstance(value, list):
+        # Unexpected property names (not values) are what the model must drop.
+        names = ", ".join(repr(str(name)[:_NAME]) for name in value[:10])
+        return f"violates 'additionalProperties': unexpected {names}"
+    if keyword in _BOUNDS and isinstance(value, str | int | float | bool | list):
+        shown = canonical_json(value)
+        if len(shown) <= 100:
+            return f"violates {keyword!r} ({shown})"
+    return f"violates {keyword!r}"

@@ -10,7 +10,9 @@ from governance.models import (
     DECIDING_ROLES,
     Approval,
     ApprovalStatus,
+    BindingConsent,
     Connection,
+    FrozenBinding,
     Membership,
     Organization,
     Policy,
@@ -166,3 +168,31 @@ def access_approval(approval_id, actor: Actor) -> Approval:
 
 def is_active_member(user_id: int, org_id: int) -> bool:
     return Membership.objects.filter(user_id=user_id, org_id=org_id, is_active=True).exists()
+
+
+def bindings_owned_by(actor: Actor) -> QuerySet[FrozenBinding]:
+    """Bindings of the actor's own personal connections, in orgs where they are a member.
+    Nobody else sees or answers these: consent is the owner's alone."""
+    if not actor.is_human or actor.user is None:
+        return FrozenBinding.objects.none()
+    return (
+        FrozenBinding.objects.filter(
+            connection__kind="personal",
+            connection__owner=actor.user,
+            run__org_id__in=list(actor.roles),
+        )
+        .exclude(consent__in=(BindingConsent.NOT_NEEDED, BindingConsent.OWNER))
+        .select_related("run", "connection", "consent_decided_by", "run__invoked_by")
+        .order_by("-run__created_at", "pk")
+    )
+
+
+def access_binding_for_owner(binding_id, actor: Actor) -> FrozenBinding:
+    try:
+        binding_id = int(binding_id)
+    except (TypeError, ValueError):
+        raise NotFound("no such binding") from None
+    binding = bindings_owned_by(actor).filter(pk=binding_id).first()
+    if binding is None:
+        raise NotFound("no such binding")
+    return binding

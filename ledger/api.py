@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance.selectors import access_run
+from governance.throttling import credential_key, wait_slot_release, wait_slot_take
 from ledger.models import Event
 
 MAX_PAGE = 1000
@@ -101,6 +102,24 @@ def _sse_frames(run_id, after: int, deadline: float):
             time.sleep(POLL_SECONDS)
 
 
+class _HeldStream:
+    """The frames of one stream, holding the credential's wait slot until the response is
+    closed (Django closes it when the client leaves or the stream ends, iterated or not)."""
+
+    def __init__(self, frames, holder) -> None:
+        self._frames = frames
+        self._holder = holder
+
+    def __iter__(self):
+        return iter(self._frames)
+
+    def close(self) -> None:
+        self._frames.close()
+        if self._holder is not None:
+            holder, self._holder = self._holder, None
+            wait_slot_release(holder)
+
+
 ServerSentEvent = inline_serializer(
     "ServerSentEvent",
     {
@@ -146,8 +165,10 @@ class RunEventStreamApi(APIView):
             settings.FLUIDBOX_STREAM_SECONDS,
             query.validated_data.get("max_seconds", settings.FLUIDBOX_STREAM_SECONDS),
         )
+        # A stream holds a web thread for up to `seconds`: one of the credential's few slots.
+        holder = wait_slot_take(credential_key(request.auth), seconds=seconds)
         response = StreamingHttpResponse(
-            _sse_frames(run.pk, after, time.monotonic() + seconds),
+            _HeldStream(_sse_frames(run.pk, after, time.monotonic() + seconds), holder),
             content_type="text/event-stream",
         )
         response["Cache-Control"] = "no-cache"

@@ -14,6 +14,8 @@ class EventType(models.TextChoices):
     APPROVAL_DECIDED = "approval.decided"
     TOOL_BROKERED = "tool.brokered"
     RUN_FINISHED = "run.finished"
+    # The owner of a personal connection approved or refused a run's use of it.
+    BINDING_DECIDED = "binding.decided"
 
 
 GENESIS_HASH = "0" * 64

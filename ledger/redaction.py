@@ -13,14 +13,41 @@ MAX_PREVIEW = 300
 MAX_DEPTH = 12
 MAX_ITEMS = 50
 
-SECRET_KEY_PATTERN = re.compile(
-    r"pass(word|wd|phrase)?|secret|token|authori[sz]ation|api[_-]?key|apikey|cookie|"
-    r"credential|private[_-]?key|session[_-]?key|signature|bearer",
-    re.IGNORECASE,
+_SECRET_WORDS = (
+    r"pass(?:word|wd|phrase)?|secret|token|authori[sz]ation|api[_-]?key|apikey|cookie|"
+    r"credential|private[_-]?key|session[_-]?key|signature|bearer"
 )
+SECRET_KEY_PATTERN = re.compile(_SECRET_WORDS, re.IGNORECASE)
+# The same words, searched in lowercased text: ten times faster than IGNORECASE, and this
+# runs on every key and string of every event.
+_SECRET_WORD = re.compile(_SECRET_WORDS)
 # Keys whose values are identifiers the ledger needs verbatim even though their names
 # look secret-ish (e.g. `session_id` would not match; `tool_call_id` neither).
 _ALLOWED_KEYS = frozenset({"session_id", "tool_call_id", "request_key", "token_count"})
+
+# Secrets written inline in free text (a shell command, a header line, a JSON or YAML
+# snippet inside a string): `Authorization: Bearer …`, `PASSWORD=…`, `"api_key": "…"`,
+# `--password …`. The value ends at whitespace, a quote or a shell/JSON delimiter.
+_VALUE = r"[^\s\"'`,;&|(){}<>]+"
+_INLINE_SECRETS = (
+    re.compile(
+        r"(\b(?:proxy-)?authori[sz]ation[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?)"
+        + f"({_VALUE})",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"((?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]*(?:"
+        + _SECRET_WORDS
+        + r")[A-Za-z0-9_.-]*)[\"']?\s*[:=]\s*[\"']?)"
+        + f"({_VALUE})",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"((?<![A-Za-z0-9_-])--?(?:pass(?:word|wd)?|secret|token|api[_-]?key|apikey)\s+[\"']?)"
+        + f"({_VALUE})",
+        re.IGNORECASE,
+    ),
+)
 
 _construction_token = object()
 
@@ -71,7 +98,119 @@ def mask_secrets(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _scrub(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
+def _is_secret_key(key: str) -> bool:
+    return key not in _ALLOWED_KEYS and _SECRET_WORD.search(key.lower()) is not None
+
+
+def _mask_inline(match: re.Match) -> str:
+    key = match.groupdict().get("key")
+    if key is not None and (
+        key in _ALLOWED_KEYS or key.lower().endswith(("authorization", "authorisation"))
+    ):
+        return match.group(0)  # an identifier, or a header the first pattern already masked
+    return match.group(1) + MASK
+
+
+def mask_inline_secrets(text: str) -> str:
+    """Mask secrets written inline in free text (`PASSWORD=…`, `Authorization: Bearer …`)."""
+    # Most strings (ids, tool names, digests) hold no secret word: one search rules them out.
+    if _SECRET_WORD.search(text.lower()) is None:
+        return text
+    for pattern in _INLINE_SECRETS:
+        text = pattern.sub(_mask_inline, text)
+    return text
+
+
+# Values shorter than this are masked only where they appear as a whole `"key":value`
+# fragment: on their own, three characters would match all over unrelated text.
+_MIN_BARE_SECRET = 4
+
+
+def _glob_escaped(text: str) -> str:
+    # The form `governance.policy.escape_pattern` writes an exact rule in (Approve & Remember).
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+class ArgumentSecrets:
+    """What of one call's arguments sits under a secret-looking key (`api_key`, `password`,
+    `Authorization`, nested too), in every form text derived from the arguments may carry
+    it: the `"key":value` fragment of the canonical JSON (the match subject of a tool
+    without a match argument, the call key), the bare value raw and JSON-escaped, and each
+    of those glob-escaped as an exact policy rule writes them."""
+
+    __slots__ = ("_replacements",)
+
+    def __init__(self, arguments: Any) -> None:
+        replacements: dict[str, str] = {}
+        pending = [arguments]
+        while pending:
+            value = pending.pop()
+            if isinstance(value, Mapping):
+                for key, item in value.items():
+                    if isinstance(key, str) and _is_secret_key(key):
+                        self._collect(key, item, replacements)
+                    else:
+                        pending.append(item)
+            elif isinstance(value, list | tuple):
+                pending.extend(value)
+        # Longest first, so a fragment is replaced whole before a value inside it.
+        self._replacements = tuple(
+            sorted(replacements.items(), key=lambda pair: len(pair[0]), reverse=True)
+        )
+
+    @staticmethod
+    def _collect(key: str, item: Any, into: dict[str, str]) -> None:
+        try:
+            fragment = f"{canonical_json(key)}:{canonical_json(item)}"
+        except (TypeError, ValueError):
+            return
+        masked = f"{canonical_json(key)}:{canonical_json(MASK)}"
+        into[fragment] = masked
+        into[_glob_escaped(fragment)] = masked
+        leaves = [item]
+        while leaves:
+            leaf = leaves.pop()
+            if isinstance(leaf, Mapping):
+                leaves.extend(leaf.values())
+                texts = [canonical_json(leaf)]
+            elif isinstance(leaf, list | tuple):
+                leaves.extend(leaf)
+                texts = [canonical_json(leaf)]
+            elif isinstance(leaf, str):
+                texts = [leaf, canonical_json(leaf)[1:-1]]
+            elif isinstance(leaf, int | float) and not isinstance(leaf, bool):
+                texts = [canonical_json(leaf)]
+            else:
+                continue
+            for text in texts:
+                if len(text) >= _MIN_BARE_SECRET:
+                    into.setdefault(text, MASK)
+                    into.setdefault(_glob_escaped(text), MASK)
+
+    def __bool__(self) -> bool:
+        return bool(self._replacements)
+
+    def mask(self, text: str) -> str:
+        for needle, replacement in self._replacements:
+            if needle in text:
+                text = text.replace(needle, replacement)
+        return text
+
+
+_NO_ARGUMENT_SECRETS = ArgumentSecrets(None)
+
+
+def argument_secrets(arguments: Any) -> ArgumentSecrets:
+    return ArgumentSecrets(arguments) if arguments is not None else _NO_ARGUMENT_SECRETS
+
+
+def _mask_text(text: str, secrets: tuple[str, ...], from_arguments: ArgumentSecrets) -> str:
+    if from_arguments:
+        text = from_arguments.mask(text)
+    return mask_inline_secrets(mask_secrets(text, secrets))
+
+
+def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecrets) -> Any:
     if depth > MAX_DEPTH:
         return "[truncated]"
     if isinstance(value, Mapping):
@@ -81,30 +220,47 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int) -> Any:
                 out["…"] = f"{len(value) - MAX_ITEMS} more keys"
                 break
             key = str(key)
-            if key not in _ALLOWED_KEYS and SECRET_KEY_PATTERN.search(key):
+            if _is_secret_key(key):
                 out[key] = MASK
             else:
-                out[key] = _scrub(item, secrets, depth + 1)
+                out[key] = _scrub(item, secrets, depth + 1, args)
         return out
     if isinstance(value, (list, tuple)):
-        items = [_scrub(item, secrets, depth + 1) for item in value[:MAX_ITEMS]]
+        items = [_scrub(item, secrets, depth + 1, args) for item in value[:MAX_ITEMS]]
         if len(value) > MAX_ITEMS:
             items.append(f"… {len(value) - MAX_ITEMS} more items")
         return items
     if isinstance(value, str):
-        text = mask_secrets(value, secrets)
+        text = _mask_text(value, secrets, args)
         if len(text) > MAX_STRING:
             text = text[:MAX_STRING] + f"… ({len(value)} chars)"
         return text
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    return _scrub(str(value), secrets, depth)
+    return _scrub(str(value), secrets, depth, args)
 
 
-def redact(data: Mapping[str, Any], *, secrets: Iterable[str] = ()) -> Redacted:
-    """Mask secret-looking keys and known secret values, truncate long strings."""
+def redact(
+    data: Mapping[str, Any], *, secrets: Iterable[str] = (), arguments: Any = None
+) -> Redacted:
+    """Mask secret-looking keys, known secret values and inline secrets; truncate long
+    strings. With `arguments`, every value those arguments hold under a secret-looking key
+    is masked wherever it shows up in `data` (a match subject, a reason, a rule pattern)."""
     known = tuple(secrets) + secret_registry.snapshot()
-    return Redacted(_scrub(dict(data), known, 0), _token=_construction_token)
+    scrubbed = _scrub(dict(data), known, 0, argument_secrets(arguments))
+    return Redacted(scrubbed, _token=_construction_token)
+
+
+def redact_text(text: str, *, arguments: Any = None, inline: bool = True) -> str:
+    """One piece of text stored outside the ledger but derived from a call (a decision's
+    reason, a broker error): masked like a string inside `redact`, not truncated.
+    `inline=False` skips the inline heuristics, for text an admin wrote (a rule's pattern)
+    that only a value of this call could have made secret."""
+    if inline:
+        return _mask_text(text, secret_registry.snapshot(), argument_secrets(arguments))
+    secrets = argument_secrets(arguments)
+    text = secrets.mask(text) if secrets else text
+    return mask_secrets(text, secret_registry.snapshot())
 
 
 def argument_digest(arguments: Any) -> str:
@@ -114,7 +270,7 @@ def argument_digest(arguments: Any) -> str:
 def argument_preview(arguments: Any, *, secrets: Iterable[str] = ()) -> str:
     """A truncated, masked preview of arguments for the ledger (never the whole payload)."""
     known = tuple(secrets) + secret_registry.snapshot()
-    text = canonical_json(_scrub(arguments, known, 0))
+    text = canonical_json(_scrub(arguments, known, 0, argument_secrets(arguments)))
     if len(text) > MAX_PREVIEW:
         text = text[:MAX_PREVIEW] + "…"
     return text

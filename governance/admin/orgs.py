@@ -13,7 +13,13 @@ from governance.errors import ServiceError
 from governance.models import ApiKey, Membership, Organization
 from governance.portal.pages import page_context
 from governance.services.memberships import membership_update
-from governance.services.orgs import api_key_create, api_key_revoke, org_create, user_create
+from governance.services.orgs import (
+    api_key_create,
+    api_key_revoke,
+    org_allowed_hosts_set,
+    org_create,
+    user_create,
+)
 
 
 @admin.register(Organization)
@@ -21,7 +27,11 @@ class OrganizationAdmin(OrgScopedAdmin):
     org_path = "pk"
     list_display = ("slug", "name", "members", "created_at")
     search_fields = ("slug", "name")
-    fields = ("slug", "name")
+    fields = ("slug", "name", "connection_allowed_hosts")
+
+    def get_readonly_fields(self, request, obj=None):
+        # An organization's admins change only its connections' allowed hosts here.
+        return ("slug", "name") if obj is not None else ()
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(member_count=Count("memberships"))
@@ -34,11 +44,16 @@ class OrganizationAdmin(OrgScopedAdmin):
         return request.user.is_superuser  # tenants are created by the operators of the site
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return False
+        return self.may_manage(request, obj)
 
     def save_model(self, request, obj, form, change):
-        org = org_create(slug=form.cleaned_data["slug"], name=form.cleaned_data["name"])
-        obj.pk = org.pk
+        if not change:
+            org = org_create(slug=form.cleaned_data["slug"], name=form.cleaned_data["name"])
+            obj.pk = org.pk
+        org_allowed_hosts_set(
+            org=Organization.objects.get(pk=obj.pk),
+            text=form.cleaned_data.get("connection_allowed_hosts", ""),
+        )
 
 
 class MembershipForm(forms.ModelForm):

@@ -14,9 +14,15 @@ class FluidboxAdminSite(admin.AdminSite):
     index_template = "portal/dashboard_index.html"
 
     def get_urls(self):
-        from governance.portal import inbox
+        from governance.portal import bindings, inbox
 
         portal = [
+            path("inbox/bindings/", self.admin_view(bindings.bindings_view), name="inbox-bindings"),
+            path(
+                "inbox/bindings/<int:binding_id>/decide/",
+                self.admin_view(bindings.binding_decide_view),
+                name="inbox-binding-decide",
+            ),
             path("inbox/", self.admin_view(inbox.inbox_view), name="inbox"),
             path(
                 "inbox/<int:approval_id>/",

@@ -44,7 +44,12 @@ def _flatten(detail) -> str:
 
 def exception_handler(exc, context):
     if isinstance(exc, ServiceError):
-        return Response({"error": exc.code, "detail": exc.detail, **exc.extra}, status=exc.status)
+        retry_after = getattr(exc, "retry_after", None)
+        return Response(
+            {"error": exc.code, "detail": exc.detail, **exc.extra},
+            status=exc.status,
+            headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
+        )
     if isinstance(exc, RequestDataTooBig):
         return Response(
             {"error": "too_large", "detail": "request body is too large"},

@@ -6,10 +6,11 @@ request is handed as it came to the official SDK's streamable-HTTP server (see
 """
 
 from django.db import connection
-from django.http import StreamingHttpResponse
+from django.http import JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
+from governance.api.parsers import json_refusal
 from governance.api.permissions import IsRunner
 from governance.mcp_server.bridge import bridge
 from governance.mcp_server.server import RUN_ENVIRON_KEY
@@ -20,6 +21,19 @@ class McpEndpointApi(APIView):
     permission_classes = [IsRunner]
 
     def _serve(self, request):
+        if request.method == "POST":
+            # The SDK parses the body itself: what the API's strict parser refuses (nesting
+            # that would crash a recursive reader, a key given twice) is refused here too.
+            problem = json_refusal(request._request.body)
+            if problem is not None:
+                return JsonResponse(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {"code": -32700, "message": f"JSON refused - {problem}"},
+                    },
+                    status=400,
+                )
         environ = dict(request._request.environ)
         environ["wsgi.input"] = request._request  # Django's length-limited body stream
         environ[RUN_ENVIRON_KEY] = str(request.auth.run_id)

@@ -6,8 +6,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance.api.fields import ArgumentsField, IdField, StrictFloatField, ToolNameField
-from governance.api.permissions import IsOperator, IsOperatorOrHuman, IsRunner, IsRunnerOrOperator
-from governance.errors import Forbidden
+from governance.api.permissions import IsOperatorOrHuman, IsRunner, IsRunnerOrOperator
+from governance.authentication import ActorKind
+from governance.errors import Forbidden, Invalid
 from governance.models import Autonomy, Organization, Run, TrustTier
 from governance.selectors import access_run
 from governance.services.gate import permission_request
@@ -57,6 +58,16 @@ def run_json(run: Run) -> dict:
         "tools": FrozenToolOut(
             run.frozen_tools.select_related("connection").order_by("name"), many=True
         ).data,
+        "bindings": [
+            {
+                "id": binding.pk,
+                "connection": binding.connection.slug,
+                "kind": binding.connection.kind,
+                "consent": binding.consent,
+            }
+            for binding in run.bindings.select_related("connection").order_by("pk")
+        ],
+        "created_by": run.created_by or None,
         "created_at": run.created_at.isoformat().replace("+00:00", "Z"),
         "finished_at": run.finished_at.isoformat().replace("+00:00", "Z")
         if run.finished_at
@@ -87,6 +98,8 @@ class RunOut(serializers.Serializer):
     invoked_by = serializers.CharField(allow_null=True)
     budget = BudgetOut()
     tools = FrozenToolOut(many=True)
+    bindings = serializers.JSONField()
+    created_by = serializers.CharField(allow_null=True)
     created_at = serializers.CharField()
     finished_at = serializers.CharField(allow_null=True)
 
@@ -97,8 +110,20 @@ class RunCreatedOut(RunOut):
     session_token = serializers.CharField()
 
 
+def _org_of_creator(actor) -> Organization:
+    """An operator key's org; a person's key's org, or their one org in the portal."""
+    if actor.org_id is not None:
+        return Organization.objects.get(pk=actor.org_id)
+    if actor.kind == ActorKind.PORTAL and len(actor.roles) == 1:
+        return Organization.objects.get(pk=next(iter(actor.roles)))
+    raise Invalid("use a key scoped to one organization")
+
+
 class RunCreateApi(APIView):
-    permission_classes = [IsOperator]
+    """Operators create runs for agents; a person may create their own (then their personal
+    connections are bound with their consent already given)."""
+
+    permission_classes = [IsOperatorOrHuman]
 
     class InputSerializer(serializers.Serializer):
         agent = serializers.CharField(max_length=100)
@@ -124,7 +149,7 @@ class RunCreateApi(APIView):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         created = run_create(
-            org=Organization.objects.get(pk=request.auth.org_id),
+            org=_org_of_creator(request.auth),
             agent=values["agent"],
             policy_name=values["policy"],
             autonomy=values["autonomy"],
@@ -134,6 +159,7 @@ class RunCreateApi(APIView):
             connections=values["connections"],
             invoked_by=values.get("invoked_by"),
             trust_tier=values.get("trust_tier"),
+            created_by=request.auth,
         )
         body = run_json(created.run)
         body["session_token"] = created.session_token

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from governance.api import approvals, budget, connections, mcp, policies, runs, secrets
+from governance.api import approvals, bindings, budget, connections, mcp, policies, runs, secrets
 from governance.api.schema import SchemaApi, SchemaJsonApi
 from ledger import api as ledger_api
 from ledger import audit_api
@@ -61,6 +61,12 @@ urlpatterns = [
         "approvals/<str:approval_id>/decision",
         approvals.ApprovalDecisionApi.as_view(),
         name="approval-decision",
+    ),
+    path("bindings", bindings.BindingListApi.as_view(), name="bindings"),
+    path(
+        "bindings/<str:binding_id>/consent",
+        bindings.BindingConsentApi.as_view(),
+        name="binding-consent",
     ),
     path("policies/<str:name>", policies.PolicyDetailApi.as_view(), name="policy-detail"),
     path(

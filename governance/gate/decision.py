@@ -1,9 +1,11 @@
 """What a gate stage may answer: nothing (continue) or a Decision."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 from governance.models import Source
+from ledger.redaction import redact_text
 
 
 class Outcome(StrEnum):
@@ -38,6 +40,21 @@ class Decision:
         if self.outcome != Outcome.DENY:
             return None
         return f"Permission denied by fluidbox ({self.source}): {self.reason}"
+
+    def redacted(self, arguments: Any) -> "Decision":
+        """The decision as it is stored and answered. Its reason and its rule's pattern can
+        quote the call (an exact remembered rule is the call itself; a parse error quotes the
+        command), so both pass the redactor: a value under `api_key`, `password`, … never
+        reaches a stored reason. The segments go to the ledger only, through `redact`."""
+        reason = redact_text(self.reason, arguments=arguments)
+        rule = self.rule
+        if rule is not None and isinstance(rule.get("pattern"), str):
+            pattern = redact_text(rule["pattern"], arguments=arguments, inline=False)
+            if pattern != rule["pattern"]:
+                rule = {**rule, "pattern": pattern}
+        if reason == self.reason and rule is self.rule:
+            return self
+        return replace(self, reason=reason, rule=rule)
 
 
 def deny(source: Source, reason: str, *, rule: dict | None = None, **extra) -> Decision:

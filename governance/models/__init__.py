@@ -13,12 +13,23 @@ from .keys import API_KEY_PREFIX, RUN_TOKEN_PREFIX, ApiKey, hash_secret_token, n
 from .notifications import ChannelKind, DeliveryStatus, NotificationChannel, NotificationDelivery
 from .orgs import DECIDING_ROLES, Membership, Organization, Role
 from .policies import AutonomousFallback, Policy, PolicyVersion
-from .runs import Autonomy, FrozenBinding, FrozenTool, Run, RunStatus, TrustTier
+from .runs import (
+    CONSENTED,
+    Autonomy,
+    BindingConsent,
+    FrozenBinding,
+    FrozenTool,
+    Run,
+    RunStatus,
+    TrustTier,
+)
 from .toolcalls import BrokerStatus, Decision, Source, ToolCall
 from .vault import VaultKeyring
+from .waits import WaitSlot
 
 __all__ = [
     "API_KEY_PREFIX",
+    "CONSENTED",
     "DECIDING_ROLES",
     "RUN_TOKEN_PREFIX",
     "Access",
@@ -28,6 +39,7 @@ __all__ = [
     "ApprovalStatus",
     "AutonomousFallback",
     "Autonomy",
+    "BindingConsent",
     "BrokerStatus",
     "BudgetReservation",
     "BundleTool",
@@ -60,6 +72,7 @@ __all__ = [
     "TrustTier",
     "UsageEntry",
     "VaultKeyring",
+    "WaitSlot",
     "hash_secret_token",
     "new_secret_token",
 ]

@@ -1,7 +1,17 @@
 """Tenants and who belongs to them."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+
+
+def validate_allowed_hosts(text: str) -> None:
+    from governance.egress import AllowListError, allow_list_lines, parse_allow_list
+
+    try:
+        parse_allow_list(allow_list_lines(text))
+    except AllowListError as error:
+        raise ValidationError(str(error)) from None
 
 
 class Organization(models.Model):
@@ -9,6 +19,14 @@ class Organization(models.Model):
 
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200, blank=True)
+    connection_allowed_hosts = models.TextField(
+        blank=True,
+        validators=[validate_allowed_hosts],
+        help_text="Internal hosts this organization's connections may reach (loopback, private "
+        "and link-local addresses are refused otherwise): one per line, a hostname, an IP "
+        "address or a CIDR network, optionally with :port, e.g. tracker.internal:8080 or "
+        "10.1.0.0/16.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -46,6 +46,9 @@ class Run(models.Model):
     tool_set_digest = models.CharField(max_length=64)
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.ACTIVE)
     session_token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    # Who asked for the run: an operator key's label or a person's username (shown to the
+    # owner of a personal connection deciding whether this run may use it).
+    created_by = models.CharField(max_length=200, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -88,13 +91,35 @@ class FrozenTool(models.Model):
         return self.connection_id is not None
 
 
+class BindingConsent(models.TextChoices):
+    """Whether the owner of a personal connection agreed to a run using it."""
+
+    NOT_NEEDED = "not_needed"  # a shared connection
+    OWNER = "owner"  # the owner's own credential (personal key, portal session) made the run
+    PENDING = "pending"  # someone else made it: the owner has not answered yet
+    APPROVED = "approved"
+    DENIED = "denied"
+
+
+CONSENTED = (BindingConsent.NOT_NEEDED, BindingConsent.OWNER, BindingConsent.APPROVED)
+
+
 class FrozenBinding(models.Model):
-    """A run's binding to a connection: the generation and photograph it froze."""
+    """A run's binding to a connection: the generation and photograph it froze, and for a
+    personal connection its owner's consent — the one thing here that moves after creation,
+    once, from pending to approved or denied."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="bindings")
     connection = models.ForeignKey(Connection, on_delete=models.PROTECT, related_name="+")
     authorization_generation = models.PositiveIntegerField()
     photograph_digest = models.CharField(max_length=64)
+    consent = models.CharField(
+        max_length=12, choices=BindingConsent.choices, default=BindingConsent.NOT_NEEDED
+    )
+    consent_decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    consent_decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

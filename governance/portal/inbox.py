@@ -30,7 +30,12 @@ from governance.portal.verbatim import (
     has_invisible,
     highlighted,
 )
-from governance.selectors import access_approval, may_decide, pending_approvals_for
+from governance.selectors import (
+    access_approval,
+    bindings_owned_by,
+    may_decide,
+    pending_approvals_for,
+)
 from governance.services.approvals import approval_decide
 
 DECISIONS = {
@@ -163,6 +168,7 @@ def inbox_view(request):
         others=[approval_card(a, actor, now, full=False) for a in others],
         recent=recent,
         is_deciding=any(r in (Role.ADMIN, Role.APPROVER) for r in actor.roles.values()),
+        bindings_waiting=bindings_owned_by(actor).filter(consent="pending").count(),
     )
     return render(request, "portal/inbox.html", context)
 

@@ -11,13 +11,13 @@ from governance import vault
 from governance.errors import Invalid
 from governance.gate.decision import FailClosed
 from governance.gate.stages.frozen_set import binding_problem
-from governance.mcp_wire import ToolDrifted, UpstreamError, call_tool
+from governance.mcp_wire import AddressRefused, ToolDrifted, UpstreamError, call_tool
 from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, ToolCall
 from governance.observability import metrics, tracing
 from governance.services.connections import endpoint_for
 from governance.services.gate import GateAnswer, permission_request
 from ledger.models import EventType
-from ledger.redaction import mask_secrets, payload_digest, redact, secret_registry
+from ledger.redaction import mask_secrets, payload_digest, redact, redact_text, secret_registry
 from ledger.services import event_append
 
 SETTLED = (
@@ -72,13 +72,15 @@ def _record(
     source: str | None = None,
     fail_closed: str | None = None,
 ) -> None:
+    # A server's error text may echo what it was sent: the arguments' secrets are masked.
+    error = redact_text(error, arguments=call.arguments)[:300]
     with transaction.atomic():
         ToolCall.objects.filter(pk=call.pk).update(
             broker_status=status,
             broker_latency_ms=latency_ms,
             broker_result_digest=result_digest,
             broker_is_error=is_error,
-            broker_error=error[:300],
+            broker_error=error,
         )
         event_append(
             run_id=run.pk,
@@ -95,7 +97,8 @@ def _record(
                     "source": source,
                     "error": error[:300] or None,
                     **({"fail_closed": fail_closed} if fail_closed else {}),
-                }
+                },
+                arguments=call.arguments,
             ),
         )
     metrics.brokered_call_recorded(
@@ -248,6 +251,9 @@ def _gated_call(
             latency_ms=None,
             fail_closed=FailClosed.VAULT_SEALED,
         )
+    except AddressRefused as refused:
+        # Nothing was sent: the address was refused before a socket was opened.
+        return _refuse(gate, call, run, Source.BINDING, str(refused), latency_ms=None)
     except (UpstreamError, vault.VaultError) as error:
         latency = _since(started)
         message = mask_secrets(str(error), secret_registry.snapshot())

@@ -10,8 +10,15 @@ from django.utils import timezone
 
 from governance import vault
 from governance.authentication import Actor, ActorKind
+from governance.egress import EgressRefused, rules_for_org
 from governance.errors import Conflict, Forbidden, Invalid
-from governance.mcp_wire import McpEndpoint, UpstreamError, list_tools, tool_set_digest
+from governance.mcp_wire import (
+    AddressRefused,
+    McpEndpoint,
+    UpstreamError,
+    list_tools,
+    tool_set_digest,
+)
 from governance.models import (
     Connection,
     ConnectionKind,
@@ -89,6 +96,10 @@ def connection_create(
     if transport == Transport.STREAMABLE_HTTP:
         if not url:
             raise Invalid("a streamable-http connection needs a url")
+        try:
+            rules_for_org(org).check_url(url)
+        except EgressRefused as refused:
+            raise Invalid(str(refused), code="address_refused") from None
         command = []
     elif transport == Transport.STDIO:
         if not command or not stdio_command_allowed(command):
@@ -159,7 +170,12 @@ def endpoint_for(connection: Connection) -> McpEndpoint:
             env[connection.credential_name] = value
     if connection.transport == Transport.STDIO:
         return McpEndpoint(transport="stdio", command=tuple(connection.command), env=env)
-    return McpEndpoint(transport="streamable-http", url=connection.url, headers=headers)
+    return McpEndpoint(
+        transport="streamable-http",
+        url=connection.url,
+        headers=headers,
+        egress=rules_for_org(connection.org),
+    )
 
 
 def connection_refresh(*, connection: Connection, actor: Actor) -> Connection:
@@ -170,6 +186,8 @@ def connection_refresh(*, connection: Connection, actor: Actor) -> Connection:
         raise Conflict(f"connection {connection.slug!r} is {connection.status}")
     try:
         tools = list_tools(endpoint_for(connection), timeout=settings.FLUIDBOX_MCP_TIMEOUT)
+    except AddressRefused as refused:
+        raise Conflict(str(refused), code="address_refused") from None
     except UpstreamError as error:
         raise Conflict(
             f"the MCP server did not answer tools/list: {error}", code="upstream"

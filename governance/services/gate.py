@@ -18,6 +18,7 @@ from governance.observability import metrics, tracing
 from governance.queue import schedule_approval_followups
 from governance.services.settlement import approval_expire_if_due, decision_event_data
 from governance.services.wakeup import wakeups
+from governance.throttling import wait_slot
 from ledger.models import EventType
 from ledger.redaction import argument_preview, redact
 from ledger.services import events_append
@@ -81,7 +82,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
             "arguments_digest": digest,
             "arguments_preview": argument_preview(ctx.arguments),
             "definition_digest": ctx.definition_digest or None,
-        }
+        },
+        arguments=ctx.arguments,
     )
     traced = tracing.ledger_ids()
     failed = {"fail_closed": str(decision.fail_closed)} if decision.fail_closed else {}
@@ -114,7 +116,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "expires_at": approval.expires_at.isoformat(),
                 **failed,
                 **traced,
-            }
+            },
+            arguments=ctx.arguments,
         )
         # One lock of the run's ledger counter for both events (fewer round trips per call).
         events_append(
@@ -135,7 +138,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
             segments=decision.segments[:20] or None,
             **failed,
             **traced,
-        )
+        ),
+        arguments=ctx.arguments,
     )
     events_append(
         run_id=run.pk,
@@ -173,7 +177,11 @@ def _settled_answer(call: ToolCall, wait_seconds: float) -> GateAnswer:
         def settled() -> bool:
             return not Approval.objects.filter(pk=pk, status=ApprovalStatus.PENDING).exists()
 
-        wakeups.wait(pk, max(0.0, min(wait_seconds, until_expiry + 0.05)), settled)
+        seconds = max(0.0, min(wait_seconds, until_expiry + 0.05))
+        # A parked call holds a web thread: the run's token may hold only a few at once (a
+        # 429 here leaves the call recorded; the retry with the same ids re-attaches).
+        with wait_slot(f"run:{call.run_id}", seconds=seconds):
+            wakeups.wait(pk, seconds, settled)
         approval.refresh_from_db()
         approval = approval_expire_if_due(approval)
     call.refresh_from_db()
@@ -231,7 +239,7 @@ def _decide_and_record(
         tool=tool,
         arguments=arguments,
     )
-    decision = decide(ctx)
+    decision = decide(ctx).redacted(arguments)
     digest = ctx.arguments_digest
     try:
         with transaction.atomic():

@@ -25,6 +25,21 @@ def org_create(*, slug: str, name: str = "") -> Organization:
     return Organization.objects.create(slug=slug, name=name or slug)
 
 
+@transaction.atomic
+def org_allowed_hosts_set(*, org: Organization, text: str) -> Organization:
+    """The internal hosts this organization's connections may reach (governance/egress.py)."""
+    from governance.egress import AllowListError, allow_list_lines, parse_allow_list
+
+    entries = allow_list_lines(text)
+    try:
+        parse_allow_list(entries)
+    except AllowListError as error:
+        raise Invalid(str(error)) from None
+    Organization.objects.filter(pk=org.pk).update(connection_allowed_hosts="\n".join(entries))
+    org.refresh_from_db(fields=["connection_allowed_hosts"])
+    return org
+
+
 def org_get(slug: str) -> Organization:
     org = Organization.objects.filter(slug=slug).first()
     if org is None:

@@ -7,11 +7,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from fluidbox.canonical import digest_of
-from governance.errors import Conflict, Invalid, NotFound
+from governance.authentication import Actor, ActorKind
+from governance.errors import Conflict, Forbidden, Invalid, NotFound
 from governance.models import (
     RUN_TOKEN_PREFIX,
     Access,
     Autonomy,
+    BindingConsent,
     CapabilityBundle,
     Connection,
     ConnectionStatus,
@@ -20,6 +22,7 @@ from governance.models import (
     Membership,
     Organization,
     Policy,
+    Role,
     Run,
     RunBudget,
     RunStatus,
@@ -115,6 +118,39 @@ def _connections(org: Organization, slugs: list[str], invoked_by: User | None):
     return connections
 
 
+def _consent(connection: Connection, created_by: Actor | None) -> str:
+    """A personal connection is bound without asking only when its owner made the run with
+    their own credential; an operator's `invoked_by` is a claim, not the owner's consent."""
+    if not connection.is_personal:
+        return BindingConsent.NOT_NEEDED
+    user = created_by.user if created_by is not None and created_by.is_human else None
+    if user is not None and user.pk == connection.owner_id:
+        return BindingConsent.OWNER
+    return BindingConsent.PENDING
+
+
+def _creator_label(created_by: Actor | None) -> str:
+    if created_by is None:
+        return ""
+    if created_by.kind == ActorKind.OPERATOR and created_by.api_key_id is not None:
+        from governance.models import ApiKey
+
+        name = ApiKey.objects.filter(pk=created_by.api_key_id).values_list("name", flat=True)
+        return f"operator key {name.first() or created_by.api_key_id}"
+    return created_by.label
+
+
+def _human_invoker(org: Organization, created_by: Actor, invoked_by: str | None) -> str:
+    """A person creates runs as themselves, in an org where they may act."""
+    role = created_by.role_in(org.pk)
+    if role is None or role == Role.AUDITOR:
+        raise Forbidden("creating a run takes an operator key or a member who is not an auditor")
+    username = created_by.user.get_username()
+    if invoked_by and invoked_by != username:
+        raise Forbidden("a person creates runs as themselves: leave invoked_by out or use yours")
+    return username
+
+
 @transaction.atomic
 def run_create(
     *,
@@ -128,7 +164,12 @@ def run_create(
     connections: list[str],
     invoked_by: str | None = None,
     trust_tier: str | None = None,
+    created_by: Actor | None = None,
 ) -> CreatedRun:
+    """Freeze a run. `created_by` is the caller: without it (or with an operator key) a
+    personal connection's binding waits for its owner's consent."""
+    if created_by is not None and created_by.is_human:
+        invoked_by = _human_invoker(org, created_by, invoked_by)
     policy = Policy.objects.select_related("current_version").filter(org=org, name=policy_name)
     policy = policy.first()
     if policy is None or policy.current_version is None:
@@ -154,6 +195,7 @@ def run_create(
 
     token = new_secret_token(RUN_TOKEN_PREFIX)
     tier = trust_tier_for(source, trust_tier)
+    creator = _creator_label(created_by)
     for tool in tools:
         tool["guard_error"] = guard_schema(tool["schema"]) or ""
         tool["callable"] = not tool["guard_error"]
@@ -172,6 +214,7 @@ def run_create(
         budget_tokens=budget_tokens,
         tool_set_digest=tool_set_digest,
         session_token_hash=hash_secret_token(token),
+        created_by=creator,
     )
     FrozenTool.objects.bulk_create(FrozenTool(run=run, **tool) for tool in tools)
     FrozenBinding.objects.bulk_create(
@@ -180,6 +223,7 @@ def run_create(
             connection=connection,
             authorization_generation=connection.authorization_generation,
             photograph_digest=connection.photograph_digest,
+            consent=_consent(connection, created_by),
         )
         for connection in attached
     )
@@ -198,12 +242,18 @@ def run_create(
                 "trust_tier": tier,
                 "source": source,
                 "invoked_by": invoked_by,
+                "created_by": creator or None,
                 "budget_tokens": budget_tokens,
                 "tool_set_digest": tool_set_digest,
                 "tools": sorted(names),
                 "uncallable": sorted(t["name"] for t in tools if not t["callable"]),
                 "connections": [
-                    {"slug": c.slug, "generation": c.authorization_generation} for c in attached
+                    {
+                        "slug": c.slug,
+                        "generation": c.authorization_generation,
+                        "consent": _consent(c, created_by),
+                    }
+                    for c in attached
                 ],
             }
         ),

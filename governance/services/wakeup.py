@@ -114,7 +114,10 @@ class _Wakeups:
                 if remaining <= 0:
                     return
                 if event.wait(min(poll, remaining)):
-                    return
+                    # A wake-up means "look again", not "settled": the listener wakes every
+                    # waiter when it (re)connects, and returning then would end a long-poll
+                    # early with nothing decided.
+                    event.clear()
                 settled = is_settled()
                 connection.close()
                 if settled:

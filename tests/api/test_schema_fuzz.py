@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, settings
 
 from fluidbox.canonical import canonical_json
 from governance.authentication import Actor, ActorKind
-from governance.models import Organization
+from governance.models import Connection, Organization
 from governance.services.budget import reservation_create
 from governance.services.connections import connection_create
 from governance.services.gate import permission_request
@@ -52,7 +52,7 @@ FUZZ = settings(
 )
 
 RUNNER_SUFFIXES = ("/permission", "/budget/reservations", "/settle", "/call", "/secrets", "/finish")
-HUMAN_PREFIX = "/v1/approvals"
+HUMAN_PREFIX = ("/v1/approvals", "/v1/bindings")
 SANDBOX_TOOLS = ("read_file", "write_file", "list_dir", "run_command")
 
 
@@ -104,6 +104,36 @@ class World:
         )
         return str(answer.approval.pk)
 
+    def pending_binding_id(self) -> str:
+        """A run an operator made with alice's personal connection: hers to answer."""
+        from governance.services.connections import photograph_store
+        from tests.governance.broker.support import ECHO_TOOLS
+
+        connection = Connection.objects.filter(org=self.org, slug="alices").first()
+        if connection is None:
+            connection = connection_create(
+                org=self.org,
+                actor=Actor(kind=ActorKind.OPERATOR, org_id=self.org.pk),
+                slug="alices",
+                kind="personal",
+                owner="alice",
+                transport="streamable-http",
+                url="http://127.0.0.1:9/mcp",
+            )
+            photograph_store(connection=connection, tools=[dict(t) for t in ECHO_TOOLS])
+        created = run_create(
+            org=self.org,
+            agent="fuzz-bot",
+            policy_name="default",
+            autonomy="autonomous",
+            source={"kind": "manual"},
+            budget_tokens=100_000,
+            bundles=[],
+            connections=["alices"],
+            invoked_by="alice",
+        )
+        return str(created.run.bindings.get().pk)
+
 
 @pytest.fixture
 def world(org, approver) -> World:
@@ -144,6 +174,8 @@ def point_at_real_objects(case, world: World) -> str:
     params = case.path_parameters or {}
     if "approval_id" in params:
         params["approval_id"] = world.pending_approval_id()
+    if "binding_id" in params:
+        params["binding_id"] = world.pending_binding_id()
     if "connection_id" in params:
         params["connection_id"] = str(world.connection_id)
     if "name" in params:

@@ -6,7 +6,8 @@ tool (or make the HTTP layer answer 401/500) without a restart. The config file 
 are served as they are. A `tools/call` echoes its arguments; a few arguments change that:
 `sleep_seconds` sleeps first, `respond_error: true` makes it a tool error, and, as a
 hostile server would, `echo_credentials: true` adds the headers (or environment) it
-received to the echo and `fail_echoing_credentials: true` quotes them in a JSON-RPC error.
+received to the echo and `fail_echoing_credentials: true` quotes them in a JSON-RPC error
+(`fail_echoing_arguments: true` quotes the call's arguments instead).
 Every request the server receives is appended to a JSONL log with its pid, method, tool,
 arguments, `params._meta` and the HTTP headers (streamable HTTP) or the whole process
 environment (stdio), so a test can prove a call never arrived, or that a credential did.
@@ -111,6 +112,8 @@ def build_server(behaviour: ConfiguredBehaviour, log: RequestLog) -> Server[Any]
             received = {k: v for k, v in os.environ.items() if k not in ("PATH", "HOME")}
         if arguments.get("fail_echoing_credentials") is True:
             raise MCPError(code=-32010, message=f"refused; you sent {received}")
+        if arguments.get("fail_echoing_arguments") is True:
+            raise MCPError(code=-32011, message=f"refused arguments {json.dumps(arguments)}")
         if arguments.get("echo_credentials") is True:
             arguments = {**arguments, "received": received}
         sleep_seconds = arguments.get("sleep_seconds")

@@ -2,7 +2,7 @@
 
 from governance.gate.context import CallContext
 from governance.gate.decision import CONTINUE, Decision, FailClosed, deny
-from governance.models import ConnectionStatus, Source
+from governance.models import CONSENTED, BindingConsent, ConnectionStatus, Source
 from governance.selectors import is_active_member
 
 
@@ -43,6 +43,12 @@ def binding_problem(run, tool) -> Decision | None:
         return deny(
             Source.BINDING, f"the owner of personal connection {connection.slug!r} is inactive"
         )
+    if binding.consent not in CONSENTED:
+        if binding.consent == BindingConsent.DENIED:
+            why = "its owner refused this run's use of it"
+        else:
+            why = "its owner has not yet approved this run's use of it (GET /v1/bindings)"
+        return deny(Source.BINDING, f"personal connection {connection.slug!r}: {why}")
     if vault.tier2_status() == "sealed":
         return deny(Source.BINDING, "vault sealed", fail_closed=FailClosed.VAULT_SEALED)
     return CONTINUE

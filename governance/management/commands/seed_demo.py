@@ -1,17 +1,24 @@
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
 from governance.authentication import Actor, ActorKind
+from governance.egress import allow_list_lines
 from governance.errors import ServiceError
 from governance.models import ApiKey, Connection, Organization, Policy, Role
 from governance.services.bundles import bundle_import
 from governance.services.connections import connection_create, connection_refresh
-from governance.services.orgs import api_key_create, org_create, user_create
+from governance.services.orgs import (
+    api_key_create,
+    org_allowed_hosts_set,
+    org_create,
+    user_create,
+)
 from governance.services.policies import policy_save
 
 DEMO = Path(__file__).resolve().parents[2] / "demo"
@@ -19,6 +26,14 @@ SANDBOX_BUNDLE = Path(__file__).resolve().parents[3] / "runner" / "bundles" / "s
 # The gate's names for agent CLIs' built-in tools (runner/hook.py maps them).
 AGENT_CLI_BUNDLE = SANDBOX_BUNDLE.with_name("claude-code.yaml")
 DEMO_TOKEN = "demo-token"
+
+
+def _host_entry(url: str) -> str:
+    """`host:port` of a URL, as an allowed-hosts entry (IPv6 in brackets)."""
+    parts = urlsplit(url)
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{host}:{port}"
 
 
 def _secret_file(name: str) -> Path:
@@ -53,6 +68,12 @@ class Command(BaseCommand):
                 username="admin", org=org, role=Role.ADMIN, password=password, is_superuser=True
             )
             _write_private(password_file, password + "\n")
+        # The bundled demo MCP server listens on loopback, which connections may not reach
+        # unless allowed: the demo allows exactly its own server.
+        demo_host = _host_entry(mcp_url)
+        allowed = allow_list_lines(org.connection_allowed_hosts)
+        if demo_host not in allowed:
+            org_allowed_hosts_set(org=org, text="\n".join([*allowed, demo_host]))
         for username, role in (("alice", Role.APPROVER), ("audrey", Role.AUDITOR)):
             if not User.objects.filter(username=username).exists():
                 user_create(username=username, org=org, role=role, password=f"{username}-demo")

@@ -12,8 +12,26 @@ def operator_of(org) -> Actor:
     return Actor(kind=ActorKind.OPERATOR, org_id=org.pk, roles={org.pk: "operator"})
 
 
-def sandbox_run(org, *, agent="triage-bot", invoked_by=None, connections=(), autonomy="supervised"):
-    """A supervised run with the sandbox bundle (and any connections); returns the Run."""
+def owner_actor(username: str) -> Actor:
+    """A person acting for themselves (their portal session)."""
+    from django.contrib.auth.models import User
+
+    from governance.authentication import portal_actor
+
+    return portal_actor(User.objects.get(username=username))
+
+
+def sandbox_run(
+    org,
+    *,
+    agent="triage-bot",
+    invoked_by=None,
+    connections=(),
+    autonomy="supervised",
+    created_by: Actor | None = None,
+):
+    """A supervised run with the sandbox bundle (and any connections); returns the Run.
+    A personal connection is usable only when its owner creates the run (`created_by`)."""
     created = run_create(
         org=org,
         agent=agent,
@@ -24,6 +42,7 @@ def sandbox_run(org, *, agent="triage-bot", invoked_by=None, connections=(), aut
         bundles=["sandbox-basic"] if not connections else [],
         connections=list(connections),
         invoked_by=invoked_by,
+        created_by=created_by,
     )
     return created.run, created.session_token
 
@@ -72,7 +91,7 @@ def shared_connection(org, *, slug="crm", credential="Bearer crm-1") -> Connecti
 def personal_pending_approval(org, owner: str) -> Approval:
     """A paused call on `owner`'s personal connection: only `owner` may decide it."""
     personal_connection(org, owner)
-    run, _ = sandbox_run(org, invoked_by=owner, connections=["mine"])
+    run, _ = sandbox_run(org, invoked_by=owner, connections=["mine"], created_by=owner_actor(owner))
     answer = ask(run, "mine.update", {"id": "1", "value": "x"})
     assert answer.tool_call.decision == "pending", answer.as_json()
     return answer.approval

@@ -151,9 +151,10 @@ def test_a_member_sees_only_their_own_personal_connections(org, world, member, l
 
 
 def test_a_member_sees_only_approvals_that_are_theirs(org, world, member, login):
+    from tests.governance.admin.scenarios import owner_actor
     from tests.governance.admin.scenarios import sandbox_run as run_for
 
-    run, _ = run_for(org, invoked_by="mo", connections=["mine"])
+    run, _ = run_for(org, invoked_by="mo", connections=["mine"], created_by=owner_actor("mo"))
     mine = ask(run, "mine.update", {"id": "1"}).approval
     client = login(member)
     listing = client.get(reverse("admin:governance_approval_changelist")).content.decode()

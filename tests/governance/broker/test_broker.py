@@ -123,12 +123,20 @@ def test_a_revoked_connection_refuses_every_binding(broker_org, operator, echo_s
     assert echo_server.calls() == []
 
 
-def test_an_inactive_personal_owner_is_a_binding_denial(broker_org, operator, echo_server, member):
+def test_an_inactive_personal_owner_is_a_binding_denial(
+    broker_org, org, operator, echo_server, member
+):
+    from governance.services.orgs import api_key_create
+    from tests.conftest import Api
+
     connect(operator, echo_server, slug="mine", kind="personal", owner="mo")
-    run_id, runner = brokered_run(operator, slug="mine", invoked_by="mo")
+    # mo creates the run with their own key: the binding needs no further consent.
+    mine = Api(api_key_create(org=org, user=member, name="mo").plaintext)
+    run_id, runner = brokered_run(mine, slug="mine")
     Membership.objects.filter(user=member).update(is_active=False)
     answer = call(runner, run_id, "mine.lookup", {"id": "1"})
     assert (answer["decision"], answer["source"]) == ("deny", "binding")
+    assert "inactive" in answer["reason"]
     assert echo_server.calls() == []
 
 

@@ -1,0 +1,233 @@
+"""Where the control plane may connect: a connection URL must not reach internal addresses.
+
+The broker and the photographer send requests from inside the deployment, so a member's
+connection URL pointed at `http://127.0.0.1:5432`, `http://169.254.169.254/` or a
+hostname resolving there would make fluidbox a proxy into its own network (SSRF). Every
+address is checked *after* DNS resolution, on every request (redirects included), and the
+request is sent to the address that was checked (the hostname is resolved once and the
+connection pinned to it), so a name that answers differently the second time (DNS
+rebinding) cannot slip through.
+
+Loopback, private, shared (CGNAT), link-local (cloud metadata lives there:
+169.254.169.254, fd00:ec2::254), multicast, unspecified, reserved and every other not
+globally routable address is refused, also when it hides inside an IPv6 form
+(`::ffff:127.0.0.1`, 6to4, Teredo, NAT64). An allow-list admits hosts anyway: the
+deployment's `FLUIDBOX_CONNECTION_ALLOWED_HOSTS` and each organization's own list
+(edited by its admins). An entry is a hostname, an IP address or a CIDR network, with an
+optional `:port` (`tracker.internal`, `10.0.0.7:8080`, `[fd00::1]:443`, `10.1.0.0/16`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import ssl
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import anyio
+import httpx2
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class EgressRefused(Exception):
+    """A connection URL or an address it resolves to is not one fluidbox may connect to."""
+
+
+class AllowListError(ValueError):
+    """An allow-list entry that is not a hostname, address or network (with optional port)."""
+
+
+@dataclass(frozen=True)
+class _Entry:
+    host: str | None = None  # a lowercase hostname
+    network: IpNetwork | None = None
+    port: int | None = None
+
+    def admits_name(self, host: str, port: int) -> bool:
+        return self.host is not None and self.host == host and self.port in (None, port)
+
+    def admits_address(self, address: IpAddress, port: int) -> bool:
+        return (
+            self.network is not None
+            and address.version == self.network.version
+            and address in self.network
+            and self.port in (None, port)
+        )
+
+
+def _port(text: str, entry: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise AllowListError(f"{entry!r}: the port must be a number from 1 to 65535")
+    return int(text)
+
+
+def parse_entry(entry: str) -> _Entry:
+    text = entry.strip()
+    if not text:
+        raise AllowListError("an empty entry")
+    port = None
+    if text.startswith("["):  # [v6] or [v6]:port
+        inside, _, rest = text[1:].partition("]")
+        if rest:
+            if not rest.startswith(":"):
+                raise AllowListError(f"{entry!r}: expected [address]:port")
+            port = _port(rest[1:], entry)
+        text = inside
+    elif text.count(":") == 1:  # host:port or v4:port (a bare v6 address has several colons)
+        text, _, port_text = text.partition(":")
+        port = _port(port_text, entry)
+    try:
+        return _Entry(network=ipaddress.ip_network(text, strict=False), port=port)
+    except ValueError:
+        pass
+    host = text.lower().rstrip(".")
+    labels = host.split(".")
+    if not host or len(host) > 253 or not all(_is_label(label) for label in labels):
+        raise AllowListError(f"{entry!r} is not a hostname, an IP address or a network")
+    return _Entry(host=host, port=port)
+
+
+def _is_label(label: str) -> bool:
+    return 0 < len(label) <= 63 and all(c.isalnum() or c in "-_" for c in label)
+
+
+def parse_allow_list(entries: Iterable[str]) -> tuple[_Entry, ...]:
+    return tuple(parse_entry(entry) for entry in entries if entry.strip())
+
+
+def allow_list_lines(text: str) -> list[str]:
+    """An allow-list as an admin types it: one entry per line or comma-separated."""
+    return [part.strip() for line in text.splitlines() for part in line.split(",") if part.strip()]
+
+
+def forbidden_because(address: IpAddress) -> str | None:
+    """Why fluidbox must not connect to `address`, or None for a public address."""
+    if isinstance(address, ipaddress.IPv6Address):
+        for embedded in (address.ipv4_mapped, address.sixtofour):
+            if embedded is not None:
+                return forbidden_because(embedded)
+        if address.teredo is not None:
+            return forbidden_because(address.teredo[1])
+        if address in _NAT64:
+            return forbidden_because(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    if address.is_unspecified:
+        return "an unspecified address"
+    if address.is_loopback:
+        return "a loopback address"
+    if address.is_link_local:
+        return "a link-local address (cloud metadata services live there)"
+    if address.is_multicast:
+        return "a multicast address"
+    if address.is_private:
+        return "a private address"
+    if address.is_reserved or not address.is_global:
+        return "not a globally routable address"
+    return None
+
+
+@dataclass(frozen=True)
+class EgressRules:
+    """What one organization's connections may reach: public addresses plus its allow-list."""
+
+    allowed: tuple[_Entry, ...] = ()
+
+    def check_address(self, host: str, address: IpAddress, port: int) -> None:
+        if any(entry.admits_address(address, port) for entry in self.allowed):
+            return
+        problem = forbidden_because(address)
+        if problem is not None:
+            shown = host if host == str(address) else f"{host} ({address})"
+            raise EgressRefused(
+                f"{shown} is {problem}; connections may not reach it unless an admin adds it "
+                "to the organization's allowed hosts"
+            )
+
+    def names_allowed(self, host: str, port: int) -> bool:
+        return any(entry.admits_name(host, port) for entry in self.allowed)
+
+    def checked(self, host: str, port: int, infos: list) -> str:
+        """The first resolved address, after every one of them passed the check."""
+        addresses = [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
+        if not addresses:
+            raise EgressRefused(f"{host} does not resolve to any address")
+        if not self.names_allowed(host, port):
+            for address in addresses:
+                self.check_address(host, address, port)
+        return str(addresses[0])
+
+    def check_url(self, url: str) -> None:
+        """Refuse a connection URL whose host is (or resolves to) a forbidden address. A
+        name that does not resolve yet is let through: every request is checked again."""
+        scheme, host, port = _target(url)
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError):
+            return
+        self.checked(host, port, infos)
+
+
+def _target(url: str) -> tuple[str, str, int]:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise EgressRefused(f"the URL is not valid: {error}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise EgressRefused("a connection URL must be http:// or https://")
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        raise EgressRefused("the URL has no host")
+    return scheme, host, port or _DEFAULT_PORTS[scheme]
+
+
+class GuardedTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport that resolves each request's host once, checks every address,
+    and sends the request to the checked address (the Host header and TLS server name stay
+    the hostname, so virtual hosting and certificate checks work as before).
+
+    One client talks to one endpoint here, so pooling connections by address cannot mix
+    two hostnames' TLS sessions.
+    """
+
+    def __init__(self, rules: EgressRules, *, verify: ssl.SSLContext | bool = True) -> None:
+        self._rules = rules
+        # A client given a transport ignores HTTP(S)_PROXY from the environment: a proxy
+        # would resolve and connect on our behalf to an address we never checked.
+        self._inner = httpx2.AsyncHTTPTransport(verify=verify)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        url = request.url
+        scheme, host, port = _target(str(url))
+        try:
+            infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as error:
+            message = f"{host} does not resolve: {error}"
+            raise httpx2.ConnectError(message, request=request) from None
+        address = self._rules.checked(host, port, infos)
+        request.url = url.copy_with(host=address)
+        if scheme == "https":
+            request.extensions = {**request.extensions, "sni_hostname": host}
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def deployment_allow_list() -> tuple[_Entry, ...]:
+    from django.conf import settings
+
+    return parse_allow_list(settings.FLUIDBOX_CONNECTION_ALLOWED_HOSTS)
+
+
+def rules_for_org(org) -> EgressRules:
+    """The deployment's allow-list and the organization's own."""
+    own = parse_allow_list(allow_list_lines(org.connection_allowed_hosts or ""))
+    return EgressRules(allowed=deployment_allow_list() + own)

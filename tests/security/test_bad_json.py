@@ -1,0 +1,278 @@
+"""Hostile JSON bodies over real HTTP: nesting that would blow the parser's recursion, and
+duplicate keys that would let one body mean two things. Every JSON endpoint answers 400 and
+nothing changes."""
+
+import json
+
+import httpx
+import pytest
+from django.apps import apps
+
+from governance.models import Approval, BudgetReservation
+from governance.services.orgs import api_key_create
+from tests.conftest import run_body
+from tests.support.servers import WebServer
+
+pytestmark = pytest.mark.slow
+
+
+def row_counts() -> dict[str, int]:
+    return {model._meta.label: model._base_manager.count() for model in apps.get_models()}
+
+
+def deep(levels: int) -> str:
+    return '{"a":' * levels + "1" + "}" * levels
+
+
+def with_duplicate_first_key(body: dict, other_value) -> str:
+    """`body` as JSON with its first key repeated in front, holding `other_value`."""
+    first = next(iter(body))
+    return "{" + json.dumps(first) + ":" + json.dumps(other_value) + "," + json.dumps(body)[1:]
+
+
+@pytest.fixture
+def live(transactional_db, tmp_path):
+    with WebServer(tmp_path, workers=1, threads=8) as server:
+        yield server
+
+
+@pytest.fixture
+def world(org, operator, operator_key, approver, echo_server):
+    """A run with a reservation and a pending approval, a connection, keys for each role."""
+    from tests.governance.broker.support import connect
+
+    connection_id = connect(operator, echo_server)
+    created = operator.post("/v1/runs", run_body(connections=["crm"])).json()
+    run_id, token = created["id"], created["session_token"]
+    runner = {"Authorization": f"Bearer {token}"}
+    return {
+        "run_id": run_id,
+        "runner": runner,
+        "operator": {"Authorization": f"Bearer {operator_key}"},
+        "approver": {
+            "Authorization": f"Bearer {api_key_create(org=org, user=approver, name='p').plaintext}"
+        },
+        "connection_id": connection_id,
+    }
+
+
+def endpoints(server, world) -> list[tuple[str, str, dict, dict]]:
+    """(method, url, headers, a valid body) for every endpoint that reads a JSON body."""
+    base, run = server.url, world["run_id"]
+    runner, operator, approver = world["runner"], world["operator"], world["approver"]
+    gate_body = {
+        "session_id": "s-1",
+        "tool_call_id": "c-1",
+        "tool": "read_file",
+        "arguments": {"path": "/workspace/a"},
+    }
+    reservation = httpx.post(
+        f"{base}/v1/runs/{run}/budget/reservations",
+        json={"request_key": "r-1", "max_output_tokens": 10, "input_tokens_upper_bound": 10},
+        headers=runner,
+    ).json()["id"]
+    pending = httpx.post(
+        f"{base}/v1/runs/{run}/permission",
+        json={**gate_body, "tool_call_id": "c-ask", "tool": "send_email", "arguments": {"to": "x"}},
+        headers=runner,
+    )
+    assert pending.json()["decision"] == "pending"
+    approval = pending.json()["approval"]["id"]
+    return [
+        ("POST", f"{base}/v1/runs", operator, run_body()),
+        ("POST", f"{base}/v1/runs/{run}/permission", runner, gate_body),
+        (
+            "POST",
+            f"{base}/v1/runs/{run}/budget/reservations",
+            runner,
+            {"request_key": "r-2", "max_output_tokens": 1, "input_tokens_upper_bound": 1},
+        ),
+        (
+            "POST",
+            f"{base}/v1/runs/{run}/budget/reservations/{reservation}/settle",
+            runner,
+            {"input_tokens": 1, "output_tokens": 1},
+        ),
+        (
+            "POST",
+            f"{base}/v1/runs/{run}/tools/crm.lookup/call",
+            runner,
+            {"session_id": "s-1", "tool_call_id": "c-2", "arguments": {"id": "1"}},
+        ),
+        (
+            "POST",
+            f"{base}/v1/connections",
+            operator,
+            {"slug": "other", "kind": "shared", "transport": "streamable-http", "url": base},
+        ),
+        (
+            "POST",
+            f"{base}/v1/connections/{world['connection_id']}/reconnect",
+            operator,
+            {"credential": {"header": "Authorization", "value": "Bearer new"}},
+        ),
+        (
+            "POST",
+            f"{base}/v1/approvals/{approval}/decision",
+            approver,
+            {"decision": "approve"},
+        ),
+        (
+            "PUT",
+            f"{base}/v1/policies/default",
+            operator,
+            {"yaml": "name: default\nrules: []\n"},
+        ),
+        (
+            "POST",
+            f"{base}/v1/policies/default/evaluate",
+            operator,
+            {"call": "run_command:ls"},
+        ),
+        (
+            "POST",
+            f"{base}/v1/policies/default/replay",
+            operator,
+            {"draft": "name: default\nrules: []\n"},
+        ),
+    ]
+
+
+def send(method, url, headers, text: str) -> httpx.Response:
+    return httpx.request(
+        method,
+        url,
+        content=text.encode(),
+        headers={**headers, "Content-Type": "application/json"},
+        timeout=30,
+    )
+
+
+def test_a_body_nested_5000_deep_is_a_400_on_every_json_endpoint(live, world):
+    targets = endpoints(live, world)
+    before = row_counts()
+    for method, url, headers, _ in targets:
+        response = send(method, url, headers, deep(5000))
+        assert response.status_code == 400, (url, response.status_code, response.text[:300])
+        assert response.json()["error"] == "invalid"
+        assert "deeper than 64" in response.json()["detail"]
+    assert row_counts() == before
+    assert "RecursionError" not in live.log()
+
+
+def test_nesting_at_the_limit_is_read_and_one_past_it_is_refused(live, world):
+    method, url, headers, body = endpoints(live, world)[1]  # the gate
+    # The arguments object sits at depth 2, so 62 more levels reach 64 exactly.
+    at_limit = {**body, "tool_call_id": "c-deep", "arguments": {"path": "/workspace/a"}}
+    nested: dict = {"x": 1}
+    for _ in range(61):
+        nested = {"x": nested}
+    at_limit["arguments"]["extra"] = nested
+    text = json.dumps(at_limit)
+    assert send(method, url, headers, text).status_code == 200
+    at_limit["tool_call_id"] = "c-deeper"
+    at_limit["arguments"]["extra"] = {"x": nested}
+    response = send(method, url, headers, json.dumps(at_limit))
+    assert response.status_code == 400
+    assert "deeper than 64" in response.json()["detail"]
+
+
+def test_duplicate_keys_are_a_400_on_every_json_endpoint(live, world):
+    targets = endpoints(live, world)
+    before = row_counts()
+    for method, url, headers, body in targets:
+        first = next(iter(body))
+        response = send(method, url, headers, with_duplicate_first_key(body, "other"))
+        assert response.status_code == 400, (url, response.status_code, response.text[:300])
+        assert response.json()["error"] == "invalid"
+        assert f"duplicate key '{first}'" in response.json()["detail"]
+    assert row_counts() == before
+    # The approval the decision endpoint was shown is still waiting: nothing was decided.
+    assert Approval.objects.get().status == "pending"
+    assert BudgetReservation.objects.filter(status="held").count() == 1
+
+
+def test_a_second_tool_key_cannot_swap_the_call_the_gate_sees(live, world):
+    """`{"tool": "read_file", "tool": "run_command"}`: a proxy or reviewer reading the first
+    key and the gate reading the last would disagree on what runs. Refused outright."""
+    url = f"{live.url}/v1/runs/{world['run_id']}/permission"
+    text = (
+        '{"session_id": "s-1", "tool_call_id": "c-swap", "tool": "read_file", '
+        '"tool": "run_command", "arguments": {"command": "rm -rf /"}}'
+    )
+    before = row_counts()
+    response = send("POST", url, world["runner"], text)
+    assert response.status_code == 400
+    assert "JSON refused - duplicate key 'tool' in a JSON object" in response.json()["detail"]
+    assert row_counts() == before
+
+
+def test_duplicate_keys_inside_arguments_are_refused_too(live, world):
+    url = f"{live.url}/v1/runs/{world['run_id']}/permission"
+    text = (
+        '{"session_id": "s-1", "tool_call_id": "c-nested", "tool": "write_file", '
+        '"arguments": {"path": "/workspace/ok", "content": "x", "path": "/etc/passwd"}}'
+    )
+    before = row_counts()
+    response = send("POST", url, world["runner"], text)
+    assert response.status_code == 400
+    assert "duplicate key 'path'" in response.json()["detail"]
+    assert row_counts() == before
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_numbers_are_refused(live, world, constant):
+    url = f"{live.url}/v1/runs/{world['run_id']}/budget/reservations"
+    text = (
+        '{"request_key": "r-x", "max_output_tokens": ' + constant + ", "
+        '"input_tokens_upper_bound": 1}'
+    )
+    response = send("POST", url, world["runner"], text)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid"
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(live, world):
+    url = f"{live.url}/v1/runs/{world['run_id']}/permission"
+    body = {
+        "session_id": "s-1",
+        "tool_call_id": "c-brackets",
+        "tool": "read_file",
+        "arguments": {"path": "/workspace/" + "[{" * 3000 + '\\"' + "}]" * 10},
+    }
+    response = send("POST", url, world["runner"], json.dumps(body))
+    assert response.status_code == 200, response.text
+    assert response.json()["decision"] == "allow"
+
+
+def test_the_mcp_endpoint_refuses_the_same_bodies_before_the_sdk_reads_them(
+    live, world, echo_server, org, operator
+):
+    """`POST /v1/mcp` is parsed by the MCP SDK, not DRF: the same checks run first."""
+    from governance.services.policies import policy_save
+    from tests.governance.broker.support import BROKER_POLICY
+    from tests.mcp_endpoint.conftest import with_client
+
+    policy_save(org=org, text=BROKER_POLICY, author=None)  # crm.lookup: ALWAYS
+    created = operator.post("/v1/runs", run_body(bundles=[], connections=["crm"])).json()
+    token = created["session_token"]
+    url = f"{live.url}/v1/mcp"
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    swapped = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+        '{"name": "crm__lookup", "arguments": {"id": "1"}, "name": "crm__update"}}'
+    )
+    before = row_counts()
+    for text, expected in ((deep(5000), "deeper than 64"), (swapped, "duplicate key 'name'")):
+        response = send("POST", url, headers, text)
+        assert response.status_code == 400, response.text[:300]
+        assert response.json()["error"]["code"] == -32700
+        assert expected in response.json()["error"]["message"]
+    assert row_counts() == before
+    assert echo_server.calls() == []
+    # The control: a well-formed call through the official SDK client is served.
+    result = with_client(
+        live.url, token, "2026-07-28", lambda c: c.call_tool("crm__lookup", {"id": "1"})
+    )
+    assert not result.is_error
+    assert [call["tool"] for call in echo_server.calls()] == ["lookup"]
