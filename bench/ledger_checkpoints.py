@@ -199,7 +199,7 @@ def big_log(total: int) -> None:
     for index in leaves:
         started = time.perf_counter()
         leaf = LogLeaf.objects.get(event_id=events[index])
-        TreeReader(log.pk, checkpoint.tree_size).inclusion(leaf.index)
+        TreeReader(log, checkpoint.tree_size).inclusion(leaf.index)
         samples.append(time.perf_counter() - started)
     samples.sort()
     p50, p99 = samples[len(samples) // 2], samples[int(len(samples) * 0.99)]
@@ -210,7 +210,7 @@ def big_log(total: int) -> None:
     consistency = []
     for first in random.Random(2).sample(range(1, checkpoint.tree_size), 200):
         started = time.perf_counter()
-        TreeReader(log.pk, checkpoint.tree_size).consistency(first)
+        TreeReader(log, checkpoint.tree_size).consistency(first)
         consistency.append(time.perf_counter() - started)
     consistency.sort()
     print(

@@ -105,7 +105,7 @@ def checkpoint_sign(*, log: OrgLog, force: bool = False) -> Checkpoint | None:
             raise CheckpointRefused(
                 f"{log.origin}: checkpoint of size {last.tree_size} but only {size} leaves"
             )
-        tree = TreeReader(log.pk, size)
+        tree = TreeReader(log, size)
         root = tree.root()
         if last is not None:
             try:

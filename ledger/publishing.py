@@ -109,7 +109,7 @@ def _acknowledged_size(publication: Publication) -> int:
 
 
 def add_checkpoint_body(checkpoint: Checkpoint, old_size: int) -> bytes:
-    tree = TreeReader(checkpoint.log_id, checkpoint.tree_size)
+    tree = TreeReader(checkpoint.log, checkpoint.tree_size)
     lines = [f"old {old_size}\n"]
     lines += [base64.b64encode(h).decode() + "\n" for h in tree.consistency(old_size)]
     return ("".join(lines) + "\n" + checkpoint.note).encode("utf-8")
@@ -200,7 +200,7 @@ def publications_attempt_due(now: datetime | None = None) -> int:
     """Try every due publication once; returns how many were attempted."""
     now = now or timezone.now()
     due = list(
-        Publication.objects.select_related("checkpoint")
+        Publication.objects.select_related("checkpoint__log")
         .filter(status=PublicationStatus.PENDING, next_attempt_at__lte=now)
         .order_by("checkpoint__tree_size")
     )

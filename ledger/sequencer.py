@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from ledger.log_models import LogLeaf, OrgLog, SequencedRun, SequencerState
 from ledger.models import Event
-from ledger.tree import leaves_append
+from ledger.tree import TreeAppender
 from ledger.verify.events import event_leaf_hash
 
 BATCH = 5000
@@ -81,54 +81,92 @@ def _horizon(cursor) -> tuple[int, int]:
     return cursor.fetchone()
 
 
+def _quoted(model, *fields: str) -> list[str]:
+    quote = connection.ops.quote_name
+    return [quote(model._meta.db_table)] + [
+        quote(model._meta.get_field(name).column) for name in fields
+    ]
+
+
 def _candidates(after: int, up_to: int | None = None) -> tuple[int, list]:
     """The next BATCH events after `after` (the last id read, to page on) and those of
-    them without a leaf. Two index walks, not an anti-join: PostgreSQL would hash the whole
-    events table against the leaves once the log is large."""
-    events = Event.objects.filter(pk__gt=after)
+    them without a leaf, as (id, hash, org id, run id, seq). One index walk with a probe of
+    the leaves' event index per row: a scalar subquery with LIMIT, which PostgreSQL cannot
+    turn into an anti-join or a hashed EXISTS over the whole leaves table."""
+    from governance.models import Run
+
+    events, e_id, e_hash, e_run, e_seq = _quoted(Event, "id", "hash", "run", "seq")
+    runs, r_id, r_org = _quoted(Run, "id", "org")
+    leaves, l_event = _quoted(LogLeaf, "event")
+    bound, params = "", [after]
     if up_to is not None:
-        events = events.filter(pk__lte=up_to)
-    rows = list(
-        events.order_by("pk").values_list("pk", "hash", "run__org_id", "run_id", "seq")[:BATCH]
-    )
+        bound, params = f" AND e.{e_id} <= %s", [after, up_to]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.{e_id}, e.{e_hash}, r.{r_org}, e.{e_run}, e.{e_seq}, "
+            f"(SELECT 1 FROM {leaves} l WHERE l.{l_event} = e.{e_id} LIMIT 1) "
+            f"FROM {events} e JOIN {runs} r ON r.{r_id} = e.{e_run} "
+            f"WHERE e.{e_id} > %s{bound} ORDER BY e.{e_id} LIMIT {BATCH:d}",
+            params,
+        )
+        rows = cursor.fetchall()
     if not rows:
         return after, []
-    have = set(
-        LogLeaf.objects.filter(event_id__in=[row[0] for row in rows]).values_list(
-            "event_id", flat=True
-        )
-    )
-    return rows[-1][0], [row for row in rows if row[0] not in have]
+    return rows[-1][0], [row[:5] for row in rows if not row[5]]
 
 
-def _in_run_order(batch) -> tuple[list, bool]:
+class _Heads:
+    """Each run's last sequenced seq, read once per pass and written back at its end. Run ids
+    stay in the database's own form (a UUID on PostgreSQL, hex text on SQLite)."""
+
+    def __init__(self) -> None:
+        self.seqs: dict = {}
+        self._changed: set = set()
+
+    def load(self, run_ids: set) -> None:
+        missing = [run_id for run_id in run_ids if run_id not in self.seqs]
+        table, run, seq = _quoted(SequencedRun, "run", "seq")
+        with connection.cursor() as cursor:
+            for start in range(0, len(missing), 500):
+                chunk = missing[start : start + 500]
+                marks = ", ".join(["%s"] * len(chunk))
+                cursor.execute(f"SELECT {run}, {seq} FROM {table} WHERE {run} IN ({marks})", chunk)
+                self.seqs.update(cursor.fetchall())
+        for run_id in missing:
+            self.seqs.setdefault(run_id, 0)
+
+    def advance(self, run_id, seq: int) -> None:
+        self.seqs[run_id] = seq
+        self._changed.add(run_id)
+
+    def save(self) -> None:
+        if not self._changed:
+            return
+        table, run, seq = _quoted(SequencedRun, "run", "seq")
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {table} ({run}, {seq}) VALUES (%s, %s) "
+                f"ON CONFLICT ({run}) DO UPDATE SET {seq} = excluded.{seq}",
+                [(run_id, self.seqs[run_id]) for run_id in self._changed],
+            )
+        self._changed.clear()
+
+
+def _in_run_order(batch, heads: _Heads) -> tuple[list, bool]:
     """The batch's events that directly follow their run's last sequenced seq (or each
     other). An event whose predecessor has no leaf yet waits, with the rest of its run:
     it committed while a scan was already past its predecessor's id."""
-    runs = {run_id for _, _, _, run_id, _ in batch}
-    heads = dict(SequencedRun.objects.filter(run_id__in=runs).values_list("run_id", "seq"))
+    heads.load({event[3] for event in batch})
     accepted, blocked, deferred = [], set(), False
     for event in batch:
         run_id, seq = event[3], event[4]
-        if run_id in blocked or seq != heads.get(run_id, 0) + 1:
+        if run_id in blocked or seq != heads.seqs[run_id] + 1:
             blocked.add(run_id)
             deferred = True
             continue
-        heads[run_id] = seq
+        heads.advance(run_id, seq)
         accepted.append(event)
     return accepted, deferred
-
-
-def _heads_save(accepted) -> None:
-    last: dict = {}
-    for _, _, _, run_id, seq in accepted:
-        last[run_id] = seq
-    SequencedRun.objects.bulk_create(
-        [SequencedRun(run_id=run_id, seq=seq) for run_id, seq in last.items()],
-        update_conflicts=True,
-        update_fields=["seq"],
-        unique_fields=["run"],
-    )
 
 
 def sequence() -> Sequenced | None:
@@ -160,6 +198,7 @@ def sequence() -> Sequenced | None:
             # Events that committed after others with bigger ids had their leaves.
             work.scan(after=state.watermark, up_to=state.cursor)
         work.scan(after=max(state.watermark, state.cursor), limit=PASS_LIMIT)
+        work.heads.save()
         for log_id, size in work.sizes.items():
             OrgLog.objects.filter(pk=log_id).update(size=size)
         state.cursor = max(state.cursor, work.highest_seen)
@@ -176,16 +215,21 @@ class _Pass:
 
     def __init__(self) -> None:
         self.logs: dict[int, OrgLog] = {}
-        self.sizes: dict[int, int] = {}
+        self.trees: dict[int, TreeAppender] = {}  # by log id
+        self.heads = _Heads()
         self.total = 0
         self.highest_seen = 0
         self.deferred = False
         self.capped = False
 
+    @property
+    def sizes(self) -> dict[int, int]:
+        return {log_id: tree.size for log_id, tree in self.trees.items()}
+
     def scan(self, *, after: int, up_to: int | None = None, limit: int | None = None) -> None:
         while True:
             last_read, batch = _candidates(after, up_to)
-            accepted, held_back = _in_run_order(batch)
+            accepted, held_back = _in_run_order(batch, self.heads)
             self.deferred = self.deferred or held_back
             by_org: dict[int, list[tuple[int, bytes]]] = defaultdict(list)
             for event_id, digest, org_id, _, _ in accepted:
@@ -195,10 +239,8 @@ class _Pass:
                 if log is None:
                     log = _log_locked(org_id)
                     self.logs[org_id] = log
-                    self.sizes[log.pk] = log.size
-                self.sizes[log.pk] = leaves_append(log.pk, self.sizes[log.pk], leaves)
-            if accepted:
-                _heads_save(accepted)
+                    self.trees[log.pk] = TreeAppender(log.pk, log.size)
+                self.trees[log.pk].append(leaves)
             self.total += len(accepted)
             if last_read == after:
                 return  # nothing more to read
