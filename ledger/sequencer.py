@@ -67,11 +67,6 @@ def log_for_org(org) -> OrgLog:
     return log
 
 
-def _snapshot_xmin(cursor) -> int:
-    cursor.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")
-    return cursor.fetchone()[0]
-
-
 def _horizon(cursor) -> tuple[int, int]:
     """The largest event id visible now, and the xmax of the same snapshot."""
     cursor.execute(
@@ -88,11 +83,12 @@ def _quoted(model, *fields: str) -> list[str]:
     ]
 
 
-def _candidates(after: int, up_to: int | None = None) -> tuple[int, list]:
-    """The next BATCH events after `after` (the last id read, to page on) and those of
-    them without a leaf, as (id, hash, org id, run id, seq). One index walk with a probe of
-    the leaves' event index per row: a scalar subquery with LIMIT, which PostgreSQL cannot
-    turn into an anti-join or a hashed EXISTS over the whole leaves table."""
+def _candidates(after: int, up_to: int | None = None) -> tuple[int, list, bool]:
+    """The next BATCH events after `after`: the last id read (to page on), those of them
+    without a leaf as (id, hash, org id, run id, seq), and whether that was all there is to
+    read now. One index walk with a probe of the leaves' event index per row: a scalar
+    subquery with LIMIT, which PostgreSQL cannot turn into an anti-join or a hashed EXISTS
+    over the whole leaves table."""
     from governance.models import Run
 
     events, e_id, e_hash, e_run, e_seq = _quoted(Event, "id", "hash", "run", "seq")
@@ -103,7 +99,7 @@ def _candidates(after: int, up_to: int | None = None) -> tuple[int, list]:
         bound, params = f" AND e.{e_id} <= %s", [after, up_to]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT e.{e_id}, e.{e_hash}, r.{r_org}, e.{e_run}, e.{e_seq}, "
+            f"SELECT e.{e_id}, e.{e_hash}, r.{r_org}, CAST(e.{e_run} AS TEXT), e.{e_seq}, "
             f"(SELECT 1 FROM {leaves} l WHERE l.{l_event} = e.{e_id} LIMIT 1) "
             f"FROM {events} e JOIN {runs} r ON r.{r_id} = e.{e_run} "
             f"WHERE e.{e_id} > %s{bound} ORDER BY e.{e_id} LIMIT {BATCH:d}",
@@ -111,13 +107,13 @@ def _candidates(after: int, up_to: int | None = None) -> tuple[int, list]:
         )
         rows = cursor.fetchall()
     if not rows:
-        return after, []
-    return rows[-1][0], [row[:5] for row in rows if not row[5]]
+        return after, [], True
+    return rows[-1][0], [row[:5] for row in rows if not row[5]], len(rows) < BATCH
 
 
 class _Heads:
     """Each run's last sequenced seq, read once per pass and written back at its end. Run ids
-    stay in the database's own form (a UUID on PostgreSQL, hex text on SQLite)."""
+    are the database's text for them (cheaper to hash than UUID objects)."""
 
     def __init__(self) -> None:
         self.seqs: dict = {}
@@ -125,12 +121,19 @@ class _Heads:
 
     def load(self, run_ids: set) -> None:
         missing = [run_id for run_id in run_ids if run_id not in self.seqs]
+        if not missing:
+            return
         table, run, seq = _quoted(SequencedRun, "run", "seq")
+        if connection.vendor == "postgresql":
+            wanted = [(f"{run} = ANY(%s::uuid[])", [missing])]
+        else:  # a parameter per run, in chunks under SQLite's limit
+            parts = [missing[i : i + 500] for i in range(0, len(missing), 500)]
+            wanted = [(f"{run} IN ({', '.join(['%s'] * len(part))})", part) for part in parts]
         with connection.cursor() as cursor:
-            for start in range(0, len(missing), 500):
-                chunk = missing[start : start + 500]
-                marks = ", ".join(["%s"] * len(chunk))
-                cursor.execute(f"SELECT {run}, {seq} FROM {table} WHERE {run} IN ({marks})", chunk)
+            for where, params in wanted:
+                cursor.execute(
+                    f"SELECT CAST({run} AS TEXT), {seq} FROM {table} WHERE {where}", params
+                )
                 self.seqs.update(cursor.fetchall())
         for run_id in missing:
             self.seqs.setdefault(run_id, 0)
@@ -143,12 +146,20 @@ class _Heads:
         if not self._changed:
             return
         table, run, seq = _quoted(SequencedRun, "run", "seq")
+        upsert = f"ON CONFLICT ({run}) DO UPDATE SET {seq} = excluded.{seq}"
+        changed = list(self._changed)
         with connection.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO {table} ({run}, {seq}) VALUES (%s, %s) "
-                f"ON CONFLICT ({run}) DO UPDATE SET {seq} = excluded.{seq}",
-                [(run_id, self.seqs[run_id]) for run_id in self._changed],
-            )
+            if connection.vendor == "postgresql":  # one statement for all the runs
+                cursor.execute(
+                    f"INSERT INTO {table} ({run}, {seq}) "
+                    f"SELECT * FROM unnest(%s::text[]::uuid[], %s::bigint[]) {upsert}",
+                    [changed, [self.seqs[run_id] for run_id in changed]],
+                )
+            else:
+                cursor.executemany(
+                    f"INSERT INTO {table} ({run}, {seq}) VALUES (%s, %s) {upsert}",
+                    [(run_id, self.seqs[run_id]) for run_id in changed],
+                )
         self._changed.clear()
 
 
@@ -169,26 +180,40 @@ def _in_run_order(batch, heads: _Heads) -> tuple[list, bool]:
     return accepted, deferred
 
 
+def _state_locked(postgres: bool) -> tuple[SequencerState, int | None]:
+    """The sequencer's row, locked (made on first use), and on PostgreSQL the oldest running
+    transaction id, read by the same statement. DatabaseError when another sequencer holds
+    the row."""
+    table, name = _quoted(SequencerState, "name")
+    for _ in range(2):
+        with transaction.atomic():  # a savepoint: a refused lock leaves the rest usable
+            if postgres:
+                found = list(
+                    SequencerState.objects.raw(
+                        f"SELECT *, pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
+                        f"AS snapshot_xmin FROM {table} WHERE {name} = %s FOR UPDATE NOWAIT",
+                        ["ledger"],
+                    )
+                )
+            else:  # SQLite: writers are serialized, the transaction is the lock
+                found = list(SequencerState.objects.filter(name="ledger"))
+        if found:
+            return found[0], getattr(found[0], "snapshot_xmin", None)
+        SequencerState.objects.get_or_create(name="ledger")
+    raise DatabaseError("the sequencer's state row cannot be read")
+
+
 def sequence() -> Sequenced | None:
     """One pass: visible events without a leaf get one, each run's in seq order, at most
     PASS_LIMIT of them (a backlog drains over several passes). Returns None when another
     sequencer holds the lock (it is doing the same work)."""
     with transaction.atomic():
-        SequencerState.objects.get_or_create(name="ledger")
+        postgres = connection.vendor == "postgresql"
         try:
-            with transaction.atomic():  # a savepoint: a refused lock leaves the rest usable
-                state = (
-                    SequencerState.objects.select_for_update(nowait=True)
-                    .filter(name="ledger")
-                    .get()
-                )
+            state, xmin = _state_locked(postgres)
         except DatabaseError:
             return None
-        postgres = connection.vendor == "postgresql"
-        ready = False
-        if postgres and state.pending_xmax is not None:
-            with connection.cursor() as cursor:
-                ready = _snapshot_xmin(cursor) >= state.pending_xmax
+        ready = postgres and state.pending_xmax is not None and xmin >= state.pending_xmax
         now = timezone.now()
         sweep = (
             not postgres or ready or state.swept_at is None or now - state.swept_at >= SWEEP_EVERY
@@ -228,7 +253,7 @@ class _Pass:
 
     def scan(self, *, after: int, up_to: int | None = None, limit: int | None = None) -> None:
         while True:
-            last_read, batch = _candidates(after, up_to)
+            last_read, batch, exhausted = _candidates(after, up_to)
             accepted, held_back = _in_run_order(batch, self.heads)
             self.deferred = self.deferred or held_back
             by_org: dict[int, list[tuple[int, bytes]]] = defaultdict(list)
@@ -242,10 +267,13 @@ class _Pass:
                     self.trees[log.pk] = TreeAppender(log.pk, log.size)
                 self.trees[log.pk].append(leaves)
             self.total += len(accepted)
-            if last_read == after:
-                return  # nothing more to read
-            after = last_read
             self.highest_seen = max(self.highest_seen, last_read)
+            if exhausted:
+                # What commits from now on waits for the next pass: chasing the tail while
+                # appends go on would take it in many small batches, each costing its
+                # round trips.
+                return
+            after = last_read
             if limit is not None and self.total >= limit:
                 self.capped = True
                 return

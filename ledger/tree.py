@@ -107,14 +107,14 @@ def _fetch(log_id: int, full: set, edge: dict) -> dict[tuple[int, int], list[byt
     )
     leaves, l_log, l_index, l_hash = _sql(LogLeaf, "log", "index", "hash")
     parts, params = [], []
-    wanted = [*full, *edge]
-    if wanted:
-        match = " OR ".join([f"({t_level} = %s AND {t_index} = %s)"] * len(wanted))
+    # One branch per tile, each an equality on the unique (log, level, index) index: with an
+    # OR of them, the planner may walk all of a new log's tiles before its statistics exist.
+    for level, index in [*full, *edge]:
         parts.append(
             f"SELECT 0, {t_level}, {t_index}, {t_hashes} FROM {tiles} "
-            f"WHERE {t_log} = %s AND ({match})"
+            f"WHERE {t_log} = %s AND {t_level} = %s AND {t_index} = %s"
         )
-        params += [log_id, *(n for key in wanted for n in key)]
+        params += [log_id, level, index]
     for (level, index), width in edge.items():
         first = index * TILE_WIDTH
         if level == 0:
@@ -242,17 +242,19 @@ class TreeReader:
         leaves, l_log, l_index, l_hash, l_event = _sql(LogLeaf, "log", "index", "hash", "event")
         tiles, t_log, t_level, t_index, t_hashes = _sql(LogTile, "log", "level", "index", "hashes")
         with connection.cursor() as cursor:
+            # By the event alone (its unique index): with the log in the WHERE too, the
+            # planner may scan all of a new log's leaves before its statistics exist.
             cursor.execute(
-                f"SELECT l.{l_index}, l.{l_hash}, t.{t_hashes} FROM {leaves} l "
+                f"SELECT l.{l_log}, l.{l_index}, l.{l_hash}, t.{t_hashes} FROM {leaves} l "
                 f"LEFT JOIN {tiles} t ON t.{t_log} = l.{l_log} AND t.{t_level} = 0 "
                 f"AND t.{t_index} = l.{l_index} / {TILE_WIDTH:d} "
-                f"WHERE l.{l_event} = %s AND l.{l_log} = %s",
-                [event_id, self.log_id],
+                f"WHERE l.{l_event} = %s",
+                [event_id],
             )
             row = cursor.fetchone()
-        if row is None:
+        if row is None or row[0] != self.log_id:
             return None
-        index, digest, blob = row
+        _, index, digest, blob = row
         tile = index // TILE_WIDTH
         if blob is not None and index < self.size and (0, tile) not in self._tiles:
             levels = self._cache.get(self._cache_key(0, tile)) if self._cache else None
@@ -338,18 +340,24 @@ def _leaves_insert(log_id: int, first: int, leaves: list[tuple[int, bytes]]) -> 
         connection.ops.quote_name(LogLeaf._meta.get_field(name).column)
         for name in ("log", "index", "event", "hash")
     )
-    rows = [
-        (log_id, first + offset, event_id, digest)
-        for offset, (event_id, digest) in enumerate(leaves)
-    ]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            # COPY: one round trip and no statement to parse, however many leaves.
+            # COPY: one round trip and no statement to parse, however many leaves. The text
+            # is written here, a line per leaf: cheaper than adapting each value.
+            text = "".join(
+                f"{log_id}\t{first + offset}\t{event_id}\t\\\\x{digest.hex()}\n"
+                for offset, (event_id, digest) in enumerate(leaves)
+            )
             with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+                copy.write(text.encode("ascii"))
         else:
-            cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s)", rows)
+            cursor.executemany(
+                f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s)",
+                [
+                    (log_id, first + offset, event_id, digest)
+                    for offset, (event_id, digest) in enumerate(leaves)
+                ],
+            )
 
 
 def leaves_append(log_id: int, old_size: int, events: list[tuple[int, bytes]]) -> int:
