@@ -84,11 +84,13 @@ def _quoted(model, *fields: str) -> list[str]:
 
 
 def _candidates(after: int, up_to: int | None = None) -> tuple[int, list, bool]:
-    """The next BATCH events after `after`: the last id read (to page on), those of them
-    without a leaf as (id, hash, org id, run id, seq), and whether that was all there is to
-    read now. One index walk with a probe of the leaves' event index per row: a scalar
-    subquery with LIMIT, which PostgreSQL cannot turn into an anti-join or a hashed EXISTS
-    over the whole leaves table."""
+    """The next BATCH events after `after` that have no leaf, as (id, hash, org id, run id,
+    seq); the last id read (to page on); whether that was all there is to read now.
+
+    One index walk over the events with a probe of the leaves' event index for each: a
+    scalar subquery with LIMIT, which PostgreSQL cannot turn into an anti-join or a hashed
+    subplan over the whole leaves table. Events that have leaves (a sweep meets mostly
+    those) never leave the database."""
     from governance.models import Run
 
     events, e_id, e_hash, e_run, e_seq = _quoted(Event, "id", "hash", "run", "seq")
@@ -99,16 +101,17 @@ def _candidates(after: int, up_to: int | None = None) -> tuple[int, list, bool]:
         bound, params = f" AND e.{e_id} <= %s", [after, up_to]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT e.{e_id}, e.{e_hash}, r.{r_org}, CAST(e.{e_run} AS TEXT), e.{e_seq}, "
-            f"(SELECT 1 FROM {leaves} l WHERE l.{l_event} = e.{e_id} LIMIT 1) "
+            f"SELECT e.{e_id}, e.{e_hash}, r.{r_org}, CAST(e.{e_run} AS TEXT), e.{e_seq} "
             f"FROM {events} e JOIN {runs} r ON r.{r_id} = e.{e_run} "
-            f"WHERE e.{e_id} > %s{bound} ORDER BY e.{e_id} LIMIT {BATCH:d}",
+            f"WHERE e.{e_id} > %s{bound} "
+            f"AND (SELECT 1 FROM {leaves} l WHERE l.{l_event} = e.{e_id} LIMIT 1) IS NULL "
+            f"ORDER BY e.{e_id} LIMIT {BATCH:d}",
             params,
         )
         rows = cursor.fetchall()
     if not rows:
         return after, [], True
-    return rows[-1][0], [row[:5] for row in rows if not row[5]], len(rows) < BATCH
+    return rows[-1][0], rows, len(rows) < BATCH
 
 
 class _Heads:
@@ -183,7 +186,11 @@ def _in_run_order(batch, heads: _Heads) -> tuple[list, bool]:
 def _state_locked(postgres: bool) -> tuple[SequencerState, int | None]:
     """The sequencer's row, locked (made on first use), and on PostgreSQL the oldest running
     transaction id, read by the same statement. DatabaseError when another sequencer holds
-    the row."""
+    the row.
+
+    The statement also turns JIT compilation off for the rest of the pass: the planner prices
+    a scan for events without leaves as if it had to walk the whole table (it cannot know
+    they are all at the end), and would spend more compiling than the index walk takes."""
     table, name = _quoted(SequencerState, "name")
     for _ in range(2):
         with transaction.atomic():  # a savepoint: a refused lock leaves the rest usable
@@ -191,7 +198,8 @@ def _state_locked(postgres: bool) -> tuple[SequencerState, int | None]:
                 found = list(
                     SequencerState.objects.raw(
                         f"SELECT *, pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
-                        f"AS snapshot_xmin FROM {table} WHERE {name} = %s FOR UPDATE NOWAIT",
+                        f"AS snapshot_xmin, set_config('jit', 'off', true) AS jit "
+                        f"FROM {table} WHERE {name} = %s FOR UPDATE NOWAIT",
                         ["ledger"],
                     )
                 )
