@@ -18,7 +18,7 @@ from governance.models import Organization, Role
 from governance.selectors import access_run
 from governance.vault import VaultError
 from ledger.checkpoints import active_key, latest_checkpoint, vkey_of
-from ledger.log_models import Checkpoint, LogKey, LogLeaf, OrgLog
+from ledger.log_models import Checkpoint, LogKey, OrgLog
 from ledger.models import Event
 from ledger.sequencer import log_for_org
 from ledger.tree import TreeReader
@@ -276,22 +276,24 @@ class InclusionProofApi(APIView):
             raise NotFound("no such event")
         log = log_for_org(run.org)
         checkpoint = _checkpoint_of_size(log, query.validated_data.get("tree_size"))
-        leaf = LogLeaf.objects.filter(event=event).first()
-        if leaf is None or leaf.index >= checkpoint.tree_size:
+        tree = TreeReader(log, checkpoint.tree_size)
+        leaf = tree.leaf_of_event(event.pk)
+        if leaf is None or leaf[0] >= checkpoint.tree_size:
             raise _not_checkpointed()
-        path = TreeReader(log.pk, checkpoint.tree_size).inclusion(leaf.index)
+        leaf_index, leaf_hash = leaf
+        path = tree.inclusion(leaf_index)
         return Response(
             {
                 "run": str(run.pk),
                 "seq": event.seq,
                 "event_hash": event.hash,
-                "leaf_index": leaf.index,
-                "leaf_hash": _b64(leaf.hash),
+                "leaf_index": leaf_index,
+                "leaf_hash": _b64(leaf_hash),
                 "tree_size": checkpoint.tree_size,
                 "root_hash": _b64(checkpoint.root),
                 "inclusion_path": [_b64(h) for h in path],
                 "checkpoint": checkpoint.note,
-                "tlog_proof": tlog_proof(leaf.index, path, checkpoint.note),
+                "tlog_proof": tlog_proof(leaf_index, path, checkpoint.note),
             }
         )
 
@@ -336,7 +338,7 @@ class ConsistencyProofApi(APIView):
         second = _checkpoint_of_size(log, query.validated_data.get("second"))
         if first.tree_size > second.tree_size:
             raise Invalid("first must not be larger than second")
-        path = TreeReader(log.pk, second.tree_size).consistency(first.tree_size)
+        path = TreeReader(log, second.tree_size).consistency(first.tree_size)
         return Response(
             {
                 "first": first.tree_size,

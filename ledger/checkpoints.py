@@ -14,8 +14,7 @@ from datetime import datetime, timedelta
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Max
+from django.db import connection, transaction
 from django.utils import timezone
 
 from governance.vault import seal_secret, unseal_secret
@@ -105,7 +104,7 @@ def checkpoint_sign(*, log: OrgLog, force: bool = False) -> Checkpoint | None:
             raise CheckpointRefused(
                 f"{log.origin}: checkpoint of size {last.tree_size} but only {size} leaves"
             )
-        tree = TreeReader(log.pk, size)
+        tree = TreeReader(log, size)
         root = tree.root()
         if last is not None:
             try:
@@ -134,18 +133,30 @@ def checkpoint_sign(*, log: OrgLog, force: bool = False) -> Checkpoint | None:
 
 
 def logs_due(now: datetime | None = None) -> list[OrgLog]:
-    """Logs that grew by N events, or grew at all and were last signed T seconds ago."""
+    """Logs that grew by N events, or grew at all and were last signed T seconds ago.
+
+    The worker asks every second, so this is one small statement: each log's latest
+    checkpoint through the (log, tree size) index, and only the due logs come back."""
     now = now or timezone.now()
     every = settings.FLUIDBOX_CHECKPOINT_EVERY_EVENTS
     quiet = timedelta(seconds=settings.FLUIDBOX_CHECKPOINT_EVERY_SECONDS)
-    due = []
-    logs = OrgLog.objects.filter(size__gt=0).annotate(
-        signed_size=Max("checkpoints__tree_size"), signed_at=Max("checkpoints__signed_at")
+    quote = connection.ops.quote_name
+    logs, checkpoints = quote(OrgLog._meta.db_table), quote(Checkpoint._meta.db_table)
+    log_id, size, c_log, tree_size, signed_at = (
+        quote(OrgLog._meta.pk.column),
+        quote(OrgLog._meta.get_field("size").column),
+        quote(Checkpoint._meta.get_field("log").column),
+        quote(Checkpoint._meta.get_field("tree_size").column),
+        quote(Checkpoint._meta.get_field("signed_at").column),
     )
-    for log in logs:
-        signed = log.signed_size or 0
-        if log.size <= signed:
-            continue
-        if log.signed_at is None or log.size - signed >= every or now - log.signed_at >= quiet:
-            due.append(log)
-    return due
+    latest = (
+        f"FROM {checkpoints} c WHERE c.{c_log} = l.{log_id} ORDER BY c.{tree_size} DESC LIMIT 1"
+    )
+    query = (
+        f"SELECT * FROM (SELECT l.*, (SELECT c.{tree_size} {latest}) AS signed_size, "
+        f"(SELECT c.{signed_at} {latest}) AS last_signed_at FROM {logs} l WHERE l.{size} > 0) s "
+        f"WHERE s.{size} > COALESCE(s.signed_size, 0) AND (s.last_signed_at IS NULL "
+        f"OR s.{size} - s.signed_size >= %s OR s.last_signed_at <= %s) ORDER BY s.{log_id}"
+    )
+    before = connection.ops.adapt_datetimefield_value(now - quiet)
+    return list(OrgLog.objects.raw(query, [every, before]))

@@ -82,14 +82,18 @@ def bundle_write(*, log: OrgLog, out: TextIO, run=None) -> Exported:
                 "retired_at": key.retired_at.isoformat() if key.retired_at else None,
             },
         )
-    tree = TreeReader(log.pk, final.tree_size)
+    # From storage only, never this process's tile cache: the bundle shows the auditor what
+    # the database holds now.
+    tree = TreeReader(log, final.tree_size, cache=None)
     previous = None
     for checkpoint in checkpoints:
         if previous is not None:
             record = {"record": "consistency", "from": previous.tree_size}
             record["to"] = checkpoint.tree_size
             try:
-                proof = TreeReader(log.pk, checkpoint.tree_size).consistency(previous.tree_size)
+                proof = TreeReader(log, checkpoint.tree_size, cache=None).consistency(
+                    previous.tree_size
+                )
                 record["path"] = _b64(proof)
             except TreeStorageError as error:
                 # Exported anyway: the verifier says what is wrong, naming the record.

@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from ledger.log_models import LogLeaf, OrgLog, SequencedRun, SequencerState
 from ledger.models import Event
-from ledger.tree import leaves_append
+from ledger.tree import TreeAppender
 from ledger.verify.events import event_leaf_hash
 
 BATCH = 5000
@@ -67,11 +67,6 @@ def log_for_org(org) -> OrgLog:
     return log
 
 
-def _snapshot_xmin(cursor) -> int:
-    cursor.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")
-    return cursor.fetchone()[0]
-
-
 def _horizon(cursor) -> tuple[int, int]:
     """The largest event id visible now, and the xmax of the same snapshot."""
     cursor.execute(
@@ -81,54 +76,139 @@ def _horizon(cursor) -> tuple[int, int]:
     return cursor.fetchone()
 
 
-def _candidates(after: int, up_to: int | None = None) -> tuple[int, list]:
-    """The next BATCH events after `after` (the last id read, to page on) and those of
-    them without a leaf. Two index walks, not an anti-join: PostgreSQL would hash the whole
-    events table against the leaves once the log is large."""
-    events = Event.objects.filter(pk__gt=after)
+def _quoted(model, *fields: str) -> list[str]:
+    quote = connection.ops.quote_name
+    return [quote(model._meta.db_table)] + [
+        quote(model._meta.get_field(name).column) for name in fields
+    ]
+
+
+def _candidates(after: int, up_to: int | None = None) -> tuple[int, list, bool]:
+    """The next BATCH events after `after` that have no leaf, as (id, hash, org id, run id,
+    seq); the last id read (to page on); whether that was all there is to read now.
+
+    One index walk over the events with a probe of the leaves' event index for each: a
+    scalar subquery with LIMIT, which PostgreSQL cannot turn into an anti-join or a hashed
+    subplan over the whole leaves table. Events that have leaves (a sweep meets mostly
+    those) never leave the database."""
+    from governance.models import Run
+
+    events, e_id, e_hash, e_run, e_seq = _quoted(Event, "id", "hash", "run", "seq")
+    runs, r_id, r_org = _quoted(Run, "id", "org")
+    leaves, l_event = _quoted(LogLeaf, "event")
+    bound, params = "", [after]
     if up_to is not None:
-        events = events.filter(pk__lte=up_to)
-    rows = list(
-        events.order_by("pk").values_list("pk", "hash", "run__org_id", "run_id", "seq")[:BATCH]
-    )
-    if not rows:
-        return after, []
-    have = set(
-        LogLeaf.objects.filter(event_id__in=[row[0] for row in rows]).values_list(
-            "event_id", flat=True
+        bound, params = f" AND e.{e_id} <= %s", [after, up_to]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.{e_id}, e.{e_hash}, r.{r_org}, CAST(e.{e_run} AS TEXT), e.{e_seq} "
+            f"FROM {events} e JOIN {runs} r ON r.{r_id} = e.{e_run} "
+            f"WHERE e.{e_id} > %s{bound} "
+            f"AND (SELECT 1 FROM {leaves} l WHERE l.{l_event} = e.{e_id} LIMIT 1) IS NULL "
+            f"ORDER BY e.{e_id} LIMIT {BATCH:d}",
+            params,
         )
-    )
-    return rows[-1][0], [row for row in rows if row[0] not in have]
+        rows = cursor.fetchall()
+    if not rows:
+        return after, [], True
+    return rows[-1][0], rows, len(rows) < BATCH
 
 
-def _in_run_order(batch) -> tuple[list, bool]:
+class _Heads:
+    """Each run's last sequenced seq, read once per pass and written back at its end. Run ids
+    are the database's text for them (cheaper to hash than UUID objects)."""
+
+    def __init__(self) -> None:
+        self.seqs: dict = {}
+        self._changed: set = set()
+
+    def load(self, run_ids: set) -> None:
+        missing = [run_id for run_id in run_ids if run_id not in self.seqs]
+        if not missing:
+            return
+        table, run, seq = _quoted(SequencedRun, "run", "seq")
+        if connection.vendor == "postgresql":
+            wanted = [(f"{run} = ANY(%s::uuid[])", [missing])]
+        else:  # a parameter per run, in chunks under SQLite's limit
+            parts = [missing[i : i + 500] for i in range(0, len(missing), 500)]
+            wanted = [(f"{run} IN ({', '.join(['%s'] * len(part))})", part) for part in parts]
+        with connection.cursor() as cursor:
+            for where, params in wanted:
+                cursor.execute(
+                    f"SELECT CAST({run} AS TEXT), {seq} FROM {table} WHERE {where}", params
+                )
+                self.seqs.update(cursor.fetchall())
+        for run_id in missing:
+            self.seqs.setdefault(run_id, 0)
+
+    def advance(self, run_id, seq: int) -> None:
+        self.seqs[run_id] = seq
+        self._changed.add(run_id)
+
+    def save(self) -> None:
+        if not self._changed:
+            return
+        table, run, seq = _quoted(SequencedRun, "run", "seq")
+        upsert = f"ON CONFLICT ({run}) DO UPDATE SET {seq} = excluded.{seq}"
+        changed = list(self._changed)
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":  # one statement for all the runs
+                cursor.execute(
+                    f"INSERT INTO {table} ({run}, {seq}) "
+                    f"SELECT * FROM unnest(%s::text[]::uuid[], %s::bigint[]) {upsert}",
+                    [changed, [self.seqs[run_id] for run_id in changed]],
+                )
+            else:
+                cursor.executemany(
+                    f"INSERT INTO {table} ({run}, {seq}) VALUES (%s, %s) {upsert}",
+                    [(run_id, self.seqs[run_id]) for run_id in changed],
+                )
+        self._changed.clear()
+
+
+def _in_run_order(batch, heads: _Heads) -> tuple[list, bool]:
     """The batch's events that directly follow their run's last sequenced seq (or each
     other). An event whose predecessor has no leaf yet waits, with the rest of its run:
     it committed while a scan was already past its predecessor's id."""
-    runs = {run_id for _, _, _, run_id, _ in batch}
-    heads = dict(SequencedRun.objects.filter(run_id__in=runs).values_list("run_id", "seq"))
+    heads.load({event[3] for event in batch})
     accepted, blocked, deferred = [], set(), False
     for event in batch:
         run_id, seq = event[3], event[4]
-        if run_id in blocked or seq != heads.get(run_id, 0) + 1:
+        if run_id in blocked or seq != heads.seqs[run_id] + 1:
             blocked.add(run_id)
             deferred = True
             continue
-        heads[run_id] = seq
+        heads.advance(run_id, seq)
         accepted.append(event)
     return accepted, deferred
 
 
-def _heads_save(accepted) -> None:
-    last: dict = {}
-    for _, _, _, run_id, seq in accepted:
-        last[run_id] = seq
-    SequencedRun.objects.bulk_create(
-        [SequencedRun(run_id=run_id, seq=seq) for run_id, seq in last.items()],
-        update_conflicts=True,
-        update_fields=["seq"],
-        unique_fields=["run"],
-    )
+def _state_locked(postgres: bool) -> tuple[SequencerState, int | None]:
+    """The sequencer's row, locked (made on first use), and on PostgreSQL the oldest running
+    transaction id, read by the same statement. DatabaseError when another sequencer holds
+    the row.
+
+    The statement also turns JIT compilation off for the rest of the pass: the planner prices
+    a scan for events without leaves as if it had to walk the whole table (it cannot know
+    they are all at the end), and would spend more compiling than the index walk takes."""
+    table, name = _quoted(SequencerState, "name")
+    for _ in range(2):
+        with transaction.atomic():  # a savepoint: a refused lock leaves the rest usable
+            if postgres:
+                found = list(
+                    SequencerState.objects.raw(
+                        f"SELECT *, pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
+                        f"AS snapshot_xmin, set_config('jit', 'off', true) AS jit "
+                        f"FROM {table} WHERE {name} = %s FOR UPDATE NOWAIT",
+                        ["ledger"],
+                    )
+                )
+            else:  # SQLite: writers are serialized, the transaction is the lock
+                found = list(SequencerState.objects.filter(name="ledger"))
+        if found:
+            return found[0], getattr(found[0], "snapshot_xmin", None)
+        SequencerState.objects.get_or_create(name="ledger")
+    raise DatabaseError("the sequencer's state row cannot be read")
 
 
 def sequence() -> Sequenced | None:
@@ -136,21 +216,12 @@ def sequence() -> Sequenced | None:
     PASS_LIMIT of them (a backlog drains over several passes). Returns None when another
     sequencer holds the lock (it is doing the same work)."""
     with transaction.atomic():
-        SequencerState.objects.get_or_create(name="ledger")
+        postgres = connection.vendor == "postgresql"
         try:
-            with transaction.atomic():  # a savepoint: a refused lock leaves the rest usable
-                state = (
-                    SequencerState.objects.select_for_update(nowait=True)
-                    .filter(name="ledger")
-                    .get()
-                )
+            state, xmin = _state_locked(postgres)
         except DatabaseError:
             return None
-        postgres = connection.vendor == "postgresql"
-        ready = False
-        if postgres and state.pending_xmax is not None:
-            with connection.cursor() as cursor:
-                ready = _snapshot_xmin(cursor) >= state.pending_xmax
+        ready = postgres and state.pending_xmax is not None and xmin >= state.pending_xmax
         now = timezone.now()
         sweep = (
             not postgres or ready or state.swept_at is None or now - state.swept_at >= SWEEP_EVERY
@@ -160,6 +231,7 @@ def sequence() -> Sequenced | None:
             # Events that committed after others with bigger ids had their leaves.
             work.scan(after=state.watermark, up_to=state.cursor)
         work.scan(after=max(state.watermark, state.cursor), limit=PASS_LIMIT)
+        work.heads.save()
         for log_id, size in work.sizes.items():
             OrgLog.objects.filter(pk=log_id).update(size=size)
         state.cursor = max(state.cursor, work.highest_seen)
@@ -176,16 +248,21 @@ class _Pass:
 
     def __init__(self) -> None:
         self.logs: dict[int, OrgLog] = {}
-        self.sizes: dict[int, int] = {}
+        self.trees: dict[int, TreeAppender] = {}  # by log id
+        self.heads = _Heads()
         self.total = 0
         self.highest_seen = 0
         self.deferred = False
         self.capped = False
 
+    @property
+    def sizes(self) -> dict[int, int]:
+        return {log_id: tree.size for log_id, tree in self.trees.items()}
+
     def scan(self, *, after: int, up_to: int | None = None, limit: int | None = None) -> None:
         while True:
-            last_read, batch = _candidates(after, up_to)
-            accepted, held_back = _in_run_order(batch)
+            last_read, batch, exhausted = _candidates(after, up_to)
+            accepted, held_back = _in_run_order(batch, self.heads)
             self.deferred = self.deferred or held_back
             by_org: dict[int, list[tuple[int, bytes]]] = defaultdict(list)
             for event_id, digest, org_id, _, _ in accepted:
@@ -195,15 +272,16 @@ class _Pass:
                 if log is None:
                     log = _log_locked(org_id)
                     self.logs[org_id] = log
-                    self.sizes[log.pk] = log.size
-                self.sizes[log.pk] = leaves_append(log.pk, self.sizes[log.pk], leaves)
-            if accepted:
-                _heads_save(accepted)
+                    self.trees[log.pk] = TreeAppender(log.pk, log.size)
+                self.trees[log.pk].append(leaves)
             self.total += len(accepted)
-            if last_read == after:
-                return  # nothing more to read
-            after = last_read
             self.highest_seen = max(self.highest_seen, last_read)
+            if exhausted:
+                # What commits from now on waits for the next pass: chasing the tail while
+                # appends go on would take it in many small batches, each costing its
+                # round trips.
+                return
+            after = last_read
             if limit is not None and self.total >= limit:
                 self.capped = True
                 return
