@@ -34,6 +34,7 @@ from governance.policy.shell_syntax import ShellSyntaxError
 
 MAX_SUBJECT_BYTES = 64 * 1024
 KINDS = ("shell", "path", "text")
+DIALECTS = ("bash", "sh", "zsh")
 _NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 
@@ -48,12 +49,18 @@ class MatchArgument:
     name: str
     kind: str | None = "text"
     write_tool: str = "write_file"
+    read_tool: str = "read_file"
+    shell: str | None = "bash"
 
     def __post_init__(self) -> None:
         if self.kind is None:
             object.__setattr__(self, "kind", "text")
+        if self.shell is None:
+            object.__setattr__(self, "shell", "bash")
         if self.kind not in KINDS:
             raise ValueError(f"match argument kind must be one of {', '.join(KINDS)}")
+        if self.shell not in DIALECTS:
+            raise ValueError(f"match argument shell must be one of {', '.join(DIALECTS)}")
 
 
 @dataclass(frozen=True)
