@@ -8,6 +8,7 @@ leaves in the background runs into the next one. One JSON line per job on stdout
 Standard library only: this file runs under /usr/bin/python3, not the project venv.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -82,10 +83,8 @@ def main() -> None:
     environment = batch["environment"]
     for index, job in enumerate(batch["jobs"]):
         _restore(batch["fixture"])
-        try:
+        with contextlib.suppress(OSError):
             os.open(f"{MARKER}{index}", os.O_RDONLY)
-        except OSError:
-            pass
         argv = [os.fsencode(word) for word in job["argv"]]
         # Memory files, not pipes: a job's background process holding a pipe open would
         # keep the driver waiting; nothing of this shows in the job's filesystem.
@@ -115,10 +114,8 @@ def main() -> None:
                 timed_out = True
                 break
             time.sleep(0.01)
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            pass
         process.wait()
         out, err = (_read(fd) for fd in (stdout, stderr))
         os.close(stdin)
