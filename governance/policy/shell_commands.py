@@ -1,202 +1,303 @@
-"""Each simple command of a shell script, seen every way it can be matched.
+"""A shell script as the rules see it: every command, file written and file read.
 
-A command yields one or more *views* (word lists joined by single spaces after
-quote removal, leading assignments and redirections dropped):
+Two readings, combined by the caller (most restrictive wins):
 
-- the command as written (`sudo rm -rf /`), and after each wrapper is unwrapped
-  (`rm -rf /`), recursively through `sh -c`/`bash -c`/`eval` scripts;
-- a program named by path is also seen by its base name (`/bin/rm` → `rm`).
-
-A *binding* view counts as ASK when no rule matches it; a non-binding one only
-counts when a rule matches it. So `/bin/rm -rf /` is NEVER through `rm *`, yet
-`/tmp/ls` or `./ls` never becomes ALWAYS through `ls *` (the path view binds).
-Transparent wrappers (see shell_wrappers) are non-binding, so `nohup ls` is
-ALWAYS through `ls *` while `sudo ls` also needs a rule for `sudo ls`. A wrapper
-named by a path outside the system directories is never transparent
-(`/tmp/env ls` is not `env`).
-
-*Concerns* keep a command at ASK or stricter: a program name computed at run time
-(`$X`, `${X}`, `$(...)`) or shell-expanded (`r?`, `{rm,-rf,/}`), `eval`,
-unparseable inner scripts, nesting deeper than `MAX_SCRIPT_DEPTH`, indirect or
-arithmetic expansions, and assignments to any variable outside a short list of
-inert ones: `PATH=`, `LD_PRELOAD=`, `BASH_ENV=`, `GIT_SSH_COMMAND=`, `PAGER=` and
-their kin change what a program runs, so `LD_PRELOAD=/tmp/x.so ls` is not
-`ls`. Redirections to files are writes (see subjects).
+- **exact**: a script inside the closed subset (shell_subset) is read exactly, in
+  its dialect. Each simple command yields *views*: the command as written
+  (`sudo rm -rf /`), after each wrapper is unwrapped (`rm -rf /`, recursively
+  through `sh -c` scripts, each in its own shell's dialect), and a program named
+  by path also by its base name (`/bin/rm` → `rm`). A *binding* view counts as
+  ASK when no rule matches it; a non-binding one counts only when a rule matches.
+  Acting options (acting_options) attach a *requirement* to the views that
+  contain them: their ALWAYS rule must name the option. Redirections and the
+  operands of `tee`, `cp`, `dd of=`... are writes, `<` is a read. *Concerns*
+  keep a command at ASK: an assignment to a variable outside a short inert list
+  (`PATH=`, `LD_PRELOAD=`, `BASH_ENV=` change what runs), builtins that change how
+  the rest of the script is read or evaluate their arguments (`alias`, `hash`,
+  `source`, `read`, `test -v`, `printf -v`...), shells started with start-up
+  files or fed a script by file or stdin, `xargs` feeding input words to a
+  program with acting options, unknown wrapper options, nesting past the limits.
+- **best effort**: a script outside the subset is ASK whatever it contains; it
+  is also read by shell_syntax's tolerant parser, and every command, write and
+  read it finds is matched for NEVER rules only (`echo $(rm -rf /)` is NEVER,
+  `$(< /etc/shadow)` is a read of /etc/shadow).
 """
 
 from dataclasses import dataclass, field
 
-from governance.policy.paths import normalise_path
-from governance.policy.shell_syntax import (
-    ShellSyntaxError,
-    SimpleCommand,
-    StdinText,
-    Word,
-    parse_script,
+from governance.policy.acting_options import (
+    ACTING,
+    WRITES,
+    acting_uses,
+    canonical_program,
+    written_operands,
 )
-from governance.policy.shell_wrappers import WRAPPERS, Script
+from governance.policy.paths import normalise_path
+from governance.policy.shell_subset import Command, OutsideSubset, recognize
+from governance.policy.shell_syntax import parse_script
+from governance.policy.shell_wrappers import WRAPPERS, Unwrapped
 
 MAX_SCRIPT_DEPTH = 4
+MAX_WRAPPERS = 8
 _INERT_VARIABLES = frozenset(
-    {"LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR"}
-    | {"CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR"}
+    {"LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "CLICOLOR"}
+    | {"CLICOLOR_FORCE", "FORCE_COLOR", "CI", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG"}
+    | {"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING"}
+    | {"CARGO_TERM_COLOR", "GOOS", "GOARCH", "CGO_ENABLED", "DEBUG"}
 )
 _SYSTEM_DIRECTORIES = frozenset(
     {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}
 )
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Builtins that change how the rest of the script runs, or evaluate their arguments as code.
+_SHELL_STATE = frozenset(
+    {"alias", "unalias", "hash", "enable", "shopt", "setopt", "unsetopt", "emulate", "source"}
+    | {".", "zmodload", "autoload", "functions", "disable", "bind", "complete", "compgen"}
+    | {"compctl", "compdef", "fc", "history", "r", "sched", "zle", "vared", "bindkey"}
+    | {"mapfile", "readarray", "let", "read", "getopts", "jobs", "coproc", "zcompile"}
+)
+_DECLARATIONS = frozenset(
+    {"export", "declare", "typeset", "local", "readonly", "unset", "integer", "float"}
+)
+_SET_LETTERS = frozenset("euxvfaC")
+_SET_OPTIONS = frozenset(
+    {"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "allexport", "noclobber"}
+)
 
 
 @dataclass(frozen=True)
-class CommandView:
+class Requirement:
+    """An acting option or configuration path: the ALWAYS rule must name one of `names`."""
+
+    names: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # "command", "write" or "read"
     text: str
     binding: bool
+    never_only: bool = False  # from the best-effort reading: only a NEVER rule counts
+    requires: tuple[Requirement, ...] = ()
 
 
 @dataclass
-class WriteTarget:
-    text: str
-    computed: bool
+class ShellReading:
+    findings: list[Finding] = field(default_factory=list)
+    concerns: list[tuple[str, str]] = field(default_factory=list)  # (command, reason)
+    error: str | None = None
+
+    def concern(self, command: str, reason: str) -> None:
+        self.concerns.append((command, reason))
 
 
-@dataclass
-class CommandReading:
-    source: str
-    views: list[CommandView] = field(default_factory=list)
-    writes: list[WriteTarget] = field(default_factory=list)
-    concerns: list[str] = field(default_factory=list)
+def read_shell(script: str, dialect: str) -> ShellReading:
+    """Every finding and concern of `script` read as `dialect` (bash, sh or zsh)."""
+    reading = ShellReading()
+    _read_script(script, dialect, 0, reading)
+    return reading
 
 
-def read_script(text: str, depth: int = 0) -> list[CommandReading]:
-    """Every simple command of `text`, read; raises ShellSyntaxError."""
-    readings: list[CommandReading] = []
-    for command in parse_script(text):
-        readings.extend(_read_command(command, depth))
-    return readings
+def read_best_effort(script: str) -> ShellReading:
+    """The tolerant reading alone: findings for NEVER rules (an NFKC-folded variant, say)."""
+    reading = ShellReading()
+    _read_tolerantly(script, 0, reading)
+    return reading
 
 
-def _read_command(command: SimpleCommand, depth: int) -> list[CommandReading]:
-    reading = CommandReading(source=command.source, concerns=list(command.concerns))
-    readings = [reading]
-    _check_assignments(command.assignments, reading)
-    for redirect in command.redirects:
-        if not redirect.target.process_substitution:
-            reading.writes.append(_write_target(redirect.target))
-    if command.words:
-        _unwrap(command.words, command.stdin, depth, reading, readings)
-    return readings
-
-
-def _write_target(word: Word) -> WriteTarget:
-    return WriteTarget(word.text, computed=not word.literal or word.has_glob)
-
-
-def _unwrap(
-    words: list[Word],
-    stdin: list[StdinText],
-    depth: int,
-    reading: CommandReading,
-    readings: list[CommandReading],
-) -> None:
-    while True:
-        program, arguments = words[0], words[1:]
-        as_written = _join(words)
-        problem = _program_problem(program)
-        if problem:
-            reading.concerns.append(problem)
-            reading.views.append(CommandView(as_written, binding=True))
-            return
-        name = program.text
-        base = name.rsplit("/", 1)[-1] if "/" in name else name
-        if "/" in name:
-            base = normalise_path(name).rsplit("/", 1)[-1]
-        unwrapper = WRAPPERS.get(base) if _is_trusted_location(name) else None
-        step = unwrapper(base, arguments, stdin) if unwrapper else None
-        transparent = step is not None and step.transparent and step.concern is None
-        reading.views.append(CommandView(as_written, binding=not transparent))
-        if "/" in name:
-            rest = [w.text for w in arguments]
-            for alias in dict.fromkeys([normalise_path(name), base]):
-                if alias != name:
-                    reading.views.append(CommandView(" ".join([alias, *rest]), binding=False))
-        if base == "find":
-            _read_find_actions(arguments, depth, reading, readings)
-        if unwrapper is None and base in WRAPPERS:
-            # A wrapper named by an untrusted path: still look inside, for NEVER rules.
-            step = WRAPPERS[base](base, arguments, stdin)
-        if step is None:
-            return
-        if step.concern:
-            reading.concerns.append(step.concern)
-        _check_assignments(step.assignments, reading)
-        reading.writes.extend(_write_target(word) for word in step.writes)
-        if step.script is not None:
-            _read_inner_script(step.script, depth, reading, readings)
-            return
-        if not step.words:
-            return
-        words, stdin = step.words, []
-
-
-def _program_problem(program: Word) -> str | None:
-    if not program.literal:
-        return "the program name is computed when the command runs"
-    if program.has_glob:
-        return "the program name contains a pattern the shell expands"
-    if not program.text or any(c in program.text for c in " \t\n"):
-        return "the program name is empty or contains blanks"
-    return None
-
-
-def _is_trusted_location(name: str) -> bool:
-    if "/" not in name:
-        return True
-    directory = normalise_path(name).rsplit("/", 1)[0]
-    return directory in _SYSTEM_DIRECTORIES
-
-
-def _read_inner_script(
-    script: Script, depth: int, reading: CommandReading, readings: list[CommandReading]
-) -> None:
-    if depth + 1 > MAX_SCRIPT_DEPTH:
-        reading.concerns.append(f"scripts nested more than {MAX_SCRIPT_DEPTH} deep are not read")
-        reading.views.append(CommandView(script.text, binding=False))
-        return
-    if not script.literal:
-        reading.concerns.append("the inner script is computed when the command runs")
+def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -> None:
     try:
-        readings.extend(read_script(script.text, depth + 1))
-    except ShellSyntaxError as error:
-        reading.concerns.append(f"the inner script cannot be parsed: {error}")
-        reading.views.append(CommandView(script.text, binding=False))
+        commands = recognize(script)
+    except OutsideSubset as outside:
+        reading.concern(script, f"outside the shell subset the engine reads exactly: {outside}")
+        _read_tolerantly(script, depth, reading)
+        return
+    seen: set[tuple] = set()
+    for command in commands:
+        identity = (tuple(command.argv), tuple(command.assignments), tuple(command.redirects))
+        if identity not in seen:
+            seen.add(identity)
+            _read_exact(command, dialect, depth, reading)
+
+
+def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReading) -> None:
+    source = " ".join(command.argv)
+    for name, _ in command.assignments:
+        _check_variable(name, source, reading)
+    for redirect in command.redirects:
+        if redirect.operator != ">&":
+            kind = "read" if redirect.operator == "<" else "write"
+            reading.findings.append(Finding(kind, redirect.target, binding=True))
+    _read_chain(command.argv, dialect, depth, reading, exact=True)
+
+
+def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
+    commands, error = parse_script(script)
+    if error:
+        reading.error = reading.error or f"the command cannot be parsed: {error}"
+    for command in commands:
+        for operator, target in command.redirects:
+            kind = "read" if operator in ("<", "<&") else "write"
+            reading.findings.append(Finding(kind, target, binding=False, never_only=True))
+        if command.words:
+            _read_chain(command.words, "bash", depth, reading, exact=False, stdin=command.stdin)
+
+
+@dataclass
+class _Level:
+    text: str
+    binding: bool
+    aliases: list[str]
+    requires: list[Requirement]
+
+
+def _read_chain(
+    words: list[str],
+    dialect: str,
+    depth: int,
+    reading: ShellReading,
+    *,
+    exact: bool,
+    stdin: list[str] | None = None,
+) -> None:
+    """One command and every command its wrappers run, innermost last."""
+    levels: list[_Level] = []
+    writes: list[Finding] = []
+    appends_input = False
+    stdin = stdin or []
+    while words:
+        if len(levels) == MAX_WRAPPERS:
+            reading.concern(" ".join(words), f"more than {MAX_WRAPPERS} wrappers are not read")
+            break
+        text = " ".join(words)
+        program, arguments = words[0], words[1:]
+        base = normalise_path(program).rsplit("/", 1)[-1] if "/" in program else program
+        trusted = "/" not in program or normalise_path(program).rsplit("/", 1)[0] in (
+            _SYSTEM_DIRECTORIES
+        )
+        unwrapper = WRAPPERS.get(base)
+        step = unwrapper(base, arguments, stdin) if unwrapper else None
+        transparent = trusted and step is not None and step.transparent and step.concern is None
+        level = _Level(text, not transparent, [], [])
+        if "/" in program:
+            rest = text[len(program) :]
+            level.aliases = [a + rest for a in dict.fromkeys([normalise_path(program), base])]
+        levels.append(level)
+        written = written_operands(base, arguments)
+        writes += [Finding("write", path, exact, not exact) for path in written]
+        if base == "find":
+            _read_find_actions(arguments, dialect, depth, reading, exact)
+        if exact:
+            level.requires = [
+                Requirement(use.names, f"{base} {use.names[0]} {use.what}")
+                for use in acting_uses(base, arguments)
+            ]
+            _check_command(program, base, arguments, text, appends_input, reading)
+        if step is None:
+            break
+        if exact:
+            _check_step(step, text, reading)
+        writes += [Finding("write", path, exact, not exact) for path in step.writes]
+        appends_input = appends_input or step.appends_input
+        if step.script is not None:
+            _read_inner(step.script, step.dialect or dialect, depth, reading, exact)
+            break
+        words, stdin = step.words, []
+    required: list[Requirement] = []
+    for level in reversed(levels):
+        required = level.requires + required
+        requires = tuple(required)
+        reading.findings.append(Finding("command", level.text, level.binding, not exact, requires))
+        for alias in level.aliases:
+            if alias != level.text:
+                reading.findings.append(Finding("command", alias, False, not exact, requires))
+    reading.findings += writes
+
+
+def _check_command(
+    program: str,
+    base: str,
+    arguments: list[str],
+    text: str,
+    appends_input: bool,
+    reading: ShellReading,
+) -> None:
+    if not program or any(c in program for c in " \t\n"):
+        reading.concern(text, "the program name is empty or contains blanks")
+    if base in _SHELL_STATE:
+        reading.concern(text, f"{base} changes how the rest of the script runs")
+    elif base in _DECLARATIONS:
+        for argument in arguments:
+            if argument.startswith(("-", "+")) and argument not in ("-x", "-p", "--"):
+                reading.concern(text, f"{base} {argument} is not read")
+            elif not argument.startswith(("-", "+")):
+                _check_variable(argument.split("=", 1)[0], text, reading)
+    elif base == "set":
+        _check_set(arguments, text, reading)
+    elif (base in ("printf", "print") and "-v" in arguments) or (
+        base in ("test", "[", "wait") and ({"-v", "-R", "-p"} & set(arguments))
+    ):
+        reading.concern(text, f"{base} evaluates a variable name, and its subscript as code")
+    program_name = canonical_program(base)
+    if appends_input and (
+        program_name in WRITES or any(k.split()[0] == program_name for k in ACTING)
+    ):
+        reading.concern(
+            text, f"xargs adds words read from its input to {base}, whose options can act"
+        )
+
+
+def _check_set(arguments: list[str], text: str, reading: ShellReading) -> None:
+    k = 0
+    while k < len(arguments):
+        argument = arguments[k]
+        if argument == "--" or not argument.startswith(("-", "+")):
+            return
+        for letter in argument[1:]:
+            if letter == "o":
+                k += 1
+                if k >= len(arguments) or arguments[k] not in _SET_OPTIONS:
+                    reading.concern(text, "set -o with an option that changes how scripts run")
+            elif letter not in _SET_LETTERS:
+                reading.concern(text, f"set {argument[0]}{letter} changes how scripts run")
+        k += 1
+
+
+def _check_step(step: Unwrapped, text: str, reading: ShellReading) -> None:
+    if step.concern:
+        reading.concern(text, step.concern)
+    for assignment in step.assignments:
+        _check_variable(assignment.split("=", 1)[0], text, reading)
+
+
+def _check_variable(name: str, text: str, reading: ShellReading) -> None:
+    if name not in _INERT_VARIABLES and not name.startswith("LC_"):
+        reading.concern(text, f"the assignment to {name} can change what the command runs")
+
+
+def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, exact: bool) -> None:
+    if depth + 1 > MAX_SCRIPT_DEPTH:
+        reading.concern(script, f"scripts nested more than {MAX_SCRIPT_DEPTH} deep are not read")
+        reading.findings.append(Finding("command", script, False, never_only=True))
+    elif exact:
+        _read_script(script, dialect, depth + 1, reading)
+    else:
+        _read_tolerantly(script, depth + 1, reading)
 
 
 def _read_find_actions(
-    arguments: list[Word], depth: int, reading: CommandReading, readings: list[CommandReading]
+    arguments: list[str], dialect: str, depth: int, reading: ShellReading, exact: bool
 ) -> None:
     """`find ... -exec CMD {} ;` runs CMD: each one is read as a command of its own."""
     k = 0
     while k < len(arguments):
-        if arguments[k].text not in _FIND_ACTIONS:
+        if arguments[k] not in _FIND_ACTIONS:
             k += 1
             continue
         end = k + 1
-        while end < len(arguments) and arguments[end].text not in (";", "+"):
+        while end < len(arguments) and arguments[end] not in (";", "+"):
             end += 1
-        inner = arguments[k + 1 : end]
-        if inner:
-            inner_reading = CommandReading(source=_join(inner))
-            readings.append(inner_reading)
-            _unwrap(inner, [], depth, inner_reading, readings)
+        if arguments[k + 1 : end]:
+            _read_chain(arguments[k + 1 : end], dialect, depth, reading, exact=exact)
         k = end + 1
-
-
-def _check_assignments(assignments: list[Word], reading: CommandReading) -> None:
-    for word in assignments:
-        name = word.text.split("=", 1)[0].split("[", 1)[0].rstrip("+")
-        if name not in _INERT_VARIABLES and not name.startswith("LC_"):
-            reading.concerns.append(f"the assignment to {name} can change what the command runs")
-
-
-def _join(words: list[Word]) -> str:
-    return " ".join(word.text for word in words)
