@@ -296,7 +296,7 @@ class Acting:
 
 
 def canonical_program(base: str) -> str:
-    if _PYTHON.fullmatch(base):
+    if base.startswith("python") and _PYTHON.fullmatch(base):
         return "python"
     return ALIASES.get(base, base)
 

@@ -24,6 +24,8 @@ Two readings, combined by the caller (most restrictive wins):
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
 
 from governance.policy.acting_options import (
     ACTING,
@@ -35,6 +37,7 @@ from governance.policy.acting_options import (
 from governance.policy.paths import normalise_path
 from governance.policy.shell_subset import Command, OutsideSubset, recognize
 from governance.policy.shell_syntax import parse_script
+from governance.policy.shell_words import MAX_STEPS
 from governance.policy.shell_wrappers import WRAPPERS, Unwrapped
 
 MAX_SCRIPT_DEPTH = 4
@@ -73,8 +76,7 @@ class Requirement:
     reason: str
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     kind: str  # "command", "write" or "read"
     text: str
     binding: bool
@@ -87,6 +89,7 @@ class ShellReading:
     findings: list[Finding] = field(default_factory=list)
     concerns: list[tuple[str, str]] = field(default_factory=list)  # (command, reason)
     error: str | None = None
+    budget: list[int] = field(default_factory=lambda: [MAX_STEPS])  # steps left, shared
 
     def concern(self, command: str, reason: str) -> None:
         self.concerns.append((command, reason))
@@ -99,9 +102,9 @@ def read_shell(script: str, dialect: str) -> ShellReading:
     return reading
 
 
-def read_best_effort(script: str) -> ShellReading:
+def read_best_effort(script: str, budget: list[int] | None = None) -> ShellReading:
     """The tolerant reading alone: findings for NEVER rules (an NFKC-folded variant, say)."""
-    reading = ShellReading()
+    reading = ShellReading() if budget is None else ShellReading(budget=budget)
     _read_tolerantly(script, 0, reading)
     return reading
 
@@ -133,7 +136,7 @@ def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReadin
 
 
 def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
-    commands, error = parse_script(script)
+    commands, error = parse_script(script, reading.budget)
     if error:
         reading.error = reading.error or f"the command cannot be parsed: {error}"
     for command in commands:
@@ -162,6 +165,10 @@ def _read_chain(
     stdin: list[str] | None = None,
 ) -> None:
     """One command and every command its wrappers run, innermost last."""
+    if _is_plain(words[0]):
+        # Most commands: no wrapper, no acting option, no path, no builtin: one view.
+        reading.findings.append(Finding("command", " ".join(words), exact, not exact))
+        return
     levels: list[_Level] = []
     writes: list[Finding] = []
     appends_input = False
@@ -213,6 +220,27 @@ def _read_chain(
             if alias != level.text:
                 reading.findings.append(Finding("command", alias, False, not exact, requires))
     reading.findings += writes
+
+
+@lru_cache(maxsize=4096)
+def _is_plain(program: str) -> bool:
+    name = canonical_program(program)
+    return not (
+        not program
+        or "/" in program
+        or program in WRAPPERS
+        or program == "find"
+        or program in _SHELL_STATE
+        or program in _DECLARATIONS
+        or program in ("set", "printf", "print", "test", "[", "wait")
+        or name in WRITES
+        or name == "dd"
+        or any(c in program for c in " \t\n")
+        or name in _ACTING_PROGRAMS
+    )
+
+
+_ACTING_PROGRAMS = frozenset(key.split()[0] for key in ACTING)
 
 
 def _check_command(

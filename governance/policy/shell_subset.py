@@ -33,7 +33,7 @@ Work is linear in the script, with a ceiling of `MAX_TOKENS` words and operators
 import re
 from dataclasses import dataclass, field
 
-MAX_TOKENS = 20_000
+MAX_TOKENS = 2_048
 
 _RESERVED_WORDS = (
     "if then else elif fi do done case esac while until for in function select time coproc "
@@ -48,9 +48,9 @@ _TOKEN = re.compile(
     r"|(?P<comment>#[^\n]*)"
     r"|(?P<redirect>[0-9]*(?:>>|>&|<&|<<|<>|>\||&>|[<>]))"
     r"|(?P<operator>&&|\|\||;;|;&|\|&|&\||&!|[;&|])"
-    r"|(?P<word>(?:[^ \t\n;&|<>()'\"\\]|\\[^\n]|'[^']*'|\"(?:[^\"\\]|\\[^\n])*\")+)"
+    r"|(?P<word>(?:[^ \t\n;&|<>()'\"\\]++|\\[^\n]|'[^']*+'|\"(?:[^\"\\]++|\\[^\n])*+\")++)"
 )
-_PIECE = re.compile(r"([^'\"\\]+)|\\(.)|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"", re.DOTALL)
+_PIECE = re.compile(r"([^'\"\\]++)|\\(.)|'([^']*+)'|\"((?:[^\"\\]++|\\.)*+)\"", re.DOTALL)
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _UNQUOTED_FORBIDDEN = re.compile(r"[$`*?\[{}!]")
 _DOUBLE_QUOTED_FORBIDDEN = re.compile(r"[$`]|\\[$`\n]")

@@ -56,9 +56,14 @@ _UNSUPPORTED_RESERVED = {
 }
 
 
-def parse_script(text: str) -> tuple[list[SimpleCommand], str | None]:
-    """Every simple command of `text`, nested ones included, and the error that stopped it."""
-    parser = _Parser(text, nesting=0)
+def parse_script(
+    text: str, budget: list[int] | None = None
+) -> tuple[list[SimpleCommand], str | None]:
+    """Every simple command of `text`, nested ones included, and the error that stopped it.
+
+    `budget` ([steps left]) is shared by every reading of one call; MAX_STEPS by default.
+    """
+    parser = _Parser(text, nesting=0, budget=budget)
     try:
         parser.parse_list(closer=None)
     except ShellSyntaxError as error:
@@ -69,8 +74,8 @@ def parse_script(text: str) -> tuple[list[SimpleCommand], str | None]:
 
 
 class _Parser(WordReader):
-    def __init__(self, text: str, nesting: int):
-        super().__init__(text, nesting)
+    def __init__(self, text: str, nesting: int, budget: list[int] | None = None):
+        super().__init__(text, nesting, budget)
         self.pending_heredocs: list[tuple[SimpleCommand, str, bool, bool]] = []
 
     def parse_list(self, closer: str | None) -> None:
@@ -80,6 +85,7 @@ class _Parser(WordReader):
         command = SimpleCommand(self.i)
         s = self.s
         while True:
+            self.spend()
             blanks = _BLANKS.match(s, self.i)
             if blanks:
                 self.i = blanks.end()
@@ -196,6 +202,7 @@ class _Parser(WordReader):
         for command, delimiter, strip_tabs, quoted in pending:
             lines = []
             while True:
+                self.spend()
                 if self.i >= self.n:
                     raise ShellSyntaxError(f"here-document {delimiter!r} is not terminated")
                 newline = s.find("\n", self.i)
@@ -211,7 +218,7 @@ class _Parser(WordReader):
             if quoted:
                 command.stdin.append(body)
                 continue
-            inner = _Parser(body, self.nesting)
+            inner = _Parser(body, self.nesting, self.budget)
             try:
                 command.stdin.append(inner.read_quoted(end=None))
             finally:

@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass
 
 MAX_NESTING = 32
+# Steps (tokens, quoted pieces, characters of arithmetic and ${...}) one reading may take:
+# a bound on its time whatever the script (bench/shell_engine_ceiling.py).
+MAX_STEPS = 4_000
 
 
 class ShellSyntaxError(ValueError):
@@ -58,12 +61,18 @@ _ANSI_C_SIMPLE = {
 class WordReader:
     """Word-level reading over `text`; a subclass provides `parse_list` for nested scripts."""
 
-    def __init__(self, text: str, nesting: int):
+    def __init__(self, text: str, nesting: int, budget: list[int] | None = None):
         self.s = text
         self.n = len(text)
         self.i = 0
         self.nesting = nesting
         self.commands: list = []
+        self.budget = budget if budget is not None else [MAX_STEPS]  # shared with nested readers
+
+    def spend(self, steps: int = 1) -> None:
+        self.budget[0] -= steps
+        if self.budget[0] < 0:
+            raise ShellSyntaxError(f"the script is longer than the {MAX_STEPS} steps read")
 
     def parse_list(self, closer: str | None) -> None:
         raise NotImplementedError
@@ -79,6 +88,7 @@ class WordReader:
         quoted = substituted = False
         while self.i < self.n:
             c = s[self.i]
+            self.spend()
             if c in " \t\n;&|()":
                 break
             if c in "<>":
@@ -126,6 +136,7 @@ class WordReader:
         escapable = '$`"\\\n' if end else "$`\\\n"
         out: list[str] = []
         while True:
+            self.spend()
             if self.i >= self.n:
                 if end is None:
                     break
@@ -156,6 +167,7 @@ class WordReader:
         s = self.s
         out: list[str] = []
         while True:
+            self.spend()
             if self.i >= self.n:
                 raise ShellSyntaxError("unterminated $'...' string")
             c = s[self.i]
@@ -226,6 +238,7 @@ class WordReader:
         s = self.s
         depth = 0
         while True:
+            self.spend()
             if self.i >= self.n:
                 raise ShellSyntaxError("unterminated arithmetic expansion")
             c = s[self.i]
@@ -257,6 +270,7 @@ class WordReader:
         self.i += 2
         depth = 1
         while True:
+            self.spend()
             if self.i >= self.n:
                 raise ShellSyntaxError("unterminated ${...}")
             c = s[self.i]
@@ -291,6 +305,7 @@ class WordReader:
         out: list[str] = []
         escapable = '$`\\"' if in_double_quotes else "$`\\"
         while True:
+            self.spend()
             if self.i >= self.n:
                 raise ShellSyntaxError("unterminated backquote")
             c = s[self.i]
@@ -303,7 +318,7 @@ class WordReader:
             else:
                 out.append(c)
                 self.i += 1
-        inner = type(self)("".join(out), self.nesting)
+        inner = type(self)("".join(out), self.nesting, self.budget)
         try:
             inner.parse_list(closer=None)
         finally:

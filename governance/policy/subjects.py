@@ -28,7 +28,7 @@ canonical JSON, the text, the normalised path, or the shell script exactly as se
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from governance.policy.canonical import canonical_json
 from governance.policy.config_paths import config_path_names
@@ -72,8 +72,7 @@ class MatchArgument:
             raise ValueError(f"match argument shell must be one of {', '.join(DIALECTS)}")
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(NamedTuple):
     key: str
     binding: bool
     never_only: bool = False
@@ -194,7 +193,9 @@ def _read_shell(tool: str, script: str, match_argument: MatchArgument) -> CallRe
     reading.error = shell.error
     folded = unicodedata.normalize("NFKC", script)
     if folded != script:
-        _add_shell_reading(reading, tool, match_argument, read_best_effort(folded))
+        folded_reading = read_best_effort(folded, shell.budget)
+        _add_shell_reading(reading, tool, match_argument, folded_reading)
+        reading.error = reading.error or folded_reading.error
     if not any(probe.binding for probe in reading.probes) and not reading.concerns:
         reading.probes[0] = Probe(reading.whole_key, binding=True)
     return reading
