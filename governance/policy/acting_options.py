@@ -221,6 +221,13 @@ ACTING: dict[str, dict[str, str]] = {
     },
     "zip": {"-TT": RUNS, "--unzip-command": RUNS},
     "dd": {},
+    "gcc": {
+        **dict.fromkeys(("-wrapper", "-B", "-fplugin", "-specs", "--specs", "-Xlinker"), RUNS),
+        **dict.fromkeys(("-Wl", "-Xassembler", "-Xpreprocessor", "-fplugin-arg"), RUNS),
+        **dict.fromkeys(("-MF", "-save-temps", "-dumpdir", "-dumpbase", "-aux-info"), WRITES_FILES),
+    },
+    "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
+    "xxd": {},
 }
 
 # Short option letters that take a value: letters after them in `-abc` are that value.
@@ -250,9 +257,28 @@ WRITES = {
     **dict.fromkeys(("truncate", "mv"), "all"),
     **dict.fromkeys(("cp", "ln", "install", "rsync"), "last"),
     **dict.fromkeys(("chmod", "chown", "chgrp"), "after-first"),
-    "uniq": "second",
+    **dict.fromkeys(("uniq", "xxd"), "second"),
+    # python -m compileall DIR / py_compile FILE write __pycache__ next to what they compile.
+    **dict.fromkeys(("compileall", "py_compile"), "all"),
 }
+# Programs that run the project's own files (tests, build scripts, configuration code).
+# A script that writes files and then runs one of them is ASK: the write may be the code.
+RUNS_PROJECT_CODE = frozenset(
+    {"pytest", "python", "make", "npm", "yarn", "pnpm", "npx", "node", "cargo", "go", "tox"}
+    | {"nox", "mvn", "gradle", "ruby", "rake", "bundle", "perl", "php", "deno", "bun", "cmake"}
+    | {"ctest", "jest", "vitest", "mocha", "dotnet", "uv", "poetry", "pipenv", "hatch", "mypy"}
+    | {"pylint", "eslint", "prettier", "webpack", "vite", "babel", "rollup", "coverage"}
+    | {"sphinx-build", "mkdocs", "gradlew", "./gradlew", "ninja", "meson", "bazel", "just"}
+)
+# Written operands that create, remove or re-mode files without putting content in them.
+WRITES_NO_CONTENT = frozenset(
+    {"touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo", "chown", "chgrp", "truncate"}
+)
+# Options whose value is a file the program writes (a compiler's -o): write probes.
+OUTPUT_OPTIONS = {"gcc": ("-o",), "rustc": ("-o",)}
 _WRITES_VALUED = {
+    "xxd": "cglosC",
+    "compileall": "dlirxpej",
     "cp": "tS",
     "mv": "tS",
     "ln": "tS",
@@ -279,6 +305,7 @@ ALIASES = {
     "gmake": "make",
     "nodejs": "node",
     "fdfind": "fd",
+    **dict.fromkeys(("cc", "c++", "g++", "clang", "clang++", "gcc-12", "g++-12"), "gcc"),
 }
 _PYTHON = re.compile(r"python\d+(?:\.\d+)*")
 _NAME_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -321,7 +348,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     return list(dict.fromkeys(found))
 
 
-_NO_CLUSTERS = frozenset({"find", "go"})  # `-name` is one option there, never `-n -a -m -e`
+_NO_CLUSTERS = frozenset({"find", "go", "gcc"})  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
 
@@ -344,7 +371,12 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
                     yield Acting((option, "--" + name), what)
         elif token.startswith("-") and len(token) > 1:
             head = token.split("=", 1)[0]
-            whole = [(o, w) for o, w in options if o == head and not o.startswith("--")]
+            whole = [
+                (o, w)
+                for o, w in options
+                if not o.startswith("--")
+                and (o == head or (program in _NO_CLUSTERS and len(o) == 2 and head.startswith(o)))
+            ]
             yield from (Acting((o,), w) for o, w in whole)
             if not whole and program not in _NO_CLUSTERS:
                 yield from _letters(token, options, valued)
@@ -378,16 +410,30 @@ def _letters(token: str, options: list[tuple[str, str]], valued: str) -> Iterato
 
 def _python_module(args: list[str]) -> list[Acting]:
     """`python -m MOD ARGS`: MOD's own acting options count too (`python -m pytest -p x`)."""
+    module = _python_module_args(args)
+    return acting_uses(*module) if module else []
+
+
+def _python_module_args(args: list[str]) -> tuple[str, list[str]] | None:
     for k, token in enumerate(args):
-        if not token.startswith("-"):
-            return []  # a script: the rest are its arguments
+        if not token.startswith("-") or token == "-c":
+            return None  # a script (the rest are its arguments), or code
         if token == "-m" and k + 1 < len(args):
-            return acting_uses(args[k + 1], args[k + 2 :])
+            return args[k + 1], args[k + 2 :]
         if token.startswith("-m") and len(token) > 2:
-            return acting_uses(token[2:], args[k + 1 :])
-        if token in ("-c", "-W", "-X", "--check-hash-based-pycs"):
-            return []
-    return []
+            return token[2:], args[k + 1 :]
+    return None
+
+
+def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
+    values = []
+    for k, token in enumerate(args):
+        for option in options:
+            if token == option and k + 1 < len(args):
+                values.append(args[k + 1])
+            elif token.startswith(option) and len(token) > len(option):
+                values.append(token[len(option) :].removeprefix("="))
+    return values
 
 
 def _sed_scripts(args: list[str]) -> list[Acting]:
@@ -489,6 +535,11 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     program = canonical_program(base)
     if program == "dd":
         return [token[3:] for token in args if token.startswith("of=")]
+    if program == "python":
+        module = _python_module_args(args)
+        return written_operands(*module) if module else []
+    if program in OUTPUT_OPTIONS:
+        return _option_values(args, OUTPUT_OPTIONS[program])
     shape = WRITES.get(program)
     if shape is None:
         return []

@@ -29,7 +29,9 @@ from typing import NamedTuple
 
 from governance.policy.acting_options import (
     ACTING,
+    RUNS_PROJECT_CODE,
     WRITES,
+    WRITES_NO_CONTENT,
     acting_uses,
     canonical_program,
     written_operands,
@@ -77,7 +79,7 @@ class Requirement:
 
 
 class Finding(NamedTuple):
-    kind: str  # "command", "write" or "read"
+    kind: str  # "command", "write", "read", or "modify" (a write that puts no content)
     text: str
     binding: bool
     never_only: bool = False  # from the best-effort reading: only a NEVER rule counts
@@ -90,6 +92,7 @@ class ShellReading:
     concerns: list[tuple[str, str]] = field(default_factory=list)  # (command, reason)
     error: str | None = None
     budget: list[int] = field(default_factory=lambda: [MAX_STEPS])  # steps left, shared
+    runs_project_code: bool = False  # set by the command being read
 
     def concern(self, command: str, reason: str) -> None:
         self.concerns.append((command, reason))
@@ -116,12 +119,25 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         reading.concern(script, f"outside the shell subset the engine reads exactly: {outside}")
         _read_tolerantly(script, depth, reading)
         return
-    seen: set[tuple] = set()
+    runs_code: dict[tuple, bool] = {}
+    wrote_content = False
     for command in commands:
         identity = (tuple(command.argv), tuple(command.assignments), tuple(command.redirects))
-        if identity not in seen:
-            seen.add(identity)
+        if identity not in runs_code:
+            before = len(reading.findings)
+            reading.runs_project_code = False
             _read_exact(command, dialect, depth, reading)
+            runs_code[identity] = reading.runs_project_code
+            writes = any(f.kind == "write" for f in reading.findings[before:])
+        else:
+            writes = any(r.operator in (">", ">>") for r in command.redirects)
+        if runs_code[identity] and wrote_content:
+            reading.concern(
+                " ".join(command.argv),
+                "an earlier command of this script writes files and this one runs the "
+                "project's code, which may include them",
+            )
+        wrote_content = wrote_content or writes
 
 
 def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReading) -> None:
@@ -168,6 +184,7 @@ def _read_chain(
     if _is_plain(words[0]):
         # Most commands: no wrapper, no acting option, no path, no builtin: one view.
         reading.findings.append(Finding("command", " ".join(words), exact, not exact))
+        reading.runs_project_code = reading.runs_project_code or words[0] in RUNS_PROJECT_CODE
         return
     levels: list[_Level] = []
     writes: list[Finding] = []
@@ -192,7 +209,11 @@ def _read_chain(
             level.aliases = [a + rest for a in dict.fromkeys([normalise_path(program), base])]
         levels.append(level)
         written = written_operands(base, arguments)
-        writes += [Finding("write", path, exact, not exact) for path in written]
+        name = canonical_program(base)
+        kind = "modify" if name in WRITES_NO_CONTENT else "write"
+        writes += [Finding(kind, path, exact, not exact) for path in written]
+        if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
+            reading.runs_project_code = True
         if base == "find":
             _read_find_actions(arguments, dialect, depth, reading, exact)
         if exact:
