@@ -28,6 +28,12 @@ RUNS, WRITES_FILES, DELETES, CONFIGURES, SENDS = (
     "changes configuration",
     "sends data",
 )
+_GIT_SUBCOMMANDS = (
+    "add commit status checkout switch restore reset stash merge cherry-pick revert rev-parse "
+    "ls-files blame remote describe shortlog merge-base cat-file ls-tree reflog worktree mv rm "
+    "clean am apply notes show-ref for-each-ref count-objects fsck gc prune version help "
+    "submodule bisect sparse-checkout rev-list name-rev"
+)
 _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS}
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 
@@ -66,6 +72,9 @@ ACTING: dict[str, dict[str, str]] = {
         "--edit-description": RUNS,
     },
     "git tag": {"-d": DELETES, "--delete": DELETES},
+    # Subcommands with no acting option of their own: known, so `git commit -m` is not read
+    # against every other subcommand's options (what an unknown subcommand or alias is).
+    **{f"git {sub}": {} for sub in _GIT_SUBCOMMANDS.split()},
     "git submodule foreach": {"": RUNS},
     "git bisect run": {"": RUNS},
     "git filter-branch": {"": RUNS},
