@@ -191,7 +191,7 @@ def _read_chain(
     appends_input = False
     stdin = stdin or []
     while words:
-        if len(levels) == MAX_WRAPPERS:
+        if len(levels) > MAX_WRAPPERS:
             reading.concern(" ".join(words), f"more than {MAX_WRAPPERS} wrappers are not read")
             break
         text = " ".join(words)

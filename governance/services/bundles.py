@@ -11,6 +11,8 @@ from ledger.canonical import digest_of
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 MATCH_KINDS = ("shell", "path", "text")
+SHELL_DIALECTS = ("bash", "sh", "zsh")
+_MATCH_KEYS = {"name", "kind", "shell", "write_tool", "read_tool"}
 _TOOL_KEYS = {"name", "access", "match_argument", "secrets", "schema", "description"}
 
 
@@ -28,14 +30,7 @@ def _tool_from(raw: object, index: int) -> dict:
         raise Invalid(f"tool {name}: access must be read or write")
     match = raw.get("match_argument")
     if match is not None:
-        if (
-            not isinstance(match, dict)
-            or not isinstance(match.get("name"), str)
-            or match.get("kind", "text") not in MATCH_KINDS
-            or set(match) - {"name", "kind"}
-        ):
-            raise Invalid(f"tool {name}: match_argument needs a name and kind shell|path|text")
-        match = {"name": match["name"], "kind": match.get("kind", "text")}
+        match = _match_argument(name, match)
     secrets = raw.get("secrets", False)
     if not isinstance(secrets, bool):
         raise Invalid(f"tool {name}: secrets must be true or false")
@@ -50,6 +45,36 @@ def _tool_from(raw: object, index: int) -> dict:
         "schema": schema,
     }
     return {**definition, "definition_digest": digest_of(definition)}
+
+
+def _match_argument(tool: str, match: object) -> dict:
+    """`{name, kind}`; a shell tool may add `shell` (bash, sh = dash, zsh; bash by default)
+    and the tool names its writes and reads are matched as (`write_tool`, `read_tool`)."""
+    if (
+        not isinstance(match, dict)
+        or not isinstance(match.get("name"), str)
+        or match.get("kind", "text") not in MATCH_KINDS
+        or set(match) - _MATCH_KEYS
+    ):
+        raise Invalid(
+            f"tool {tool}: match_argument needs a name and kind shell|path|text "
+            f"(and, for a shell, optionally {', '.join(sorted(_MATCH_KEYS - {'name', 'kind'}))})"
+        )
+    kind = match.get("kind", "text")
+    clean = {"name": match["name"], "kind": kind}
+    extras = set(match) & {"shell", "write_tool", "read_tool"}
+    if extras and kind != "shell":
+        raise Invalid(f"tool {tool}: {', '.join(sorted(extras))} only apply to kind shell")
+    if "shell" in match:
+        if match["shell"] not in SHELL_DIALECTS:
+            raise Invalid(f"tool {tool}: match_argument.shell must be bash, sh or zsh")
+        clean["shell"] = match["shell"]
+    for key in ("write_tool", "read_tool"):
+        if key in match:
+            if not isinstance(match[key], str) or not TOOL_NAME.match(match[key]):
+                raise Invalid(f"tool {tool}: match_argument.{key} must match {TOOL_NAME.pattern}")
+            clean[key] = match[key]
+    return clean
 
 
 def parse_bundle(text: str) -> tuple[str, list[dict]]:
