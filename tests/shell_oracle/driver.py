@@ -1,6 +1,6 @@
 """Runs a batch of scripts one after another INSIDE the sandbox (the system python3).
 
-Before each job it restores /workspace from the fixture and empties /tmp, opens the
+Before each job it puts /workspace back as the fixture has it and empties /tmp, opens the
 marker path `/oracle-marker/<n>` (which fails, but the trace shows it: that is how
 the host knows which job a process belongs to), then starts the job's shell in its
 own session and kills the whole session when the shell is done, so nothing a job
@@ -21,38 +21,98 @@ MARKER = "/oracle-marker/"
 OUTPUT_LIMIT = 4096
 
 
-def _wipe(folder: str) -> None:
-    def retry(function, path, _info):
-        # A job may have made a folder unreadable: its owner can always chmod it back.
-        os.chmod(os.path.dirname(path), 0o700)
+def _remove(path: str) -> None:
+    """Remove a file or a whole tree, even one a job made unreadable (its owner can
+    always chmod it back; no capability is needed for that)."""
+
+    def retry(function, failed, _info):
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(failed), 0o700)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, 0o700)
+                shutil.rmtree(failed, ignore_errors=True)
+            else:
+                function(failed)
+
+    with contextlib.suppress(OSError):
         if os.path.isdir(path) and not os.path.islink(path):
             os.chmod(path, 0o700)
-            shutil.rmtree(path, ignore_errors=True)
+            shutil.rmtree(path, onerror=retry)
         else:
-            function(path)
+            os.unlink(path)
 
-    os.chmod(folder, 0o755)
-    for name in os.listdir(folder):
-        path = os.path.join(folder, name)
+
+def _walk(root: str) -> dict[str, tuple]:
+    """Every path under `root` with what identifies its state: a folder by its inode and
+    mode (its ctime moves whenever an entry is added), anything else by inode, ctime
+    and mode (any change to a file's content or metadata moves its ctime)."""
+    found: dict[str, tuple] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
         try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, onerror=retry)
-            else:
-                os.unlink(path)
+            entries = list(os.scandir(folder))
         except OSError:
-            pass
+            continue
+        for entry in entries:
+            stat = entry.stat(follow_symlinks=False)
+            if entry.is_dir(follow_symlinks=False):
+                found[entry.path] = ("dir", stat.st_ino, stat.st_mode)
+                stack.append(entry.path)
+            else:
+                found[entry.path] = ("file", stat.st_ino, stat.st_ctime_ns, stat.st_mode)
+    return found
 
 
-def _restore(fixture: str) -> None:
-    _wipe("/workspace")
-    _wipe("/tmp")
-    os.mkdir("/workspace/.tmp")
-    for name in os.listdir(fixture):
-        source, target = os.path.join(fixture, name), os.path.join("/workspace", name)
-        if os.path.isdir(source):
-            shutil.copytree(source, target, symlinks=True)
-        else:
-            shutil.copy2(source, target)
+class Workspace:
+    """/workspace put back to the fixture before each job, touching only what the last
+    job changed: a full copy per job would cost more than most jobs (every call of it
+    is traced)."""
+
+    def __init__(self, fixture: str):
+        self.fixture = fixture
+        self.expected: dict[str, tuple] = {}
+        self.root_mode = os.stat(fixture).st_mode
+        self.paths = sorted(self._fixture_paths())
+
+    def restore(self) -> None:
+        if os.listdir("/tmp"):
+            for name in os.listdir("/tmp"):
+                _remove(os.path.join("/tmp", name))
+        if os.stat("/workspace").st_mode != self.root_mode:
+            os.chmod("/workspace", self.root_mode)
+        current = _walk("/workspace")
+        if current == self.expected and self.expected:
+            return
+        removed: list[str] = []
+        for path in sorted(current):
+            if any(path.startswith(gone + "/") for gone in removed):
+                continue
+            want = self.expected.get(path)
+            if want is None or want[0] != current[path][0] or want[1] != current[path][1]:
+                _remove(path)
+                removed.append(path)
+            elif want != current[path]:
+                if want[0] == "dir":
+                    os.chmod(path, want[2])
+                else:
+                    _remove(path)
+                    removed.append(path)
+        for path in [p for p in self.paths if not os.path.lexists(p)]:
+            source = self.fixture + path[len("/workspace") :]
+            if os.path.isdir(source) and not os.path.islink(source):
+                os.mkdir(path)
+                shutil.copystat(source, path)
+            else:
+                shutil.copy2(source, path, follow_symlinks=False)
+        self.expected = _walk("/workspace")
+
+    def _fixture_paths(self) -> list[str]:
+        paths = []
+        for folder, folders, files in os.walk(self.fixture):
+            for name in folders + files:
+                paths.append("/workspace" + os.path.join(folder, name)[len(self.fixture) :])
+        return paths
 
 
 def _session_alive(session: int) -> bool:
@@ -81,8 +141,9 @@ def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         batch = json.load(handle)
     environment = batch["environment"]
+    workspace = Workspace(batch["fixture"])
     for index, job in enumerate(batch["jobs"]):
-        _restore(batch["fixture"])
+        workspace.restore()
         with contextlib.suppress(OSError):
             os.open(f"{MARKER}{index}", os.O_RDONLY)
         argv = [os.fsencode(word) for word in job["argv"]]
@@ -101,7 +162,8 @@ def main() -> None:
             env={k.encode(): v.encode() for k, v in environment.items()},
             start_new_session=True,
         )
-        deadline = time.monotonic() + job["timeout"]
+        started = time.monotonic()
+        deadline = started + job["timeout"]
         timed_out = False
         try:
             process.wait(timeout=job["timeout"])
@@ -123,6 +185,7 @@ def main() -> None:
             "index": index,
             "status": process.returncode,
             "timed_out": timed_out,
+            "seconds": round(time.monotonic() - started, 4),
             "stdout": out[:OUTPUT_LIMIT].decode("utf-8", "replace"),
             "stderr": err[:OUTPUT_LIMIT].decode("utf-8", "replace"),
         }

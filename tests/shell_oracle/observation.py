@@ -133,6 +133,7 @@ class Observation:
     sockets: list[SocketEvent] = field(default_factory=list)
     exit_status: int | None = None
     timed_out: bool = False
+    seconds: float = 0.0  # how long the job's shell and what it left behind ran
     stdout: str = ""
     stderr: str = ""
     complete: bool = True  # False when the batch died before this job finished

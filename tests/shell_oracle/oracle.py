@@ -51,6 +51,23 @@ class Disagreement:
         return f"{self.kind}: {self.subject} ({self.literal} by the rules)"
 
 
+def shows(observation: Observation, kind: str, subject: str) -> bool:
+    """Whether the observation holds an effect of `kind` on `subject` (a command prefix,
+    a path or a folder the path is in; anything for a socket)."""
+    if kind == Kind.PROGRAM_RUN:
+        return any(run.command.startswith(subject) for run in observation.runs)
+    if kind == Kind.CHILD_PROCESS:
+        return any(run.command.startswith(subject) for run in observation.children)
+    if kind == Kind.FILE_WRITTEN:
+        folder = subject if subject.endswith("/") else subject + "/"
+        return any(e.path == subject or e.path.startswith(folder) for e in observation.writes)
+    if kind == Kind.FILE_READ:
+        return any(event.path == subject for event in observation.shell_reads)
+    if kind == Kind.SOCKET:
+        return bool(observation.sockets)
+    raise ValueError(f"unknown effect kind {kind!r}")
+
+
 class LiteralRules:
     """The rules applied literally: first `fnmatchcase` match wins, none is ASK."""
 

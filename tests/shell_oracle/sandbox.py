@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,7 @@ SHELLS = {
     "dash": "/usr/bin/dash",
     "zsh": "/usr/bin/zsh",
 }
+BASELINE_SHELLS = ("bash", "sh", "zsh")
 MARKER = "/oracle-marker/"
 SYSTEM_PYTHON = "/usr/bin/python3"
 DRIVER = Path(__file__).with_name("driver.py")
@@ -50,16 +52,19 @@ ENVIRONMENT = {
     # workspace, so a write the oracle sees in /tmp is one the script asked for.
     "TMPDIR": "/workspace/.tmp",
 }
-# What /workspace holds before every job: files to read, a folder to delete, a git repository.
+# What /workspace holds before every job: files to read, a folder to delete, a git
+# repository with one commit, and planted programs (what an agent allowed to write in
+# the workspace could have left there): each one, when run, touches /workspace/PWNED.
 FIXTURE_FILES = {
     "README.md": "# demo project\n",
     "notes.txt": "alpha\nbeta\n",
     "src/app.py": "print('hello')\n",
-    "tests/test_app.py": "def test_ok():\n    assert True\n",
+    "tests/test_app.py": "def test_ok(tmp_path):\n    assert tmp_path.is_dir()\n",
     "victim/keep.txt": "must survive\n",
     "victim/inner/deep.txt": "must survive\n",
-    "bin/.keep": "",
 }
+PLANTED = "#!/bin/sh\n/usr/bin/touch /workspace/PWNED\n"
+PLANTED_PROGRAMS = ("bin/ls", "bin/cat", "bin/git", "bin/echo", "bin/pre-commit")
 
 
 @dataclass(frozen=True)
@@ -105,15 +110,20 @@ def run_script(script: str, shell: str = "bash", timeout: float = 10.0) -> Obser
     return observation
 
 
-def run_jobs(jobs: Sequence[Job], batch_size: int = 200) -> list[Observation]:
-    """Observations of every job, in order; a batch that dies is resumed after its last job."""
+def run_jobs(jobs: Sequence[Job], batch_size: int = 100, workers: int = 2) -> list[Observation]:
+    """Observations of every job, in order. Batches run `workers` at a time, each in its
+    own sandbox; a batch that dies is resumed after its last job."""
+    batches = [list(jobs[i : i + batch_size]) for i in range(0, len(jobs), batch_size)]
+    if len(batches) <= 1 or workers <= 1:
+        return [o for batch in batches for o in _run_resuming(batch)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return [o for done in pool.map(_run_resuming, batches) for o in done]
+
+
+def _run_resuming(jobs: list[Job]) -> list[Observation]:
     observations: list[Observation] = []
-    pending = list(jobs)
-    while pending:
-        batch = pending[:batch_size]
-        done = _run_batch(batch)
-        observations += done
-        pending = pending[len(done) :]
+    while len(observations) < len(jobs):
+        observations += _run_batch(jobs[len(observations) :])
     return observations
 
 
@@ -122,11 +132,28 @@ def _fixture(folder: Path) -> None:
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    subprocess.run(
-        ["git", "init", "-q", "--template=", str(folder)],
-        check=True,
-        env={"PATH": ENVIRONMENT["PATH"], "HOME": str(folder.parent)},
-    )
+    environment = {
+        "PATH": ENVIRONMENT["PATH"],
+        "HOME": str(folder.parent),
+        "GIT_AUTHOR_NAME": "fixture",
+        "GIT_AUTHOR_EMAIL": "fixture@example.com",
+        "GIT_COMMITTER_NAME": "fixture",
+        "GIT_COMMITTER_EMAIL": "fixture@example.com",
+    }
+    for command in (
+        ["git", "init", "-q", "--template=", "."],
+        ["git", "config", "user.name", "fixture"],
+        ["git", "config", "user.email", "fixture@example.com"],
+        ["git", "add", "README.md", "notes.txt", "src"],
+        ["git", "commit", "-q", "-m", "fixture"],
+    ):
+        subprocess.run(command, check=True, env=environment, cwd=folder)
+    (folder / ".tmp").mkdir()
+    for name in PLANTED_PROGRAMS:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PLANTED, encoding="utf-8")
+        path.chmod(0o755)
 
 
 def _bwrap(oracle: Path, scratch: Path, hidden: Path) -> list[str]:
@@ -163,11 +190,9 @@ def _bwrap(oracle: Path, scratch: Path, hidden: Path) -> list[str]:
 
 
 def _run_batch(jobs: list[Job]) -> list[Observation]:
-    # The first jobs are `:` in each shell the batch uses: their opens are each shell's
-    # own start-up, which every later shell process of that kind repeats.
-    shells = sorted({os.path.realpath(SHELLS[job.shell]) for job in jobs})
-    baselines = [Job(":", next(k for k, v in SHELLS.items() if os.path.realpath(v) == s), 5.0)
-                 for s in shells]  # fmt: skip
+    # The first jobs are `:` in each shell: their opens are each shell's own start-up,
+    # which every later process of that shell repeats (a job's shell or one it starts).
+    baselines = [Job(":", shell, 5.0) for shell in BASELINE_SHELLS]
     everything = baselines + list(jobs)
     with tempfile.TemporaryDirectory(prefix="fb-oracle-") as folder:
         root = Path(folder)
@@ -207,12 +232,16 @@ def _run_batch(jobs: list[Job]) -> list[Observation]:
         observations = [Observation(job.script, job.shell) for job in everything]
         with trace.open(encoding="utf-8", errors="surrogateescape") as lines:
             calls = list(read_calls(lines))
-    baseline_jobs = {os.path.basename(shell): index for index, shell in enumerate(shells)}
+    baseline_jobs = {
+        os.path.basename(os.path.realpath(SHELLS[shell])): index
+        for index, shell in enumerate(BASELINE_SHELLS)
+    }
     observe(calls, observations, MARKER, baseline_jobs)
     for result in results:
         observation = observations[result["index"]]
         observation.exit_status = result["status"]
         observation.timed_out = result["timed_out"]
+        observation.seconds = result["seconds"]
         observation.stdout = result["stdout"]
         observation.stderr = result["stderr"]
     done = len(results) - len(baselines)
