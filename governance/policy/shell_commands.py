@@ -155,7 +155,12 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
     commands, error = parse_script(script, reading.budget)
     if error:
         reading.error = reading.error or f"the command cannot be parsed: {error}"
+    seen: set[tuple] = set()
     for command in commands:
+        identity = (tuple(command.words), tuple(command.redirects), tuple(command.stdin))
+        if identity in seen:
+            continue
+        seen.add(identity)
         for operator, target in command.redirects:
             kind = "read" if operator in ("<", "<&") else "write"
             reading.findings.append(Finding(kind, target, binding=False, never_only=True))

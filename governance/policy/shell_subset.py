@@ -27,7 +27,8 @@ or start with `-` or `%`; a redirection target may not name /dev/tcp, /dev/udp o
 anywhere. Here-documents, `&>`, `>|`, `<>`, other descriptors, subshells, groups,
 loops, functions, `[[`, arithmetic and every expansion are outside; so is an empty
 command and an incomplete script (a trailing `&&`, `||`, `|`, an open quote).
-Work is linear in the script, with a ceiling of `MAX_TOKENS` words and operators.
+Work is linear in the script, with a ceiling of `MAX_TOKENS` words, operators and
+quoted pieces: a longer script is outside the subset.
 """
 
 import re
@@ -94,8 +95,10 @@ def recognize(script: str) -> list[Command]:
         kind, text = token.lastgroup, token.group()
         position = token.end()
         tokens += 1
+        if kind == "word" and len(text) > 1:
+            tokens += (text.count("'") + text.count('"')) // 2 + text.count("\\")  # its pieces
         if tokens > MAX_TOKENS:
-            raise OutsideSubset(f"more than {MAX_TOKENS} words and operators")
+            raise OutsideSubset(f"more than {MAX_TOKENS} words, operators and quoted pieces")
         if kind == "blank" or kind == "comment":
             continue
         if target_of is not None and kind != "word":

@@ -16,21 +16,23 @@ so visible `rm -rf /` calls went unseen; this reader saw all of them.
 """
 
 import re
-from dataclasses import dataclass, field
 
 from governance.policy.shell_words import MAX_NESTING, ShellSyntaxError, Word, WordReader
 
 __all__ = ["ShellSyntaxError", "SimpleCommand", "parse_script"]
 
 
-@dataclass
 class SimpleCommand:
-    start: int
-    words: list[str] = field(default_factory=list)
-    redirects: list[tuple[str, str]] = field(default_factory=list)  # (operator, target)
-    stdin: list[str] = field(default_factory=list)  # here-documents and here-strings
-    assigned: bool = False
-    header: bool = False  # `for NAME in WORDS`: the words are data, not a command
+    """One simple command: its words, redirections (operator, target) and stdin texts."""
+
+    __slots__ = ("words", "redirects", "stdin", "assigned", "header")
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.redirects: list[tuple[str, str]] = []
+        self.stdin: list[str] = []  # here-documents and here-strings
+        self.assigned = False
+        self.header = False  # `for NAME in WORDS`: the words are data, not a command
 
     def is_empty(self) -> bool:
         return not (self.words or self.assigned or self.redirects)
@@ -82,7 +84,7 @@ class _Parser(WordReader):
         self.nesting += 1
         if self.nesting > MAX_NESTING:
             raise ShellSyntaxError("commands are nested too deeply")
-        command = SimpleCommand(self.i)
+        command = SimpleCommand()
         s = self.s
         while True:
             self.spend()
@@ -102,9 +104,10 @@ class _Parser(WordReader):
                 self.i = self.n if newline < 0 else newline
             elif c == "\n":
                 self._finish(command)
-                command = SimpleCommand(self.i + 1)
+                command = SimpleCommand()
                 self.i += 1
-                self._read_heredoc_bodies()
+                if self.pending_heredocs:
+                    self._read_heredoc_bodies()
             elif c == ")" and closer == ")":
                 self._finish(command)
                 self.i += 1
@@ -116,7 +119,7 @@ class _Parser(WordReader):
             elif c in ";&|" and (operator := _OPERATOR.match(s, self.i)):
                 self._finish(command)
                 self.i = operator.end()
-                command = SimpleCommand(self.i)
+                command = SimpleCommand()
             elif c == "(":
                 command = self._open_parenthesis(command)
             elif c == ")":
@@ -136,12 +139,12 @@ class _Parser(WordReader):
         if parens and len(command.words) == 1:
             # `name() body`: the name is a definition, not a command; the body is parsed next.
             self.i = parens.end()
-            return SimpleCommand(self.i)
+            return SimpleCommand()
         raise ShellSyntaxError("unexpected `(`")
 
     def _read_command_word(self, command: SimpleCommand) -> SimpleCommand:
         word = self.read_word()
-        if command.is_empty() and not command.header and not word.quoted:
+        if not command.words and not command.header and not word.quoted and command.is_empty():
             if word.text in _SKIPPED_RESERVED:
                 return command
             if word.text in _UNSUPPORTED_RESERVED:
@@ -156,7 +159,7 @@ class _Parser(WordReader):
                 parens = _FUNCTION_PARENS.match(self.s, self.i)
                 if parens:
                     self.i = parens.end()
-                return SimpleCommand(self.i)
+                return SimpleCommand()
         if not command.words and not command.header and _ASSIGNMENT.match(word.source):
             command.assigned = True
         else:
