@@ -8,6 +8,8 @@ Worst cases for a first-match engine:
    wildcard (the index cannot skip any: every compiled pattern is tried).
 2. A 20-segment shell command whose every segment matches only the last rule.
 3. The slowest pathological pattern (<= 1 KiB) against a 64 KiB subject.
+4. Long shell scripts: one within the reading ceiling (read to its end), one past it
+   (ASK; bench/shell_engine_ceiling.py measures the ceiling on adversarial inputs).
 """
 
 import statistics
@@ -216,12 +218,16 @@ def large_script() -> None:
             {"pattern": "run_command:ls *", "action": "ALWAYS"},
         ]
     )
-    script = "ls -la; " * 8000 + "rm -rf /"
-    median, p99 = measure(lambda: policy.evaluate("run_command", {"command": script}, SHELL), 20)
-    print(
-        f"\nA {len(script) // 1024} KiB shell script of 8,001 commands (one call, every"
-        f" segment matched): median {median / 1000:.0f} ms, p99 {p99 / 1000:.0f} ms"
-    )
+    for count in (300, 8000):
+        script = "ls -la; " * count + "rm -rf /"
+        evaluate = lambda s=script: policy.evaluate("run_command", {"command": s}, SHELL)  # noqa: E731
+        verdict = evaluate().verdict.value
+        median, p99 = measure(evaluate, 20)
+        print(
+            f"\nA {len(script) / 1024:.1f} KiB shell script of {count + 1:,} commands, the last"
+            f" `rm -rf /`: {verdict}, median {median / 1000:.1f} ms, p99 {p99 / 1000:.1f} ms"
+            + ("  (over the reading ceiling: ASK)" if verdict == "ASK" else "")
+        )
 
 
 def main() -> None:

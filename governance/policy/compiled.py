@@ -249,8 +249,8 @@ class CompiledPolicy:
         for requirement in requires:
             if not any(pattern_names(pattern, name) for name in requirement.names):
                 return (
-                    f"{requirement.reason}: rule {index} ({pattern!r}) allows the program "
-                    f"but does not name {requirement.names[0]}"
+                    f"{requirement.reason}: rule {index} ({pattern!r}) matches but does not "
+                    f"name {requirement.names[0]}"
                 )
         return None
 

@@ -34,7 +34,7 @@ quoted pieces: a longer script is outside the subset.
 import re
 from dataclasses import dataclass, field
 
-MAX_TOKENS = 2_048
+MAX_TOKENS = 1_024
 
 _RESERVED_WORDS = (
     "if then else elif fi do done case esac while until for in function select time coproc "
@@ -43,13 +43,14 @@ _RESERVED_WORDS = (
 RESERVED = frozenset(_RESERVED_WORDS.split())
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_TOKEN = re.compile(
-    r"(?P<blank>[ \t]+(?:\\\n[ \t]*)*)"
-    r"|(?P<newline>\n)"
+_BLANKS = r"[ \t]+(?:\\\n[ \t]*)*"  # a line continuation only after a blank
+_TOKEN = re.compile(  # blanks before a token are skipped in the same match
+    rf"(?:{_BLANKS})?(?:(?P<newline>\n)"
     r"|(?P<comment>#[^\n]*)"
     r"|(?P<redirect>[0-9]*(?:>>|>&|<&|<<|<>|>\||&>|[<>]))"
     r"|(?P<operator>&&|\|\||;;|;&|\|&|&\||&!|[;&|])"
-    r"|(?P<word>(?:[^ \t\n;&|<>()'\"\\]++|\\[^\n]|'[^']*+'|\"(?:[^\"\\]++|\\[^\n])*+\")++)"
+    r"|(?P<word>(?:[^ \t\n;&|<>()'\"\\]++|\\[^\n]|'[^']*+'|\"(?:[^\"\\]++|\\[^\n])*+\")++))"
+    rf"|(?P<blank>{_BLANKS})"
 )
 _PIECE = re.compile(r"([^'\"\\]++)|\\(.)|'([^']*+)'|\"((?:[^\"\\]++|\\.)*+)\"", re.DOTALL)
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -92,7 +93,8 @@ def recognize(script: str) -> list[Command]:
         token = match(script, position)
         if token is None:
             raise OutsideSubset(_what_stops(script, position))
-        kind, text = token.lastgroup, token.group()
+        kind = token.lastgroup
+        text = token.group(kind)
         position = token.end()
         tokens += 1
         if kind == "word" and len(text) > 1:
@@ -142,6 +144,8 @@ def recognize(script: str) -> list[Command]:
 
 
 def _what_stops(script: str, position: int) -> str:
+    while script[position] in " \t" and position + 1 < len(script):
+        position += 1
     char = script[position]
     if char in "'\"":
         return "an unterminated quote, or a backslash-newline inside double quotes"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 MAX_NESTING = 32
 # Steps (tokens, quoted pieces, characters of arithmetic and ${...}) one reading may take:
 # a bound on its time whatever the script (bench/shell_engine_ceiling.py).
-MAX_STEPS = 3_000
+MAX_STEPS = 2_000
 
 
 class ShellSyntaxError(ValueError):

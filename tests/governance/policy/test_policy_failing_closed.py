@@ -169,4 +169,4 @@ def test_a_64_kib_script_over_the_reading_ceiling_is_ask_never_always():
 
     assert evaluation.verdict is Verdict.ASK
     assert "steps read" in evaluation.error
-    assert any("more than 2048 words," in (s.reason or "") for s in evaluation.segments)
+    assert any("more than 1024 words," in (s.reason or "") for s in evaluation.segments)
