@@ -60,6 +60,7 @@ def match_argument_of(raw: dict | None) -> MatchArgument | None:
         write_tool=raw.get("write_tool", "write_file"),
         read_tool=raw.get("read_tool", "read_file"),
         shell=raw.get("shell", "bash"),
+        cwd=raw.get("cwd"),
     )
 
 

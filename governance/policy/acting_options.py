@@ -434,6 +434,31 @@ def _python_module_args(args: list[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+_PYTEST_VALUED = frozenset(
+    {"-k", "-m", "-p", "-o", "-c", "-W", "-n", "-r", "--tb", "--durations", "--rootdir"}
+    | {"--basetemp", "--junitxml", "--deselect", "--ignore", "--ignore-glob", "--confcutdir"}
+    | {"--import-mode", "--maxfail", "--log-level", "--capture", "--color", "--cov"}
+    | {"--cov-report", "--cov-config", "--timeout", "--dist", "--numprocesses", "--reruns"}
+)
+
+
+def _pytest_paths_elsewhere(args: list[str]) -> list[str]:
+    """pytest writes its cache in the common directory of its path arguments (its
+    rootdir) and bytecode next to the tests it imports: a path that leaves the working
+    directory (absolute, or through `..`) is where it may write."""
+    paths, skip = [], False
+    for token in args:
+        if skip:
+            skip = False
+        elif token.startswith("-"):
+            skip = token in _PYTEST_VALUED
+        else:
+            path = token.split("::", 1)[0]
+            if path.startswith("/") or path == ".." or path.startswith("../"):
+                paths.append(path)
+    return paths
+
+
 def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
     values = []
     for k, token in enumerate(args):
@@ -549,6 +574,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return written_operands(*module) if module else []
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
+    if program == "pytest":
+        return _pytest_paths_elsewhere(args)
     shape = WRITES.get(program)
     if shape is None:
         return []

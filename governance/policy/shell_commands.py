@@ -93,14 +93,24 @@ class ShellReading:
     error: str | None = None
     budget: list[int] = field(default_factory=lambda: [MAX_STEPS])  # steps left, shared
     runs_project_code: bool = False  # set by the command being read
+    base: str | None = None  # the tool's working directory, when it declares one
+    cwds: tuple[str | None, ...] = (None,)  # where the command being read may run
+
+    def paths(self, path: str) -> list[str]:
+        """A path as the command being read opens it: relative ones from each possible cwd."""
+        if path.startswith("/"):
+            return [path]
+        resolved = (path if cwd is None else normalise_path(f"{cwd}/{path}") for cwd in self.cwds)
+        return list(dict.fromkeys(resolved))
 
     def concern(self, command: str, reason: str) -> None:
         self.concerns.append((command, reason))
 
 
-def read_shell(script: str, dialect: str) -> ShellReading:
-    """Every finding and concern of `script` read as `dialect` (bash, sh or zsh)."""
-    reading = ShellReading()
+def read_shell(script: str, dialect: str, cwd: str | None = None) -> ShellReading:
+    """Every finding and concern of `script` read as `dialect` (bash, sh or zsh), run in
+    `cwd` when the tool declares its working directory (relative paths then resolve)."""
+    reading = ShellReading(base=cwd, cwds=(cwd,))
     _read_script(script, dialect, 0, reading)
     return reading
 
@@ -121,8 +131,16 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         return
     runs_code: dict[tuple, bool] = {}
     wrote_content = False
+    possible, chained = reading.cwds, None  # cwds after the last command; right after a `cd &&`
+    previous = ""
     for command in commands:
-        identity = (tuple(command.argv), tuple(command.assignments), tuple(command.redirects))
+        reading.cwds = chained if chained is not None else possible
+        identity = (
+            tuple(command.argv),
+            tuple(command.assignments),
+            tuple(command.redirects),
+            reading.cwds,
+        )
         if identity not in runs_code:
             before = len(reading.findings)
             reading.runs_project_code = False
@@ -138,6 +156,46 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
                 "project's code, which may include them",
             )
         wrote_content = wrote_content or writes
+        moved = _directory_change(command, reading.cwds)
+        if moved is not None and previous != "|" and command.then not in ("|", "&"):
+            # A `cd` that fails leaves the shell where it was: both are possible afterwards.
+            possible = _at_most(possible + moved)
+            chained = moved if command.then == "&&" else None
+        elif command.then not in ("&&", "|"):
+            chained = None
+        previous = command.then
+
+
+_MAX_CWDS = 4
+
+
+def _directory_change(command: Command, cwds: tuple[str | None, ...]) -> tuple | None:
+    """Where `cd DIR` (or `pushd DIR`) moves the shell; None for any other command, and an
+    unknown cwd (None) for a `cd` the engine cannot follow (`cd`, `cd -`, options)."""
+    argv = command.argv
+    if argv[0] in ("builtin", "command") and argv[1:2] in (["cd"], ["pushd"]):
+        return (None,)
+    if argv[0] not in ("cd", "pushd", "popd"):
+        return None
+    if argv[0] == "popd" or len(argv) != 2 or argv[1].startswith("-") or not argv[1]:
+        return (None,)
+    target = argv[1]
+    if target.startswith("/"):
+        return (normalise_path(target),)
+    return tuple(dict.fromkeys(_relative_cd(c, target) for c in cwds))
+
+
+def _relative_cd(cwd: str | None, target: str) -> str | None:
+    if cwd is not None:
+        return normalise_path(f"{cwd}/{target}")
+    # From an unknown working directory: below it stays unknown; above it is `..`.
+    relative = normalise_path(target)
+    return relative if relative == ".." or relative.startswith("../") else None
+
+
+def _at_most(cwds: tuple[str | None, ...]) -> tuple[str | None, ...]:
+    cwds = tuple(dict.fromkeys(cwds))
+    return cwds if len(cwds) <= _MAX_CWDS else (None,)
 
 
 def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReading) -> None:
@@ -147,7 +205,8 @@ def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReadin
     for redirect in command.redirects:
         if redirect.operator != ">&":
             kind = "read" if redirect.operator == "<" else "write"
-            reading.findings.append(Finding(kind, redirect.target, binding=True))
+            for path in reading.paths(redirect.target):
+                reading.findings.append(Finding(kind, path, binding=True))
     _read_chain(command.argv, dialect, depth, reading, exact=True)
 
 
@@ -216,9 +275,15 @@ def _read_chain(
         written = written_operands(base, arguments)
         name = canonical_program(base)
         kind = "modify" if name in WRITES_NO_CONTENT else "write"
-        writes += [Finding(kind, path, exact, not exact) for path in written]
+        paths = [p for w in written for p in (reading.paths(w) if exact else [w])]
+        writes += [Finding(kind, path, exact, not exact) for path in paths]
         if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
             reading.runs_project_code = True
+            if exact:
+                # It may write where it runs (caches, build output): after a `cd`, that
+                # directory must be writable too; the tool's own working directory is.
+                moved = [c for c in reading.cwds if c != reading.base]
+                writes += [Finding("write", c or ".", True) for c in moved]
         if base == "find":
             _read_find_actions(arguments, dialect, depth, reading, exact)
         if exact:
@@ -231,7 +296,8 @@ def _read_chain(
             break
         if exact:
             _check_step(step, text, reading)
-        writes += [Finding("write", path, exact, not exact) for path in step.writes]
+        step_paths = [p for w in step.writes for p in (reading.paths(w) if exact else [w])]
+        writes += [Finding("write", path, exact, not exact) for path in step_paths]
         appends_input = appends_input or step.appends_input
         if step.script is not None:
             _read_inner(step.script, step.dialect or dialect, depth, reading, exact)

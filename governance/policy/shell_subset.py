@@ -76,6 +76,7 @@ class Command:
     argv: list[str] = field(default_factory=list)
     assignments: list[tuple[str, str]] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
+    then: str = ""  # the operator after it: ; & && || | or "" (a newline, the end)
 
 
 def recognize(script: str) -> list[Command]:
@@ -129,6 +130,7 @@ def recognize(script: str) -> list[Command]:
                 raise OutsideSubset(f"the operator {text!r}")
             if not command.argv:
                 raise OutsideSubset(f"{text!r} without a command before it")
+            command.then = text
             commands.append(command)
             command = Command()
             pending = text if text in ("&&", "||", "|") else None

@@ -60,6 +60,7 @@ class MatchArgument:
     write_tool: str = "write_file"
     read_tool: str = "read_file"
     shell: str | None = "bash"
+    cwd: str | None = None  # a shell tool's working directory: relative paths resolve in it
 
     def __post_init__(self) -> None:
         if self.kind is None:
@@ -70,6 +71,10 @@ class MatchArgument:
             raise ValueError(f"match argument kind must be one of {', '.join(KINDS)}")
         if self.shell not in DIALECTS:
             raise ValueError(f"match argument shell must be one of {', '.join(DIALECTS)}")
+        if self.cwd is not None and not self.cwd.startswith("/"):
+            raise ValueError("match argument cwd must be an absolute path")
+        if self.cwd is not None:
+            object.__setattr__(self, "cwd", normalise_path(self.cwd))
 
 
 class Probe(NamedTuple):
@@ -188,7 +193,7 @@ def _read_shell(tool: str, script: str, match_argument: MatchArgument) -> CallRe
         reading.concerns.append(
             Concern(reading.whole_key, f"invisible character {describe_invisible(hidden)}")
         )
-    shell = read_shell(script, match_argument.shell or "bash")
+    shell = read_shell(script, match_argument.shell or "bash", match_argument.cwd)
     _add_shell_reading(reading, tool, match_argument, shell)
     reading.error = shell.error
     folded = unicodedata.normalize("NFKC", script)

@@ -12,7 +12,7 @@ from ledger.canonical import digest_of
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 MATCH_KINDS = ("shell", "path", "text")
 SHELL_DIALECTS = ("bash", "sh", "zsh")
-_MATCH_KEYS = {"name", "kind", "shell", "write_tool", "read_tool"}
+_MATCH_KEYS = {"name", "kind", "shell", "write_tool", "read_tool", "cwd"}
 _TOOL_KEYS = {"name", "access", "match_argument", "secrets", "schema", "description"}
 
 
@@ -48,8 +48,9 @@ def _tool_from(raw: object, index: int) -> dict:
 
 
 def _match_argument(tool: str, match: object) -> dict:
-    """`{name, kind}`; a shell tool may add `shell` (bash, sh = dash, zsh; bash by default)
-    and the tool names its writes and reads are matched as (`write_tool`, `read_tool`)."""
+    """`{name, kind}`; a shell tool may add `shell` (bash, sh = dash, zsh; bash by default),
+    the tool names its writes and reads are matched as (`write_tool`, `read_tool`) and the
+    directory its commands run in (`cwd`: relative paths in them resolve there)."""
     if (
         not isinstance(match, dict)
         or not isinstance(match.get("name"), str)
@@ -62,13 +63,17 @@ def _match_argument(tool: str, match: object) -> dict:
         )
     kind = match.get("kind", "text")
     clean = {"name": match["name"], "kind": kind}
-    extras = set(match) & {"shell", "write_tool", "read_tool"}
+    extras = set(match) & {"shell", "write_tool", "read_tool", "cwd"}
     if extras and kind != "shell":
         raise Invalid(f"tool {tool}: {', '.join(sorted(extras))} only apply to kind shell")
     if "shell" in match:
         if match["shell"] not in SHELL_DIALECTS:
             raise Invalid(f"tool {tool}: match_argument.shell must be bash, sh or zsh")
         clean["shell"] = match["shell"]
+    if "cwd" in match:
+        if not isinstance(match["cwd"], str) or not match["cwd"].startswith("/"):
+            raise Invalid(f"tool {tool}: match_argument.cwd must be an absolute path")
+        clean["cwd"] = match["cwd"]
     for key in ("write_tool", "read_tool"):
         if key in match:
             if not isinstance(match[key], str) or not TOOL_NAME.match(match[key]):

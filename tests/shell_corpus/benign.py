@@ -424,6 +424,14 @@ WORKSPACE = _entries(
     ("cargo build --release && \\\n  cargo test", "cargo build", "cargo test"),
     ("npm run lint\nnpm run build", "npm run"),
     ("git status\ngit diff --stat", "git status", "git diff"),
+    ("mkdir -p build && cd build && cmake ..", "mkdir", "cd", "cmake"),
+    ("pytest -q 2>&1 | tee pytest.log", "pytest", "tee"),
+    ("npm run build > build.log 2>&1", "npm run"),
+    ("cp .env.example .env", "cp"),
+    ("touch src/utils/__init__.py", "touch"),
+    ("git diff > changes.patch", "git diff"),
+    ("sort -u words.txt > words.sorted", "sort"),
+    ("cd packages/core && npm test", "cd", "npm test"),
 )
 
 OUTSIDE = _entries(

@@ -263,9 +263,10 @@ def benign_policy() -> CompiledPolicy:
 
 
 def kinds(shell: str = "bash") -> dict[str, MatchArgument]:
-    """The tools the policies speak of; `shell` is run_command's dialect (bash, sh, zsh)."""
+    """The tools the policies speak of; `shell` is run_command's dialect (bash, sh, zsh).
+    Commands run in /workspace, as in the oracle's sandbox."""
     return {
-        "run_command": MatchArgument("command", "shell", shell=shell),
+        "run_command": MatchArgument("command", "shell", shell=shell, cwd="/workspace"),
         "read_file": MatchArgument("path", "path"),
         "write_file": MatchArgument("path", "path"),
     }

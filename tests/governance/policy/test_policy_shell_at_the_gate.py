@@ -15,7 +15,7 @@ ZSH_BUNDLE = """name: zsh-tools
 tools:
   - name: zsh_command
     access: write
-    match_argument: {name: command, kind: shell, shell: zsh, read_tool: read_file}
+    match_argument: {name: command, kind: shell, shell: zsh, read_tool: read_file, cwd: /workspace}
     schema: {type: object, properties: {command: {type: string}}, required: [command]}
 """
 
@@ -66,6 +66,7 @@ def test_a_bundle_declares_its_shell_and_the_frozen_run_carries_it(org, operator
         "kind": "shell",
         "shell": "zsh",
         "read_tool": "read_file",
+        "cwd": "/workspace",
     }
 
 
@@ -76,13 +77,14 @@ def test_a_bundle_declares_its_shell_and_the_frozen_run_carries_it(org, operator
         ("{name: path, kind: path, shell: sh}", "only apply to kind shell"),
         ("{name: command, kind: shell, write_tool: 'no spaces'}", "write_tool must match"),
         ("{name: command, kind: shell, dialect: sh}", "needs a name and kind"),
+        ("{name: command, kind: shell, cwd: workspace}", "cwd must be an absolute path"),
     ],
 )
 def test_the_admin_refuses_a_bundle_with_a_bad_shell_declaration(
     org, admin_user, login, match, message
 ):
     text = ZSH_BUNDLE.replace(
-        "{name: command, kind: shell, shell: zsh, read_tool: read_file}", match
+        "{name: command, kind: shell, shell: zsh, read_tool: read_file, cwd: /workspace}", match
     )
 
     response = login(admin_user).post(

@@ -244,3 +244,66 @@ def test_the_dry_run_segments_keep_their_shape():
         "rule_index",
         "reason",
     }
+
+
+WORKSPACE = compile_policy(
+    [
+        {"pattern": "run_command:*", "action": "ALWAYS"},
+        {"pattern": "write_file:/workspace/*", "action": "ALWAYS"},
+        {"pattern": "write_file:*", "action": "NEVER"},
+    ]
+)
+
+
+def in_workspace(command: str):
+    tool = MatchArgument("command", "shell", cwd="/workspace")
+    return WORKSPACE.evaluate("run_command", {"command": command}, tool)
+
+
+def written(evaluation) -> set[str]:
+    return {s.subject for s in evaluation.segments if s.subject.startswith("write_file:")}
+
+
+def test_relative_paths_resolve_in_the_declared_working_directory():
+    evaluation = in_workspace("echo x > out.txt && cp a.txt b.txt")
+
+    assert evaluation.verdict is Verdict.ALWAYS
+    assert written(evaluation) == {"write_file:/workspace/out.txt", "write_file:/workspace/b.txt"}
+    undeclared = WORKSPACE.evaluate("run_command", {"command": "echo x > out.txt"}, shell())
+    assert undeclared.verdict is Verdict.NEVER  # as written: not under /workspace
+
+
+@pytest.mark.parametrize(
+    ("command", "paths"),
+    [
+        ("cd sub && echo x > y", {"/workspace/sub/y"}),
+        ("cd sub; echo x > y", {"/workspace/y", "/workspace/sub/y"}),  # cd may fail
+        ("cd sub || echo x > y", {"/workspace/y", "/workspace/sub/y"}),
+        ("cd sub | echo x > y", {"/workspace/y"}),  # a pipeline's cd is a subshell's
+        ("cd /etc && echo x > passwd", {"/etc/passwd"}),
+        ("cd .. && echo x > y", {"/y"}),
+    ],
+)
+def test_cd_moves_where_relative_paths_land(command, paths):
+    assert written(in_workspace(command)) == {f"write_file:{p}" for p in paths}
+
+
+def test_a_program_running_project_code_after_a_cd_may_write_there():
+    assert in_workspace("cd /etc && make").verdict is Verdict.NEVER
+    assert in_workspace("cd /workspace/app && make").verdict is Verdict.ALWAYS
+    assert in_workspace("make").verdict is Verdict.ALWAYS  # the tool's own directory
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python -m pytest -q /etc/hostname", "pytest /workspacex /etc", "pytest ../outside"],
+)
+def test_pytest_paths_that_leave_the_working_directory_are_writes(command):
+    # pytest caches in the common directory of its paths and writes bytecode next to tests.
+    policy = compile_policy(
+        [{"pattern": "run_command:python -m pytest *", "action": "ALWAYS"}, *WORKSPACE.rules]
+    )
+    tool = MatchArgument("command", "shell", cwd="/workspace")
+
+    assert policy.evaluate("run_command", {"command": command}, tool).verdict is Verdict.NEVER
+    assert in_workspace("pytest -q tests/test_api.py::test_create -k x").verdict is Verdict.ALWAYS
