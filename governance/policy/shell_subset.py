@@ -54,6 +54,7 @@ _TOKEN = re.compile(  # blanks before a token are skipped in the same match
 )
 _PIECE = re.compile(r"([^'\"\\]++)|\\(.)|'([^']*+)'|\"((?:[^\"\\]++|\\.)*+)\"", re.DOTALL)
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_QUOTING = re.compile(r"['\"\\]")
 _UNQUOTED_FORBIDDEN = re.compile(r"[$`*?\[{}!]")
 _DOUBLE_QUOTED_FORBIDDEN = re.compile(r"[$`]|\\[$`\n]")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
@@ -98,8 +99,8 @@ def recognize(script: str) -> list[Command]:
         text = token.group(kind)
         position = token.end()
         tokens += 1
-        if kind == "word" and len(text) > 1:
-            tokens += (text.count("'") + text.count('"')) // 2 + text.count("\\")  # its pieces
+        if kind == "word" and _QUOTING.search(text):
+            tokens += len(_QUOTING.findall(text)) // 2  # its quoted pieces count too
         if tokens > MAX_TOKENS:
             raise OutsideSubset(f"more than {MAX_TOKENS} words, operators and quoted pieces")
         if kind == "blank" or kind == "comment":
@@ -181,18 +182,14 @@ def _unquote(raw: str, role: str, before: str = "") -> str:
     """Quote removal of one word; `role` is name, argument, value (after `NAME=`) or target."""
     if (raw == "[" and role != "target") or (role == "argument" and raw in ("!", "{}")):
         return raw
+    if not _QUOTING.search(raw):
+        _check_unquoted(raw, raw, before[-1:], at_start=not before)  # the common case
+        return raw
     out: list[str] = []
     previous = before[-1:]  # the character before the next piece; "" at the start of a word
     for plain, escaped, single, double in _PIECE.findall(raw):
         if plain:
-            bad = _UNQUOTED_FORBIDDEN.search(plain)
-            if bad:
-                raise OutsideSubset(f"the unquoted {bad.group()!r} in {raw!r}")
-            if not before and not out and plain[0] in "=^":
-                raise OutsideSubset(f"{plain[0]!r} at the start of {raw!r}")
-            for at in [i for i, c in enumerate(plain) if c == "~"] if "~" in plain else ():
-                if (plain[at - 1] if at else previous) in ("", "=", ":"):
-                    raise OutsideSubset(f"the unquoted '~' in {raw!r}")
+            _check_unquoted(plain, raw, previous, at_start=not before and not out)
             piece = plain
         elif escaped:
             piece = escaped
@@ -205,6 +202,17 @@ def _unquote(raw: str, role: str, before: str = "") -> str:
         out.append(piece)
         previous = piece[-1:] or previous
     return "".join(out)
+
+
+def _check_unquoted(plain: str, raw: str, previous: str, *, at_start: bool) -> None:
+    bad = _UNQUOTED_FORBIDDEN.search(plain)
+    if bad:
+        raise OutsideSubset(f"the unquoted {bad.group()!r} in {raw!r}")
+    if at_start and plain[0] in "=^":
+        raise OutsideSubset(f"{plain[0]!r} at the start of {raw!r}")
+    for at in [i for i, c in enumerate(plain) if c == "~"] if "~" in plain else ():
+        if (plain[at - 1] if at else previous) in ("", "=", ":"):
+            raise OutsideSubset(f"the unquoted '~' in {raw!r}")
 
 
 def _double_quoted_escape(match: re.Match) -> str:
