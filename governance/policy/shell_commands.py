@@ -11,12 +11,11 @@ Two readings, combined by the caller (most restrictive wins):
   Acting options (acting_options) attach a *requirement* to the views that
   contain them: their ALWAYS rule must name the option. Redirections and the
   operands of `tee`, `cp`, `dd of=`... are writes, `<` is a read. *Concerns*
-  keep a command at ASK: an assignment to a variable outside a short inert list
-  (`PATH=`, `LD_PRELOAD=`, `BASH_ENV=` change what runs), builtins that change how
-  the rest of the script is read or evaluate their arguments (`alias`, `hash`,
-  `source`, `read`, `test -v`, `printf -v`...), shells started with start-up
-  files or fed a script by file or stdin, `xargs` feeding input words to a
-  program with acting options, unknown wrapper options, nesting past the limits.
+  keep a command at ASK: assignments and builtins (shell_builtins), shells started
+  with start-up files or fed a script by file or stdin, `xargs` feeding input words
+  to a program with acting options, unknown wrapper options, nesting past the limits.
+  With a declared working directory, relative paths resolve there and `cd` is
+  followed.
 - **best effort**: a script outside the subset is ASK whatever it contains; it
   is also read by shell_syntax's tolerant parser, and every command, write and
   read it finds is matched for NEVER rules only (`echo $(rm -rf /)` is NEVER,
@@ -37,6 +36,7 @@ from governance.policy.acting_options import (
     written_operands,
 )
 from governance.policy.paths import normalise_path
+from governance.policy.shell_builtins import SPECIAL_BUILTINS, command_concerns, variable_concern
 from governance.policy.shell_subset import Command, OutsideSubset, recognize
 from governance.policy.shell_syntax import parse_script
 from governance.policy.shell_words import MAX_STEPS
@@ -44,30 +44,10 @@ from governance.policy.shell_wrappers import WRAPPERS, Unwrapped
 
 MAX_SCRIPT_DEPTH = 4
 MAX_WRAPPERS = 8
-_INERT_VARIABLES = frozenset(
-    {"LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "CLICOLOR"}
-    | {"CLICOLOR_FORCE", "FORCE_COLOR", "CI", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG"}
-    | {"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING"}
-    | {"CARGO_TERM_COLOR", "GOOS", "GOARCH", "CGO_ENABLED", "DEBUG"}
-)
 _SYSTEM_DIRECTORIES = frozenset(
     {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}
 )
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-# Builtins that change how the rest of the script runs, or evaluate their arguments as code.
-_SHELL_STATE = frozenset(
-    {"alias", "unalias", "hash", "enable", "shopt", "setopt", "unsetopt", "emulate", "source"}
-    | {".", "zmodload", "autoload", "functions", "disable", "bind", "complete", "compgen"}
-    | {"compctl", "compdef", "fc", "history", "r", "sched", "zle", "vared", "bindkey"}
-    | {"mapfile", "readarray", "let", "read", "getopts", "jobs", "coproc", "zcompile"}
-)
-_DECLARATIONS = frozenset(
-    {"export", "declare", "typeset", "local", "readonly", "unset", "integer", "float"}
-)
-_SET_LETTERS = frozenset("euxvfaC")
-_SET_OPTIONS = frozenset(
-    {"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "allexport", "noclobber"}
-)
 
 
 @dataclass(frozen=True)
@@ -291,7 +271,9 @@ def _read_chain(
                 Requirement(use.names, f"{base} {use.names[0]} {use.what}")
                 for use in acting_uses(base, arguments)
             ]
-            _check_command(program, base, arguments, text, appends_input, reading)
+            if not program or any(c in program for c in " \t\n"):
+                reading.concern(text, "the program name is empty or contains blanks")
+            _check_command(base, arguments, text, appends_input, reading)
         if step is None:
             break
         if exact:
@@ -322,9 +304,7 @@ def _is_plain(program: str) -> bool:
         or "/" in program
         or program in WRAPPERS
         or program == "find"
-        or program in _SHELL_STATE
-        or program in _DECLARATIONS
-        or program in ("set", "printf", "print", "test", "[", "wait")
+        or program in SPECIAL_BUILTINS
         or name in WRITES
         or name == "dd"
         or any(c in program for c in " \t\n")
@@ -336,52 +316,15 @@ _ACTING_PROGRAMS = frozenset(key.split()[0] for key in ACTING)
 
 
 def _check_command(
-    program: str,
-    base: str,
-    arguments: list[str],
-    text: str,
-    appends_input: bool,
-    reading: ShellReading,
+    base: str, arguments: list[str], text: str, appends_input: bool, reading: ShellReading
 ) -> None:
-    if not program or any(c in program for c in " \t\n"):
-        reading.concern(text, "the program name is empty or contains blanks")
-    if base in _SHELL_STATE:
-        reading.concern(text, f"{base} changes how the rest of the script runs")
-    elif base in _DECLARATIONS:
-        for argument in arguments:
-            if argument.startswith(("-", "+")) and argument not in ("-x", "-p", "--"):
-                reading.concern(text, f"{base} {argument} is not read")
-            elif not argument.startswith(("-", "+")):
-                _check_variable(argument.split("=", 1)[0], text, reading)
-    elif base == "set":
-        _check_set(arguments, text, reading)
-    elif (base in ("printf", "print") and "-v" in arguments) or (
-        base in ("test", "[", "wait") and ({"-v", "-R", "-p"} & set(arguments))
-    ):
-        reading.concern(text, f"{base} evaluates a variable name, and its subscript as code")
-    program_name = canonical_program(base)
-    if appends_input and (
-        program_name in WRITES or any(k.split()[0] == program_name for k in ACTING)
-    ):
+    for reason in command_concerns(base, arguments):
+        reading.concern(text, reason)
+    program = canonical_program(base)
+    if appends_input and (program in WRITES or program in _ACTING_PROGRAMS):
         reading.concern(
             text, f"xargs adds words read from its input to {base}, whose options can act"
         )
-
-
-def _check_set(arguments: list[str], text: str, reading: ShellReading) -> None:
-    k = 0
-    while k < len(arguments):
-        argument = arguments[k]
-        if argument == "--" or not argument.startswith(("-", "+")):
-            return
-        for letter in argument[1:]:
-            if letter == "o":
-                k += 1
-                if k >= len(arguments) or arguments[k] not in _SET_OPTIONS:
-                    reading.concern(text, "set -o with an option that changes how scripts run")
-            elif letter not in _SET_LETTERS:
-                reading.concern(text, f"set {argument[0]}{letter} changes how scripts run")
-        k += 1
 
 
 def _check_step(step: Unwrapped, text: str, reading: ShellReading) -> None:
@@ -392,8 +335,9 @@ def _check_step(step: Unwrapped, text: str, reading: ShellReading) -> None:
 
 
 def _check_variable(name: str, text: str, reading: ShellReading) -> None:
-    if name not in _INERT_VARIABLES and not name.startswith("LC_"):
-        reading.concern(text, f"the assignment to {name} can change what the command runs")
+    reason = variable_concern(name)
+    if reason:
+        reading.concern(text, reason)
 
 
 def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, exact: bool) -> None:
