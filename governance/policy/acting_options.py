@@ -237,6 +237,8 @@ ACTING: dict[str, dict[str, str]] = {
     },
     "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
     "xxd": {},
+    "vim": dict.fromkeys(("-c", "+", "-S", "--cmd", "-u", "-y"), RUNS),
+    "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
 
 # Short option letters that take a value: letters after them in `-abc` are that value.
@@ -267,6 +269,8 @@ WRITES = {
     **dict.fromkeys(("cp", "ln", "install", "rsync"), "last"),
     **dict.fromkeys(("chmod", "chown", "chgrp"), "after-first"),
     **dict.fromkeys(("uniq", "xxd"), "second"),
+    # They write next to what they compress or decompress.
+    **dict.fromkeys(("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd"), "all"),
     # python -m compileall DIR / py_compile FILE write __pycache__ next to what they compile.
     **dict.fromkeys(("compileall", "py_compile"), "all"),
 }
@@ -279,12 +283,21 @@ RUNS_PROJECT_CODE = frozenset(
     | {"pylint", "eslint", "prettier", "webpack", "vite", "babel", "rollup", "coverage"}
     | {"sphinx-build", "mkdocs", "gradlew", "./gradlew", "ninja", "meson", "bazel", "just"}
 )
+# Programs that write where they run without naming the file (a download, an archive's
+# files, a.out): after a `cd`, that directory must be writable by the rules.
+WRITES_WHERE_IT_RUNS = RUNS_PROJECT_CODE | {"wget", "curl", "unzip", "tar", "gcc", "git", "split"}
 # Written operands that create, remove or re-mode files without putting content in them.
 WRITES_NO_CONTENT = frozenset(
     {"touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo", "chown", "chgrp", "truncate"}
 )
 # Options whose value is a file the program writes (a compiler's -o): write probes.
-OUTPUT_OPTIONS = {"gcc": ("-o",), "rustc": ("-o",)}
+OUTPUT_OPTIONS = {
+    "gcc": ("-o",),
+    "rustc": ("-o",),
+    "unzip": ("-d",),
+    "openssl": ("-out",),
+    "patch": ("-o", "--output"),
+}
 _WRITES_VALUED = {
     "xxd": "cglosC",
     "compileall": "dlirxpej",
@@ -314,6 +327,7 @@ ALIASES = {
     "gmake": "make",
     "nodejs": "node",
     "fdfind": "fd",
+    **dict.fromkeys(("vi", "nvim", "ex", "view", "vimdiff", "rvim"), "vim"),
     **dict.fromkeys(("cc", "c++", "g++", "clang", "clang++", "gcc-12", "g++-12"), "gcc"),
 }
 _PYTHON = re.compile(r"python\d+(?:\.\d+)*")
@@ -357,7 +371,9 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     return list(dict.fromkeys(found))
 
 
-_NO_CLUSTERS = frozenset({"find", "go", "gcc"})  # `-name` is one option there, never `-n -a -m -e`
+_NO_CLUSTERS = frozenset(
+    {"find", "go", "gcc", "sqlite3"}
+)  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
 
@@ -389,6 +405,8 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             yield from (Acting((o,), w) for o, w in whole)
             if not whole and program not in _NO_CLUSTERS:
                 yield from _letters(token, options, valued)
+        elif token.startswith(".") and token[1:2].isalpha() and any(o == "." for o, _ in options):
+            yield Acting((token.split()[0],), dict(options)["."])
         elif token.startswith("+") and any(o == "+" for o, _ in options):
             yield Acting((token,), dict(options)["+"])
         elif _NAME_ASSIGNMENT.match(token) and any(o == "NAME=" for o, _ in options):
@@ -465,7 +483,7 @@ def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
         for option in options:
             if token == option and k + 1 < len(args):
                 values.append(args[k + 1])
-            elif token.startswith(option) and len(token) > len(option):
+            elif token.startswith(option + "=") or (len(option) == 2 and token[:2] == option):
                 values.append(token[len(option) :].removeprefix("="))
     return values
 

@@ -31,6 +31,7 @@ from governance.policy.acting_options import (
     RUNS_PROJECT_CODE,
     WRITES,
     WRITES_NO_CONTENT,
+    WRITES_WHERE_IT_RUNS,
     acting_uses,
     canonical_program,
     written_operands,
@@ -259,11 +260,11 @@ def _read_chain(
         writes += [Finding(kind, path, exact, not exact) for path in paths]
         if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
             reading.runs_project_code = True
-            if exact:
-                # It may write where it runs (caches, build output): after a `cd`, that
-                # directory must be writable too; the tool's own working directory is.
-                moved = [c for c in reading.cwds if c != reading.base]
-                writes += [Finding("write", c or ".", True) for c in moved]
+        if exact and (name in WRITES_WHERE_IT_RUNS or program in WRITES_WHERE_IT_RUNS):
+            # It may write where it runs (caches, build output, downloads): after a `cd`,
+            # that directory must be writable too; the tool's own working directory is.
+            moved = [c for c in reading.cwds if c != reading.base]
+            writes += [Finding("write", c or ".", True) for c in moved]
         if base == "find":
             _read_find_actions(arguments, dialect, depth, reading, exact)
         if exact:

@@ -59,6 +59,9 @@ def decide(rules: list[str], command: str):
         ("cargo *", "cargo --config build.rustc-wrapper=x build", "--config"),
         ("gcc *", "gcc -wrapper /workspace/x -c a.c", "-wrapper"),
         ("curl *", "curl -o /workspace/x http://example.com", "-o"),
+        ("sqlite3 *", "sqlite3 /workspace/db '.shell id'", ".shell"),
+        ("vim *", "vim '+!id' /workspace/f", "+!id"),
+        ("vi *", "vi -c '!id' /workspace/f", "-c"),
     ],
 )
 def test_an_acting_option_needs_a_rule_that_names_it(rule, command, option):
@@ -122,6 +125,9 @@ def test_plain_options_stay_allowed(rule, command):
         ("uniq /workspace/a /etc/passwd", "/etc/passwd"),
         ("gcc -o /etc/x a.c", "/etc/x"),
         ("python -m compileall /usr/lib/python3", "/usr/lib/python3"),
+        ("unzip /workspace/a.zip -d /etc", "/etc"),
+        ("gzip -k /etc/hosts", "/etc/hosts"),
+        ("openssl genrsa -out /etc/key.pem", "/etc/key.pem"),
     ],
 )
 def test_the_files_a_program_writes_from_its_operands_are_writes(command, written):
