@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from governance.policy.acting_options import (
     ACTING,
+    OUTPUT_OPTIONS,
     RUNS_PROJECT_CODE,
     WRITES,
     WRITES_NO_CONTENT,
@@ -310,6 +311,8 @@ def _is_plain(program: str) -> bool:
         or name == "dd"
         or any(c in program for c in " \t\n")
         or name in _ACTING_PROGRAMS
+        or name in OUTPUT_OPTIONS
+        or name in WRITES_WHERE_IT_RUNS
     )
 
 
