@@ -147,3 +147,22 @@ def test_a_wrapper_does_not_hide_an_acting_option():
     assert decide(["find *", "timeout *"], "timeout 5 find . -delete").verdict is Verdict.ASK
     assert decide(["sudo *", "find *"], "sudo find . -delete").verdict is Verdict.ASK
     assert decide(["find * -delete"], "timeout 5 find . -delete").verdict is Verdict.ALWAYS
+
+
+def test_every_program_a_table_knows_is_read_in_full_never_by_the_fast_path():
+    from governance.policy import acting_options as tables
+    from governance.policy.shell_builtins import SPECIAL_BUILTINS
+    from governance.policy.shell_commands import _is_plain
+    from governance.policy.shell_wrappers import WRAPPERS
+
+    known = (
+        {key.split()[0] for key in tables.ACTING}
+        | set(tables.WRITES)
+        | set(tables.OUTPUT_OPTIONS)
+        | set(tables.ALIASES)
+        | tables.WRITES_WHERE_IT_RUNS
+        | set(WRAPPERS)
+        | SPECIAL_BUILTINS
+    )
+
+    assert sorted(p for p in known if _is_plain(p)) == []
