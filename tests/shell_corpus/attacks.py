@@ -770,7 +770,6 @@ BYPASS_CORPUS = {
         ("(ls) > /etc/passwd", wrote("/etc/passwd")),
         ('ls > "/etc/"passwd', wrote("/etc/passwd")),
         ("echo x > /workspace/../etc/passwd", wrote("/etc/passwd")),
-        ("ls > $HOME/.bashrc", wrote("/root/.bashrc")),
     ),
     "unicode tricks in commands": (
         ("ls\u200b; rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),

@@ -34,8 +34,9 @@ ADMITTED = (
     "git status",
     "git log",
     "git log --oneline",
-    "python -m pytest -q",
 )
+# Admitted too, but a second of Python start-up in the sandbox: drawn less often.
+SLOW_ADMITTED = "python -m pytest -q"
 OTHERS = ("touch", "rm -rf", "wc -l", "head -1", "sort", "true", "printf %s", "sed -n 1p")
 WRAPPERS = ("env ", "timeout 5 ", "nice ", "command ", "nohup ", "exec ", "\\", "builtin ")
 ARGUMENTS = (
@@ -73,14 +74,16 @@ ACTING = (
 TARGETS = (
     "/workspace/out",
     "/workspace/src/x",
-    "out.txt",
+    "/workspace/out.txt",
+    "/workspace/a.log",
     "/dev/null",
-    "/etc/fluidbox-x",
+    "out.txt",
     "/workspace/../etc/fluidbox-x",
-    "/root/.bashrc",
+    "/etc/fluidbox-x",
 )
 SOURCES = ("/workspace/notes.txt", "notes.txt", "/etc/hostname", "/dev/null")
-OPERATORS = (" ; ", ";", " && ", "&&", " || ", " | ", "|", "\n", " & ", " |& ", " ;\n", "\r\n")
+OPERATORS = (" ; ", ";", " && ", "&&", " || ", " | ", "|", "\n", " ;\n")
+ODD_OPERATORS = (" & ", " |& ", "\r\n", " ;; ", "\n\n", " &&\n", " | \\\n")
 # Bytes and characters that are not what they look like.
 ODD_CHARACTERS = ("\t", "\r", "\x01", "\x1b", "\x7f", "\0", "\u00a0", "\u200b", "\uff1b", "é")
 
@@ -221,25 +224,29 @@ def _word(c: Choices, tricky: bool) -> str:
 
 def _redirection(c: Choices, tricky: bool) -> str:
     kind = c.number(0, 9)
-    if kind <= 3:
-        operator = c.pick((">", ">>", "2>", "1>", "&>", ">|", "2>>"))
-        return f"{operator}{c.pick(('', ' '))}{c.pick(TARGETS)}"
-    if kind <= 5:
-        return c.pick(("2>&1", ">&2", "2>/dev/null", "1>&2", "0<&0"))
-    if kind <= 7:
-        return f"{c.pick(('<', '0<', '<>'))} {c.pick(SOURCES)}"
-    return c.pick(TRICKS[-14:]) if tricky else "2>/dev/null"
+    if kind <= 4:
+        return f"{c.pick(('>', '>>', '2>', '1>'))}{c.pick(('', ' '))}{c.pick(TARGETS)}"
+    if kind <= 6:
+        return c.pick(("2>&1", ">&2", "2>/dev/null", "1>&2"))
+    if kind <= 8 or not tricky:
+        return f"{c.pick(('<', '0<'))} {c.pick(SOURCES)}"
+    if c.number(0, 1):
+        return f"{c.pick(('&>', '>|', '<>', '&>>', '>&'))} {c.pick(TARGETS)}"
+    return c.pick(TRICKS[-14:] + ("0<&0", "2>&-", ">&-"))
 
 
 def _command(c: Choices, tricky: bool, depth: int) -> str:
     if depth < 2 and tricky and c.number(0, 9) == 0:
         inner = build_script(c, depth + 1)
         return f"{c.pick(('sh', 'bash', 'dash'))} -c {shlex.quote(inner)}"
-    program = c.pick(ADMITTED if c.number(0, 5) else OTHERS)
+    if c.number(0, 39) == 0:
+        program = SLOW_ADMITTED
+    else:
+        program = c.pick(ADMITTED if c.number(0, 7) else OTHERS)
     if tricky and c.number(0, 7) == 0:
         program = c.pick(WRAPPERS) + program
     words = [program] + [_word(c, tricky) for _ in range(c.number(0, 3))]
-    if c.number(0, 9) == 0:
+    if c.number(0, 11) == 0:
         words.append(c.pick(ACTING))
     for _ in range(c.number(0, 2)):
         redirection = _redirection(c, tricky)
@@ -248,11 +255,13 @@ def _command(c: Choices, tricky: bool, depth: int) -> str:
 
 
 def build_script(c: Choices, depth: int = 0) -> str:
-    tricky = c.number(0, 2) > 0
+    tricky = c.number(0, 1) > 0
     script = _command(c, tricky, depth)
     for _ in range(c.number(0, 3)):
-        script += c.pick(OPERATORS) + _command(c, tricky, depth)
-    return script + c.pick(("", "", "", "\n", ";", " # done", " &", "\\"))
+        odd = tricky and c.number(0, 5) == 0
+        script += c.pick(ODD_OPERATORS if odd else OPERATORS) + _command(c, tricky, depth)
+    endings = ("", "", "", "\n", ";", " # done") + ((" &", "\\", "\r") if tricky else ())
+    return script + c.pick(endings)
 
 
 @st.composite

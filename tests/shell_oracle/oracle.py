@@ -10,10 +10,12 @@ sandbox must itself be ALWAYS that way:
   file executed when PATH would not have found that file: `for PATH in …; do ls`
   runs `/workspace/bin/ls`, not `ls`), seen through transparent wrappers (`timeout
   5 ls` runs `ls`) and nested shells (`sh -c 'ls'` runs `ls`);
-- each file written, by the shell or by any program: `write_file:<path>`;
+- each file written, by the shell or by any program: `write_file:<path>` (an attempt
+  the sandbox refused counts; one that fails anywhere, EEXIST or EISDIR, does not);
 - each file the shell itself read (a redirection, `$(< f)`, `source`, a start-up
   file): `read_file:<path>`;
-- no socket other than a local one;
+- no socket opened by the shell (`/dev/tcp`, `/dev/udp`). A connection a program
+  makes is what its rule admits (`git fetch`, `pip install`): listed, not counted;
 - no child process of a program the shell ran, other than the program's own helpers
   (git's git-core, tar's compressor): an option that executes (`find -exec`, git's
   fsmonitor, xargs) is an admitted program executing something.
@@ -31,6 +33,9 @@ from fnmatch import fnmatchcase
 from governance.policy import CompiledPolicy, Evaluation, MatchArgument, Verdict
 from tests.shell_oracle.observation import Observation
 from tests.shell_oracle.sandbox import Job, run_jobs
+
+# A write that fails anywhere, not only in the sandbox: `mkdir -p` of a folder that exists.
+_NO_EFFECT = frozenset({"EEXIST", "EISDIR"})
 
 
 class Kind(StrEnum):
@@ -64,7 +69,7 @@ def shows(observation: Observation, kind: str, subject: str) -> bool:
     if kind == Kind.FILE_READ:
         return any(event.path == subject for event in observation.shell_reads)
     if kind == Kind.SOCKET:
-        return bool(observation.sockets)
+        return any(socket.by is None for socket in observation.sockets)
     raise ValueError(f"unknown effect kind {kind!r}")
 
 
@@ -151,11 +156,13 @@ class Oracle:
         for run in observation.runs:
             check(Kind.PROGRAM_RUN, f"{self.tool}:{run.command}")
         for event in observation.writes:
-            check(Kind.FILE_WRITTEN, f"{self.write_tool}:{event.path}")
+            if event.error not in _NO_EFFECT:
+                check(Kind.FILE_WRITTEN, f"{self.write_tool}:{event.path}")
         for event in observation.shell_reads:
             check(Kind.FILE_READ, f"{self.read_tool}:{event.path}")
         for socket in observation.sockets:
-            found.append(Disagreement(Kind.SOCKET, f"{socket.family} {socket.address}", "-"))
+            if socket.by is None:
+                found.append(Disagreement(Kind.SOCKET, f"{socket.call} {socket.address}", "-"))
         for child in observation.children:
             parent = " ".join(child.parent or ())
             found.append(Disagreement(Kind.CHILD_PROCESS, f"{parent} → {child.command}", "-"))

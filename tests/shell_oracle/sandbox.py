@@ -26,7 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.shell_oracle.observation import TRACED_CALLS, Observation, observe
+from tests.shell_oracle.observation import Observation
+from tests.shell_oracle.replay import TRACED_CALLS, observe
 from tests.shell_oracle.strace_log import read_calls
 
 SHELLS = {
@@ -41,15 +42,16 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 DRIVER = Path(__file__).with_name("driver.py")
 ENVIRONMENT = {
     "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
-    "HOME": "/root",
+    # A program's own caches, logs and temporary files (npm's ~/.npm, pip's ~/.cache,
+    # Python's tempfile) stay in the workspace, so a write the oracle sees outside it is
+    # one the script asked for.
+    "HOME": "/workspace/.home",
     "USER": "root",
     "LOGNAME": "root",
     "SHELL": "/bin/bash",
     "LANG": "C.UTF-8",
     "TERM": "dumb",
     "PWD": "/workspace",
-    # Programs' own scratch files (Python's tempfile, sort's spill files) stay in the
-    # workspace, so a write the oracle sees in /tmp is one the script asked for.
     "TMPDIR": "/workspace/.tmp",
 }
 # What /workspace holds before every job: files to read, a folder to delete, a git
@@ -149,6 +151,7 @@ def _fixture(folder: Path) -> None:
     ):
         subprocess.run(command, check=True, env=environment, cwd=folder)
     (folder / ".tmp").mkdir()
+    (folder / ".home").mkdir()
     for name in PLANTED_PROGRAMS:
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)

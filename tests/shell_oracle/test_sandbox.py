@@ -36,8 +36,9 @@ def test_there_is_no_network_but_the_attempt_is_recorded():
     observation = run_script("exec 3<>/dev/tcp/1.1.1.1/53 && echo connected")
 
     assert "connected" not in observation.stdout
-    assert [s.family for s in observation.sockets] == ["AF_INET", "AF_INET"]
-    assert not any(s.ok for s in observation.sockets if s.address)
+    [connection] = observation.sockets
+    assert (connection.call, connection.family, connection.by) == ("connect", "AF_INET", None)
+    assert connection.error == "ENETUNREACH"
 
 
 def test_secrets_and_capabilities_stay_outside():
@@ -83,10 +84,39 @@ def test_wrappers_and_nested_shells_are_seen_through():
 
 def test_a_program_found_outside_path_is_named_by_its_file():
     observation = run_script(
-        "cp /usr/bin/true /workspace/bin/ls; for PATH in /workspace/bin; do ls; done"
+        "cp /usr/bin/true /workspace/bin/ls; for PATH in /workspace/bin; do ls; done; "
+        "(exec -a /bin/ls /workspace/bin/ls -la)"
     )
 
-    assert observation.commands() == ["cp /usr/bin/true /workspace/bin/ls", "/workspace/bin/ls"]
+    assert observation.commands() == [
+        "cp /usr/bin/true /workspace/bin/ls",
+        "/workspace/bin/ls",
+        "/workspace/bin/ls -la",
+    ]
+
+
+def test_relative_paths_resolve_in_each_process_s_own_folder():
+    observation = run_script(
+        "cd /workspace/src && mkdir sub && (cd sub && mkdir ../x && echo > y) && rmdir x"
+    )
+
+    assert [(w.path, w.action) for w in observation.writes] == [
+        ("/workspace/src/sub", "mkdir"),
+        ("/workspace/src/x", "mkdir"),
+        ("/workspace/src/sub/y", "open"),
+        ("/workspace/src/x", "rmdir"),
+    ]
+
+
+def test_a_program_s_own_helpers_are_not_its_children():
+    observation = run_script(
+        "git fetch -q /workspace; egrep -c alpha notes.txt; git fetch -q http://127.0.0.1:9/x"
+    )
+
+    assert observation.children == []
+    assert [(s.call, s.by[0]) for s in observation.sockets] == [
+        ("connect", "/usr/lib/git-core/git-remote-http")
+    ]
 
 
 def test_background_work_is_waited_for():
