@@ -290,6 +290,10 @@ WRITES_WHERE_IT_RUNS = RUNS_PROJECT_CODE | {"wget", "curl", "unzip", "tar", "gcc
 WRITES_NO_CONTENT = frozenset(
     {"touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo", "chown", "chgrp", "truncate"}
 )
+STARTS_A_JVM = frozenset(
+    {"java", "javac", "jar", "jshell", "mvn", "mvnw", "gradle", "gradlew", "sbt", "scala"}
+    | {"kotlin", "kotlinc", "ant", "lein", "clojure", "keytool"}
+)
 # Options whose value is a file the program writes (a compiler's -o): write probes.
 OUTPUT_OPTIONS = {
     "gcc": ("-o",),
@@ -587,6 +591,9 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     program = canonical_program(base)
     if program == "dd":
         return [token[3:] for token in args if token.startswith("of=")]
+    if program in STARTS_A_JVM:
+        # The JVM keeps its performance data in /tmp whatever TMPDIR says.
+        return ["/tmp/hsperfdata_<user>"]
     if program == "python":
         module = _python_module_args(args)
         return written_operands(*module) if module else []
@@ -639,8 +646,12 @@ def _naming(name: str) -> re.Pattern:
     return re.compile(rf"(?:^|[\s:*]){re.escape(name)}(?=$|[\s=*,])")
 
 
+_WORD = re.compile(r"[\w+-][\w.+-]*")
+
+
 def pattern_names(pattern: str, name: str) -> bool:
-    """Does a rule's pattern name an acting option (as a word) or a path/script (as text)?"""
-    if name[:1] in ("-", "+"):
+    """Does a rule's pattern name an acting option or a program (as a word of the command)
+    or a path or script (as text)?"""
+    if name[:1] in ("-", "+") or _WORD.fullmatch(name):
         return _naming(name).search(pattern) is not None
     return name in pattern

@@ -30,6 +30,7 @@ from governance.policy.acting_options import (
     ACTING,
     OUTPUT_OPTIONS,
     RUNS_PROJECT_CODE,
+    STARTS_A_JVM,
     WRITES,
     WRITES_NO_CONTENT,
     WRITES_WHERE_IT_RUNS,
@@ -283,6 +284,12 @@ def _read_chain(
         step_paths = [p for w in step.writes for p in (reading.paths(w) if exact else [w])]
         writes += [Finding("write", path, exact, not exact) for path in step_paths]
         appends_input = appends_input or step.appends_input
+        if exact and step.appends_input and step.words:
+            # xargs runs a program with words the script never shows: the rule must name it.
+            inner = step.words[0].rsplit("/", 1)[-1]
+            level.requires.append(
+                Requirement((inner,), f"xargs runs {inner} with arguments read from its input")
+            )
         if step.script is not None:
             _read_inner(step.script, step.dialect or dialect, depth, reading, exact)
             break
@@ -313,6 +320,7 @@ def _is_plain(program: str) -> bool:
         or name in _ACTING_PROGRAMS
         or name in OUTPUT_OPTIONS
         or name in WRITES_WHERE_IT_RUNS
+        or name in STARTS_A_JVM
     )
 
 

@@ -242,6 +242,8 @@ BENIGN_RULES: list[tuple[str, str]] = [
         for program in BENIGN_PROGRAMS
         for pattern in (f"run_command:{program}", f"run_command:{program} *")
     ],
+    # Java builds: the JVM writes its performance data in /tmp whatever TMPDIR says.
+    ("write_file:/tmp/hsperfdata_*", ALWAYS),
     *REVIEW_RULES[2:],
 ]
 

@@ -138,9 +138,19 @@ def test_the_files_a_program_writes_from_its_operands_are_writes(command, writte
     assert f"write_file:{written}" in {s.subject for s in evaluation.segments}
 
 
-def test_xargs_feeding_a_program_with_acting_options_is_ask():
-    assert decide(["xargs *", "git *"], "xargs git log").verdict is Verdict.ASK
-    assert decide(["xargs *", "wc *"], "xargs wc -l").verdict is Verdict.ALWAYS
+def test_xargs_runs_only_a_program_its_rule_names_and_never_one_that_acts():
+    assert decide(["xargs *", "wc *"], "xargs wc -l").verdict is Verdict.ASK
+    assert decide(["xargs wc *", "wc *"], "xargs wc -l").verdict is Verdict.ALWAYS
+    assert decide(["xargs git *", "git *"], "xargs git log").verdict is Verdict.ASK
+    assert decide(["xargs run*", "run*"], "xargs run").verdict is Verdict.ALWAYS
+    assert decide(["xargs *", "run*"], "xargs run").verdict is Verdict.ASK  # not `run_command`
+
+
+def test_a_java_build_writes_the_jvms_performance_data_in_tmp():
+    evaluation = decide(["mvn *"], "mvn -q test")
+
+    assert evaluation.verdict is Verdict.NEVER
+    assert "write_file:/tmp/hsperfdata_<user>" in {s.subject for s in evaluation.segments}
 
 
 def test_a_wrapper_does_not_hide_an_acting_option():
@@ -161,6 +171,7 @@ def test_every_program_a_table_knows_is_read_in_full_never_by_the_fast_path():
         | set(tables.OUTPUT_OPTIONS)
         | set(tables.ALIASES)
         | tables.WRITES_WHERE_IT_RUNS
+        | tables.STARTS_A_JVM
         | set(WRAPPERS)
         | SPECIAL_BUILTINS
     )
