@@ -173,6 +173,12 @@ FLUIDBOX_MACHINE_KEY_FILE = env_str("FLUIDBOX_MACHINE_KEY_FILE", str(DATA_DIR / 
 FLUIDBOX_VAULT_PASSPHRASE = env_str("FLUIDBOX_VAULT_PASSPHRASE")
 FLUIDBOX_STDIO_COMMANDS = env_list("FLUIDBOX_STDIO_COMMANDS", [], separator=";")
 FLUIDBOX_MCP_TIMEOUT = env_int("FLUIDBOX_MCP_TIMEOUT", 20, minimum=1)
+# POST /v1/mcp: how long a tools/call waits for a human on an ASK before answering "awaits
+# approval", how often it sends a progress notification meanwhile, and how many such
+# waits one web process holds at once (each holds a thread, never a database connection).
+FLUIDBOX_MCP_APPROVAL_WAIT = env_int("FLUIDBOX_MCP_APPROVAL_WAIT", 120, minimum=0)
+FLUIDBOX_MCP_PROGRESS_SECONDS = env_int("FLUIDBOX_MCP_PROGRESS_SECONDS", 10, minimum=1)
+FLUIDBOX_MCP_MAX_WAITING = env_int("FLUIDBOX_MCP_MAX_WAITING", 200, minimum=1)
 FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
 FLUIDBOX_MAX_WAIT_SECONDS = 30
 FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)

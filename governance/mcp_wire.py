@@ -6,8 +6,10 @@ runs, so each call owns a private event loop (`anyio.run`) for exactly one clien
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
+import ssl
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -39,6 +41,16 @@ _MAX_SERVER_MESSAGE = 200
 logging.getLogger("mcp").setLevel(logging.CRITICAL)
 
 _RAW_RESULT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Building the default context (loading the CA bundle) costs ~30 ms, which an
+    # `httpx2.AsyncClient()` pays on every construction: most of a brokered call's overhead
+    # when each call opens its own client. One per process, the same verification.
+    return httpx2.create_ssl_context()
+
+
 _T = TypeVar("_T")
 
 
@@ -247,7 +259,11 @@ async def _open_transport(
     if endpoint.transport == "streamable-http":
         assert endpoint.url is not None
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=dict(endpoint.headers), timeout=httpx2.Timeout(timeout))
+            httpx2.AsyncClient(
+                headers=dict(endpoint.headers),
+                timeout=httpx2.Timeout(timeout),
+                verify=_tls_context(),
+            )
         )
         return streamable_http_client(endpoint.url, http_client=http)
     assert endpoint.command is not None

@@ -1,12 +1,13 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from governance.api import approvals, budget, connections, policies, runs, secrets
+from governance.api import approvals, budget, connections, mcp, policies, runs, secrets
 from ledger import api as ledger_api
 
 urlpatterns = [
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("runs", runs.RunCreateApi.as_view(), name="run-create"),
+    path("mcp", mcp.McpEndpointApi.as_view(), name="mcp"),
     path("runs/<str:run_id>", runs.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<str:run_id>/finish", runs.RunFinishApi.as_view(), name="run-finish"),
     path("runs/<str:run_id>/permission", runs.PermissionApi.as_view(), name="run-permission"),

@@ -16,6 +16,8 @@ from governance.services.policies import policy_save
 
 DEMO = Path(__file__).resolve().parents[2] / "demo"
 SANDBOX_BUNDLE = Path(__file__).resolve().parents[3] / "runner" / "bundles" / "sandbox-basic.yaml"
+# The gate's names for agent CLIs' built-in tools (runner/hook.py maps them).
+AGENT_CLI_BUNDLE = SANDBOX_BUNDLE.with_name("claude-code.yaml")
 DEMO_TOKEN = "demo-token"
 
 
@@ -58,6 +60,7 @@ class Command(BaseCommand):
             issued = api_key_create(org=org, name="demo-operator")
             _write_private(_secret_file("demo-operator-key.txt"), issued.plaintext + "\n")
         bundle_import(org=org, text=SANDBOX_BUNDLE.read_text())
+        bundle_import(org=org, text=AGENT_CLI_BUNDLE.read_text())
         if not Policy.objects.filter(org=org, name="default").exists():
             policy_save(org=org, text=(DEMO / "policy.yaml").read_text(), author=None, note="seed")
         operator = Actor(kind=ActorKind.OPERATOR, org_id=org.pk, roles={org.pk: "operator"})

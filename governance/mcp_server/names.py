@@ -1,0 +1,49 @@
+"""MCP tool names for frozen brokered tools: `<connection>__<tool>`, valid for model APIs.
+
+A frozen brokered tool is named `<slug>.<tool>` (SPEC §1); model APIs accept only
+`^[a-zA-Z0-9_-]{1,64}$`. The connection separator `.` becomes `__`, any other character
+outside `[A-Za-z0-9_-]` becomes `_x<hex>_` (a `.` inside the tool's own name is `_x2e_`).
+A name longer than 64 characters, or one that two tools of the run would share, is cut to
+55 characters and ends `_<8 hex of sha256(frozen name)>`, so it is still the same name
+every time. Decoding never guesses: it looks the name up in the run's own listing.
+"""
+
+import hashlib
+import re
+
+MODEL_API_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_LENGTH = 64
+_KEEP = re.compile(r"[A-Za-z0-9_-]")
+_HASHED_PREFIX = MAX_LENGTH - 9
+
+
+def _escape(text: str) -> str:
+    return "".join(char if _KEEP.fullmatch(char) else f"_x{ord(char):x}_" for char in text)
+
+
+def readable_name(frozen_name: str) -> str:
+    """The name before length and collision handling: `tracker.create_issue` →
+    `tracker__create_issue`."""
+    slug, dot, tool = frozen_name.partition(".")
+    if not dot:
+        return _escape(frozen_name)
+    return f"{_escape(slug)}__{_escape(tool)}"
+
+
+def hashed_name(frozen_name: str) -> str:
+    digest = hashlib.sha256(frozen_name.encode("utf-8")).hexdigest()[:8]
+    return f"{readable_name(frozen_name)[:_HASHED_PREFIX]}_{digest}"
+
+
+def mcp_names(frozen_names: list[str]) -> dict[str, str]:
+    """frozen name → MCP name for one run's tools; distinct and model-API-valid."""
+    readable = {name: readable_name(name) for name in frozen_names}
+    counts: dict[str, int] = {}
+    for name in readable.values():
+        counts[name] = counts.get(name, 0) + 1
+    names = {}
+    for frozen, name in readable.items():
+        if len(name) > MAX_LENGTH or counts[name] > 1:
+            name = hashed_name(frozen)
+        names[frozen] = name
+    return names

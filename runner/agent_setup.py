@@ -1,0 +1,175 @@
+"""Put an agent CLI behind fluidbox by configuration: its pre-tool hook and its MCP server.
+
+    python -m runner.agent_setup claude-code --url URL --run RUN_ID [--dir PROJECT]
+
+Writes into the project (merging with what is there) and prints every file it wrote:
+
+- claude-code: `.claude/settings.json` (a `PreToolUse` hook for every tool, bypass-permissions
+  mode disabled, the MCP server enabled) and `.mcp.json` (fluidbox's MCP server);
+- codex: `.codex/hooks.json` (a `PreToolUse` hook) and `.codex/config.toml` (the MCP server);
+- gemini-cli: `.gemini/settings.json` (a `BeforeTool` hook and the MCP server).
+
+The run token is never written: the MCP entries name the environment variable
+`FLUIDBOX_RUN_TOKEN`, which the CLI expands, and the hook reads it from its environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from runner.hook import TOKEN_ENV
+
+# The hook waits up to its --max-wait for a human; the CLI must give it longer than that,
+# or it would give up on the hook (and a CLI that shrugs off a timed-out hook would run
+# the call).
+HOOK_MAX_WAIT = 290
+HOOK_TIMEOUT_SECONDS = 330
+
+
+RUNNER_ROOT = Path(__file__).resolve().parents[1]
+
+
+def hook_command(dialect: str, url: str, run_id: str, server: str) -> str:
+    """The shell command line the CLI runs. If the hook cannot even start (no Python, no
+    package), `exit 2` makes the CLI block the call rather than fall back to asking locally."""
+    hook = shlex.join(
+        [
+            sys.executable,
+            "-m",
+            "runner.hook",
+            dialect,
+            "--url",
+            url,
+            "--run",
+            run_id,
+            "--mcp-server",
+            server,
+            "--max-wait",
+            str(HOOK_MAX_WAIT),
+        ]
+    )
+    pythonpath = shlex.quote(f"PYTHONPATH={RUNNER_ROOT}")
+    return f'{pythonpath} {hook} || {{ echo "fluidbox hook could not run; denied" >&2; exit 2; }}'
+
+
+def _merge_json(path: Path, update) -> dict[str, Any]:
+    data = json.loads(path.read_text()) if path.exists() else {}
+    if not isinstance(data, dict):
+        raise SystemExit(f"{path} is not a JSON object; not touching it")
+    update(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return data
+
+
+def _with_hook(entries: list, command: str, *, timeout: int, timeout_unit_ms: bool) -> list:
+    kept = [e for e in entries if "runner.hook" not in json.dumps(e)]  # replace ours only
+    hook = {"type": "command", "command": command}
+    hook["timeout"] = timeout * 1000 if timeout_unit_ms else timeout
+    return [{"matcher": "*", "hooks": [hook]}, *kept]
+
+
+def setup_claude_code(project: Path, url: str, run_id: str, server: str) -> dict[Path, Any]:
+    command = hook_command("claude-code", url, run_id, server)
+
+    def settings(data: dict) -> None:
+        hooks = data.setdefault("hooks", {})
+        hooks["PreToolUse"] = _with_hook(
+            hooks.get("PreToolUse", []),
+            command,
+            timeout=HOOK_TIMEOUT_SECONDS,
+            timeout_unit_ms=False,
+        )
+        data.setdefault("permissions", {})["disableBypassPermissionsMode"] = "disable"
+        enabled = data.setdefault("enabledMcpjsonServers", [])
+        if server not in enabled:
+            enabled.append(server)
+
+    def mcp(data: dict) -> None:
+        data.setdefault("mcpServers", {})[server] = {
+            "type": "http",
+            "url": f"{url.rstrip('/')}/v1/mcp",
+            "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"},
+        }
+
+    return {
+        project / ".claude" / "settings.json": _merge_json(
+            project / ".claude" / "settings.json", settings
+        ),
+        project / ".mcp.json": _merge_json(project / ".mcp.json", mcp),
+    }
+
+
+def setup_gemini_cli(project: Path, url: str, run_id: str, server: str) -> dict[Path, Any]:
+    command = hook_command("gemini-cli", url, run_id, server)
+
+    def settings(data: dict) -> None:
+        hooks = data.setdefault("hooks", {})
+        hooks["BeforeTool"] = _with_hook(
+            hooks.get("BeforeTool", []), command, timeout=HOOK_TIMEOUT_SECONDS, timeout_unit_ms=True
+        )
+        data.setdefault("mcpServers", {})[server] = {
+            "httpUrl": f"{url.rstrip('/')}/v1/mcp",
+            "headers": {"Authorization": f"Bearer ${TOKEN_ENV}"},
+        }
+
+    path = project / ".gemini" / "settings.json"
+    return {path: _merge_json(path, settings)}
+
+
+def setup_codex(project: Path, url: str, run_id: str, server: str) -> dict[Path, Any]:
+    command = hook_command("codex", url, run_id, server)
+
+    def hooks(data: dict) -> None:
+        section = data.setdefault("hooks", {})
+        section["PreToolUse"] = _with_hook(
+            section.get("PreToolUse", []),
+            command,
+            timeout=HOOK_TIMEOUT_SECONDS,
+            timeout_unit_ms=False,
+        )
+
+    hooks_path = project / ".codex" / "hooks.json"
+    written = {hooks_path: _merge_json(hooks_path, hooks)}
+    config = project / ".codex" / "config.toml"
+    block = (
+        f"[mcp_servers.{server}]\n"
+        f'url = "{url.rstrip("/")}/v1/mcp"\n'
+        f'bearer_token_env_var = "{TOKEN_ENV}"\n'
+    )
+    text = config.read_text() if config.exists() else ""
+    if f"[mcp_servers.{server}]" not in text:
+        config.write_text(text + ("\n" if text and not text.endswith("\n") else "") + block)
+    written[config] = config.read_text()
+    return written
+
+
+SETUPS = {"claude-code": setup_claude_code, "codex": setup_codex, "gemini-cli": setup_gemini_cli}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m runner.agent_setup", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("agent", choices=sorted(SETUPS))
+    parser.add_argument("--url", required=True, help="fluidbox's base URL")
+    parser.add_argument("--run", required=True, help="the run id (its token goes in the env)")
+    parser.add_argument("--dir", default=".", help="the project folder (default: here)")
+    parser.add_argument("--server-name", default="fluidbox", help="the MCP server's name")
+    args = parser.parse_args(argv)
+    project = Path(args.dir).resolve()
+    written = SETUPS[args.agent](project, args.url, args.run, args.server_name)
+    for path, content in written.items():
+        print(f"wrote {path}:")
+        print(content if isinstance(content, str) else json.dumps(content, indent=2))
+    print(f"\nBefore starting the agent: export {TOKEN_ENV}=<the run's session token>")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

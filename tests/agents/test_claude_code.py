@@ -1,0 +1,190 @@
+"""The real Claude Code CLI, headless, behind fluidbox by configuration alone.
+
+`python -m runner.agent_setup claude-code` writes its hook and MCP server entry; a scripted
+model on 127.0.0.1 asks for one tool per session; fluidbox (gunicorn) decides.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from governance.models import Approval, ToolCall
+from governance.services.bundles import bundle_import
+from ledger.models import Event
+from tests.agents.model_server import ScriptedModel
+from tests.runner_live.conftest import InboxApprover, create_run
+from tests.support.servers import ROOT
+
+pytestmark = pytest.mark.slow
+
+CLAUDE_CODE_VERSION = "2.1.328"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+CLAUDE = Path(
+    os.environ.get("FLUIDBOX_CLAUDE_CODE")
+    or CACHE
+    / "fluidbox"
+    / f"claude-code-{CLAUDE_CODE_VERSION}"
+    / "node_modules"
+    / ".bin"
+    / "claude"
+)
+BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
+
+if not CLAUDE.exists():
+    pytest.skip(
+        f"Claude Code is not installed at {CLAUDE} (.ci/run installs it)", allow_module_level=True
+    )
+
+
+class ClaudeCode:
+    def __init__(self, tmp: Path, model: ScriptedModel, token: str) -> None:
+        self.project = tmp / "project"
+        self.project.mkdir()
+        self.home = tmp / "home"
+        self.home.mkdir()
+        self.model = model
+        self.env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.home),
+            "ANTHROPIC_BASE_URL": model.url,
+            "ANTHROPIC_API_KEY": "sk-ant-scripted",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "MCP_CONNECTION_NONBLOCKING": "false",
+            "ENABLE_TOOL_SEARCH": "false",
+            "FLUIDBOX_RUN_TOKEN": token,
+        }
+
+    def setup(self, url: str, run_id: str) -> str:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "runner.agent_setup",
+                "claude-code",
+                "--url",
+                url,
+                "--run",
+                run_id,
+                "--dir",
+                str(self.project),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout
+
+    def ask_for(self, tool_id: str, name: str, tool_input: dict) -> dict:
+        self.model.tool_use = (tool_id, name, tool_input)
+        done = subprocess.run(
+            [
+                str(CLAUDE),
+                "-p",
+                "do the thing",
+                "--output-format",
+                "json",
+                "--model",
+                "claude-sonnet-4-5",
+            ],
+            cwd=self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+        assert done.stdout.strip(), f"claude printed nothing: {done.stderr[-2000:]}"
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def denial_ids(result: dict) -> set[str]:
+    return {d.get("tool_use_id") for d in result.get("permission_denials") or []}
+
+
+def result_text(model: ScriptedModel, tool_id: str) -> str:
+    result = model.result_for(tool_id)
+    assert result is not None, f"the model never got a result for {tool_id}"
+    content = result.get("content")
+    if isinstance(content, list):
+        return " ".join(str(block.get("text", "")) for block in content)
+    return str(content)
+
+
+def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
+    fluidbox_server, demo_org, operator, approver_key, tmp_path
+):
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    with ScriptedModel() as model:
+        claude = ClaudeCode(tmp_path, model, token)
+        printed = claude.setup(fluidbox_server.url, run_id)
+        assert "disableBypassPermissionsMode" in printed and token not in printed
+        settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
+        assert settings["permissions"]["disableBypassPermissionsMode"] == "disable"
+        precious = claude.project / "precious.txt"
+        precious.write_text("keep me")
+
+        # A policy-denied rm -rf on a real file: the hook denies, the file stays. (Relative:
+        # Claude Code refuses an absolute `rm -rf` by itself, before any hook is asked.)
+        result = claude.ask_for("toolu_rm_1", "Bash", {"command": "rm -rf precious.txt"})
+        assert "toolu_rm_1" in denial_ids(result)
+        assert precious.read_text() == "keep me"
+        assert "Permission denied" in result_text(model, "toolu_rm_1")
+
+        # An allowed ls runs: its output reaches the model.
+        result = claude.ask_for("toolu_ls_1", "Bash", {"command": "ls"})
+        assert "toolu_ls_1" not in denial_ids(result)
+        assert "precious.txt" in result_text(model, "toolu_ls_1")
+
+        # A brokered MCP call through fluidbox's MCP server reaches the demo tracker.
+        assert "mcp__fluidbox__tracker__list_issues" in model.offered_tools()
+        result = claude.ask_for("toolu_mcp_1", "mcp__fluidbox__tracker__list_issues", {})
+        assert "toolu_mcp_1" not in denial_ids(result)
+        assert '"title"' in result_text(model, "toolu_mcp_1")
+
+        # An ASK (no rule matches `touch`): approved through the API while Claude Code
+        # waits in the hook, then the command runs.
+        approver = InboxApprover(fluidbox_server.url, approver_key, "run_command")
+        approver.start()
+        result = claude.ask_for("toolu_ask_1", "Bash", {"command": "touch approved.txt"})
+        approver.join(60)
+        assert approver.decided is not None, approver.error
+        assert "toolu_ask_1" not in denial_ids(result)
+        assert (claude.project / "approved.txt").exists()
+
+        # Each call is in the ledger under Claude Code's tool_use_id, decided once.
+        calls = {c.tool_call_id: c for c in ToolCall.objects.filter(run_id=run_id)}
+        assert (calls["toolu_rm_1"].tool, calls["toolu_rm_1"].decision) == ("run_command", "deny")
+        assert calls["toolu_rm_1"].source == "policy"
+        assert calls["toolu_ls_1"].decision == "allow"
+        assert (calls["toolu_mcp_1"].tool, calls["toolu_mcp_1"].session_id) == (
+            "tracker.list_issues",
+            "mcp",
+        )
+        assert calls["toolu_mcp_1"].broker_status == "succeeded"
+        assert calls["toolu_ask_1"].decision == "allow"
+        assert Approval.objects.get(run_id=run_id, tool_call_id="toolu_ask_1").status == "approved"
+        decided = [
+            e.data["tool_call_id"]
+            for e in Event.objects.filter(run_id=run_id, type="tool.decision")
+        ]
+        for tool_id in ("toolu_rm_1", "toolu_ls_1", "toolu_mcp_1", "toolu_ask_1"):
+            assert decided.count(tool_id) == 1, tool_id
+
+        # Fail closed: fluidbox stopped mid-session, the next hook call denies.
+        fluidbox_server.stop()
+        result = claude.ask_for("toolu_after_stop", "Bash", {"command": "touch after-stop.txt"})
+        assert "toolu_after_stop" in denial_ids(result)
+        assert not (claude.project / "after-stop.txt").exists()
+        assert "unreachable" in result_text(model, "toolu_after_stop")
+    connection.close()

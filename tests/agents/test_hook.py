@@ -1,0 +1,156 @@
+"""`python -m runner.hook` as agent CLIs run it: JSON in, the CLI's answer out, fail closed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from governance.models import ToolCall
+from governance.services.bundles import bundle_import
+from tests.mcp_servers.fixtures import free_port
+from tests.runner_live.conftest import create_run
+from tests.support.servers import ROOT
+
+BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
+
+
+def hook(dialect: str, event: dict, *, url: str, run_id: str, token: str | None) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "FLUIDBOX_RUN_TOKEN"}
+    if token is not None:
+        env["FLUIDBOX_RUN_TOKEN"] = token
+    done = subprocess.run(
+        [sys.executable, "-m", "runner.hook", dialect, "--url", url, "--run", run_id],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def claude_decision(answer: dict) -> tuple[str, str]:
+    output = answer["hookSpecificOutput"]
+    assert output["hookEventName"] == "PreToolUse"
+    return output["permissionDecision"], output["permissionDecisionReason"]
+
+
+def bash(command: str, tool_use_id: str) -> dict:
+    return {
+        "session_id": "s-claude",
+        "cwd": "/workspace",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": tool_use_id,
+    }
+
+
+def test_without_a_token_the_hook_denies():
+    answer = hook("claude-code", bash("ls", "t1"), url="http://127.0.0.1:9", run_id="r", token=None)
+    decision, reason = claude_decision(answer)
+    assert decision == "deny" and "FLUIDBOX_RUN_TOKEN" in reason
+
+
+def test_an_unreachable_fluidbox_denies():
+    url = f"http://127.0.0.1:{free_port()}"
+    answer = hook("claude-code", bash("ls", "t1"), url=url, run_id="r", token="fbr_x")
+    decision, reason = claude_decision(answer)
+    assert decision == "deny" and "unreachable" in reason
+
+
+def test_garbage_on_stdin_denies():
+    done = subprocess.run(
+        [sys.executable, "-m", "runner.hook", "claude-code", "--url", "http://x", "--run", "r"],
+        input="not json",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert claude_decision(json.loads(done.stdout))[0] == "deny"
+
+
+@pytest.mark.slow
+def test_each_dialect_asks_the_gate_under_the_cli_tool_use_id(fluidbox_server, demo_org, operator):
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    url = fluidbox_server.url
+
+    decision, reason = claude_decision(
+        hook(
+            "claude-code", bash("ls -la; rm -rf /", "toolu_1"), url=url, run_id=run_id, token=token
+        )
+    )
+    assert decision == "deny" and "policy" in reason
+    decision, _ = claude_decision(
+        hook("claude-code", bash("ls", "toolu_2"), url=url, run_id=run_id, token=token)
+    )
+    assert decision == "allow"
+
+    edit = {
+        "session_id": "s-claude",
+        "cwd": "/workspace",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "/etc/passwd", "old_string": "root", "new_string": "toor"},
+        "tool_use_id": "toolu_3",
+    }
+    decision, _ = claude_decision(hook("claude-code", edit, url=url, run_id=run_id, token=token))
+    assert decision == "deny"
+    recorded = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_3")
+    assert recorded.tool == "write_file"
+    assert recorded.arguments == {
+        "path": "/etc/passwd",
+        "edits": [{"old_string": "root", "new_string": "toor"}],
+    }
+
+    unmapped = {**bash("", "toolu_4"), "tool_name": "TodoWrite", "tool_input": {"todos": []}}
+    decision, reason = claude_decision(
+        hook("claude-code", unmapped, url=url, run_id=run_id, token=token)
+    )
+    assert decision == "deny" and "not in this run's frozen tool set" in reason
+
+    # fluidbox's own MCP tools are the endpoint's to decide: no record here.
+    own = {
+        **bash("", "toolu_5"),
+        "tool_name": "mcp__fluidbox__tracker__create_issue",
+        "tool_input": {"title": "x"},
+    }
+    decision, _ = claude_decision(hook("claude-code", own, url=url, run_id=run_id, token=token))
+    assert decision == "allow"
+    assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_5").exists()
+
+    gemini = {
+        "session_id": "s-gemini",
+        "cwd": "/workspace",
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "rm -rf /"},
+    }
+    answer = hook("gemini-cli", gemini, url=url, run_id=run_id, token=token)
+    assert answer["decision"] == "deny" and "policy" in answer["reason"]
+
+    codex = {
+        "session_id": "s-codex",
+        "cwd": "/workspace",
+        "tool_name": "shell_command",
+        "tool_input": {"command": ["git", "status"]},
+        "tool_use_id": "call_codex_1",
+    }
+    decision, _ = claude_decision(hook("codex", codex, url=url, run_id=run_id, token=token))
+    assert decision == "allow"
+    assert ToolCall.objects.get(run_id=run_id, tool_call_id="call_codex_1").arguments == {
+        "command": "git status"
+    }
+
+    assert operator.post(f"/v1/runs/{run_id}/finish").status_code == 200
+    decision, reason = claude_decision(
+        hook("claude-code", bash("ls", "toolu_6"), url=url, run_id=run_id, token=token)
+    )
+    assert decision == "deny" and "token" in reason

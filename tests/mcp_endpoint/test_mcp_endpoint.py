@@ -1,0 +1,231 @@
+"""`POST /v1/mcp` with the official SDK client against gunicorn, in both protocol eras."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import pytest
+from django.db import connection
+
+from governance.models import Approval, ToolCall
+from ledger.models import Event
+from tests.mcp_endpoint.conftest import with_client
+from tests.runner_live.conftest import DEMO_POLICY, create_run, decide, wait_until
+
+pytestmark = pytest.mark.slow
+
+
+def names(result) -> set[str]:
+    return {tool.name for tool in result.tools}
+
+
+def text_of(result) -> str:
+    return " ".join(block.text for block in result.content if block.type == "text")
+
+
+def tracker_issue_count(base_url, token, era) -> int:
+    result = with_client(base_url, token, era, lambda c: c.call_tool("tracker__list_issues", {}))
+    assert not result.is_error, text_of(result)
+    return len(result.structured_content["result"])
+
+
+def test_a_run_lists_exactly_the_brokered_tools_it_may_call(
+    fluidbox_server, demo_org, operator, era
+):
+    _, token = create_run(operator, connections=["tracker"])
+    listed = with_client(fluidbox_server.url, token, era, lambda c: c.list_tools())
+    assert names(listed) == {
+        "tracker__list_issues",
+        "tracker__get_issue",
+        "tracker__create_issue",
+        "tracker__add_comment",
+    }
+    by_name = {tool.name: tool for tool in listed.tools}
+    assert by_name["tracker__list_issues"].annotations.read_only_hint is True
+    assert "Open a new issue" in by_name["tracker__create_issue"].description
+    assert by_name["tracker__create_issue"].input_schema["required"] == ["title"]
+
+
+def test_a_read_only_run_lists_no_write_tool(fluidbox_server, demo_org, operator, era):
+    _, token = create_run(operator, connections=["tracker"], trust_tier="read_only")
+    listed = with_client(fluidbox_server.url, token, era, lambda c: c.list_tools())
+    assert names(listed) == {"tracker__list_issues", "tracker__get_issue"}
+
+
+def test_revoking_the_connection_removes_its_tools(fluidbox_server, demo_org, operator, era):
+    _, token = create_run(operator, connections=["tracker"])
+    from governance.models import Connection
+
+    connection_id = Connection.objects.get(org=demo_org, slug="tracker").pk
+    assert operator.post(f"/v1/connections/{connection_id}/revoke").status_code == 200
+    listed = with_client(fluidbox_server.url, token, era, lambda c: c.list_tools())
+    assert names(listed) == set()
+    result = with_client(
+        fluidbox_server.url, token, era, lambda c: c.call_tool("tracker__list_issues", {})
+    )
+    assert result.is_error and "revoked" in text_of(result)
+
+
+def test_another_runs_tools_never_appear(fluidbox_server, demo_org, operator, era):
+    _, with_tracker = create_run(operator, connections=["tracker"])
+    _, without = create_run(operator, connections=[])
+    assert names(with_client(fluidbox_server.url, without, era, lambda c: c.list_tools())) == set()
+    result = with_client(
+        fluidbox_server.url, without, era, lambda c: c.call_tool("tracker__list_issues", {})
+    )
+    assert result.is_error and "not in this run's frozen tool set" in text_of(result)
+
+
+def test_an_allowed_call_reaches_the_upstream_with_the_sealed_credential(
+    fluidbox_server, demo_org, operator, approver_key, era
+):
+    run_id, token = create_run(operator, connections=["tracker"], autonomy="supervised")
+    before = tracker_issue_count(fluidbox_server.url, token, era)
+    approval = ApproveWhenAsked(fluidbox_server.url, approver_key, run_id)
+    approval.start()
+    result = with_client(
+        fluidbox_server.url,
+        token,
+        era,
+        lambda c: c.call_tool(
+            "tracker__create_issue",
+            {"title": "from the MCP endpoint"},
+            meta={"claudecode/toolUseId": "toolu_create_1"},
+        ),
+    )
+    approval.join(30)
+    # The demo tracker refuses a create_issue without its token: success proves the broker
+    # injected the sealed credential, which the client never had.
+    assert not result.is_error, text_of(result)
+    assert result.structured_content["title"] == "from the MCP endpoint"
+    assert tracker_issue_count(fluidbox_server.url, token, era) == before + 1
+    call = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_create_1")
+    assert (call.session_id, call.tool, call.decision) == ("mcp", "tracker.create_issue", "allow")
+    assert call.broker_status == "succeeded"
+
+
+class ApproveWhenAsked(threading.Thread):
+    """Another user deciding through the API while the MCP call waits."""
+
+    def __init__(self, base_url, key, run_id, decision="approve"):
+        super().__init__(daemon=True)
+        self.base_url, self.key, self.run_id, self.decision = base_url, key, run_id, decision
+        self.status: int | None = None
+
+    def run(self):
+        try:
+            self._decide()
+        finally:
+            connection.close()  # this thread's own database connection
+
+    def _decide(self):
+        def pending():
+            return Approval.objects.filter(run_id=self.run_id, status="pending").first()
+
+        wait_until(lambda: pending() is not None, "an approval to appear", timeout=60)
+        self.status = decide(self.base_url, self.key, str(pending().pk), self.decision).status_code
+
+
+DENYING_POLICY = DEMO_POLICY.replace(
+    '  - pattern: "tracker.list_issues:*"',
+    '  - pattern: "tracker.create_issue:*forbidden*"\n    action: NEVER\n'
+    '  - pattern: "tracker.list_issues:*"',
+)
+
+
+def test_a_denied_call_is_a_tool_error_with_the_reason_and_the_upstream_sees_nothing(
+    fluidbox_server, demo_org, operator, era
+):
+    from governance.services.policies import policy_save
+
+    policy_save(org=demo_org, text=DENYING_POLICY, author=None)
+    run_id, token = create_run(operator, connections=["tracker"])
+    before = tracker_issue_count(fluidbox_server.url, token, era)
+    result = with_client(
+        fluidbox_server.url,
+        token,
+        era,
+        lambda c: c.call_tool("tracker__create_issue", {"title": "forbidden thing"}),
+    )
+    assert result.is_error
+    assert "Permission denied" in text_of(result) and "policy" in text_of(result)
+    assert tracker_issue_count(fluidbox_server.url, token, era) == before
+    call = ToolCall.objects.get(run_id=run_id, tool="tracker.create_issue")
+    assert (call.decision, call.source, call.broker_status) == ("deny", "policy", "")
+    assert call.tool_call_id.startswith("mcp-")  # no _meta id: a fresh one
+
+
+def test_an_ask_decided_through_the_api_while_the_call_waits_returns_the_result(
+    fluidbox_server, demo_org, operator, approver_key, era
+):
+    run_id, token = create_run(operator, connections=["tracker"])
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(value, total, message):
+        progress.append((value, message))
+
+    approval = ApproveWhenAsked(fluidbox_server.url, approver_key, run_id)
+    approval.start()
+    result = with_client(
+        fluidbox_server.url,
+        token,
+        era,
+        lambda c: c.call_tool(
+            "tracker__add_comment",
+            {"issue_id": 1, "text": "approved by a human"},
+            progress_callback=on_progress,
+            meta={"claudecode/toolUseId": "toolu_comment_1"},
+        ),
+    )
+    approval.join(30)
+    assert approval.status == 200
+    assert not result.is_error, text_of(result)
+    assert any("approved by a human" in str(c) for c in result.structured_content["comments"])
+    assert progress and "awaiting approval" in (progress[0][1] or "")
+    types = [e.type for e in Event.objects.filter(run_id=run_id).order_by("seq")]
+    assert types.count("approval.decided") == 1 and types.count("tool.brokered") == 1
+
+
+def test_retrying_with_the_same_meta_id_runs_the_upstream_once(
+    fluidbox_server, demo_org, operator, approver_key, era
+):
+    run_id, token = create_run(operator, connections=["tracker"])
+    before = tracker_issue_count(fluidbox_server.url, token, era)
+    approval = ApproveWhenAsked(fluidbox_server.url, approver_key, run_id)
+    approval.start()
+
+    def create(client):
+        return client.call_tool(
+            "tracker__create_issue",
+            {"title": "exactly once"},
+            meta={"claudecode/toolUseId": "toolu_once"},
+        )
+
+    first = with_client(fluidbox_server.url, token, era, create)
+    approval.join(30)
+    second = with_client(fluidbox_server.url, token, era, create)
+    assert not first.is_error, text_of(first)
+    assert "already ran once" in text_of(second)
+    assert tracker_issue_count(fluidbox_server.url, token, era) == before + 1
+    assert ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_once").count() == 1
+    brokered = Event.objects.filter(run_id=run_id, type="tool.brokered")
+    assert [e.data["tool_call_id"] for e in brokered].count("toolu_once") == 1
+
+
+def test_a_finished_runs_token_gets_401(fluidbox_server, demo_org, operator, era):
+    run_id, token = create_run(operator, connections=["tracker"])
+    assert operator.post(f"/v1/runs/{run_id}/finish").status_code == 200
+    response = httpx.post(
+        f"{fluidbox_server.url}/v1/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+        },
+    )
+    assert response.status_code == 401
+    assert response.json()["error"] == "unauthenticated"
+    with pytest.raises(BaseException) as refused:  # the SDK client gives up on the 401
+        with_client(fluidbox_server.url, token, era, lambda c: c.list_tools())
+    assert "401" in repr(refused.value) or "error" in repr(refused.value).lower()
