@@ -26,13 +26,13 @@ information: it is the cost in benign commands, not a hole.
 """
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from fnmatch import fnmatchcase
 
 from governance.policy import CompiledPolicy, Evaluation, MatchArgument, Verdict
 from tests.shell_oracle.observation import Observation
-from tests.shell_oracle.sandbox import Job, run_jobs
+from tests.shell_oracle.sandbox import WORKING_DIRECTORY, Job, run_jobs
 
 # A write that fails anywhere, not only in the sandbox: `mkdir -p` of a folder that exists.
 _NO_EFFECT = frozenset({"EEXIST", "EISDIR"})
@@ -135,10 +135,11 @@ class Oracle:
         self.write_tool, self.read_tool = write_tool, read_tool
 
     def match_argument(self, shell: str) -> MatchArgument:
-        dialect = "sh" if shell in ("sh", "dash") else shell
-        return MatchArgument(
-            self.argument, "shell", self.write_tool, read_tool=self.read_tool, shell=dialect
-        )
+        """The shell tool as the sandbox runs it: in `shell`'s dialect, in /workspace."""
+        options = {"read_tool": self.read_tool, "shell": "sh" if shell in ("sh", "dash") else shell}
+        if "cwd" in {f.name for f in fields(MatchArgument)}:
+            options["cwd"] = WORKING_DIRECTORY
+        return MatchArgument(self.argument, "shell", self.write_tool, **options)
 
     def evaluate(self, script: str, shell: str = "bash") -> Evaluation:
         arguments = {self.argument: script}

@@ -37,6 +37,7 @@ SHELLS = {
     "zsh": "/usr/bin/zsh",
 }
 BASELINE_SHELLS = ("bash", "sh", "zsh")
+WORKING_DIRECTORY = "/workspace"  # every job starts there
 MARKER = "/oracle-marker/"
 SYSTEM_PYTHON = "/usr/bin/python3"
 DRIVER = Path(__file__).with_name("driver.py")
