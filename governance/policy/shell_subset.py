@@ -183,13 +183,14 @@ def _unquote(raw: str, role: str, before: str = "") -> str:
     if (raw == "[" and role != "target") or (role == "argument" and raw in ("!", "{}")):
         return raw
     if not _QUOTING.search(raw):
-        _check_unquoted(raw, raw, before[-1:], at_start=not before)  # the common case
+        _check_unquoted(raw, raw, before[-1:], at_start=True)  # the common case
         return raw
     out: list[str] = []
     previous = before[-1:]  # the character before the next piece; "" at the start of a word
     for plain, escaped, single, double in _PIECE.findall(raw):
         if plain:
-            _check_unquoted(plain, raw, previous, at_start=not before and not out)
+            # `''=ls` too: nothing before the `=` but empty quotes (a value counts from `=`).
+            _check_unquoted(plain, raw, previous, at_start=not any(out))
             piece = plain
         elif escaped:
             piece = escaped
