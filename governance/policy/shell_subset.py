@@ -209,7 +209,7 @@ def _check_unquoted(plain: str, raw: str, previous: str, *, at_start: bool) -> N
     bad = _UNQUOTED_FORBIDDEN.search(plain)
     if bad:
         raise OutsideSubset(f"the unquoted {bad.group()!r} in {raw!r}")
-    if at_start and plain[0] in "=^":
+    if at_start and plain[:1] in ("=", "^"):
         raise OutsideSubset(f"{plain[0]!r} at the start of {raw!r}")
     for at in [i for i, c in enumerate(plain) if c == "~"] if "~" in plain else ():
         if (plain[at - 1] if at else previous) in ("", "=", ":"):
