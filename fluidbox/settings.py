@@ -48,6 +48,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "fluidbox.content_security.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "fluidbox.urls"
@@ -154,7 +155,8 @@ SPECTACULAR_SETTINGS = {
 Q_CLUSTER = {
     "name": "fluidbox",
     "orm": "default",
-    "workers": env_int("Q_WORKERS", 2, minimum=1),
+    # One process runs the ledger sequencer most of each minute (ledger.tasks).
+    "workers": env_int("Q_WORKERS", 3, minimum=1),
     "timeout": 60,
     "retry": 120,
     "max_attempts": 1,
@@ -186,6 +188,18 @@ FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)
 # that the race it guards against is real. Never set in production.
 FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK = env_bool("FLUIDBOX_UNSAFE_SKIP_BUDGET_LOCK", False)
 FLUIDBOX_WRITE_TOOL = env_str("FLUIDBOX_WRITE_TOOL", "write_file")
+
+# The auditor's ledger: Merkle log origin, checkpoint cadence, witnesses (README "The auditor's
+# ledger"). The origin names each organization's log for ever: set it before the first event.
+FLUIDBOX_LEDGER_ORIGIN_PREFIX = env_str(
+    "FLUIDBOX_LEDGER_ORIGIN", PUBLIC_BASE_URL.split("://", 1)[-1] + "/ledger"
+)
+FLUIDBOX_CHECKPOINT_EVERY_EVENTS = env_int("FLUIDBOX_CHECKPOINT_EVERY_EVENTS", 1000, minimum=1)
+FLUIDBOX_CHECKPOINT_EVERY_SECONDS = env_int("FLUIDBOX_CHECKPOINT_EVERY_SECONDS", 60, minimum=1)
+FLUIDBOX_SEQUENCER_SECONDS = env_int("FLUIDBOX_SEQUENCER_SECONDS", 50, minimum=1)
+FLUIDBOX_LEDGER_WITNESSES = env_list("FLUIDBOX_LEDGER_WITNESSES", [], separator=";")
+FLUIDBOX_LEDGER_WITNESS_CA_FILE = env_str("FLUIDBOX_LEDGER_WITNESS_CA_FILE")
+FLUIDBOX_LEDGER_WITNESS_TIMEOUT = env_int("FLUIDBOX_LEDGER_WITNESS_TIMEOUT", 10, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -52,6 +52,10 @@ def decisions_by_source(calls: QuerySet[ToolCall]) -> list[dict]:
             for v in VERDICTS
             if row.get(v, 0)
         ]
+        offset = 0
+        for segment in row["segments"]:  # where each stacked bar starts (an SVG x)
+            segment["offset"] = offset
+            offset += segment["percent"]
     return ordered
 
 

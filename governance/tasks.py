@@ -12,6 +12,8 @@ logger = logging.getLogger(__name__)
 SWEEPS = (
     ("fluidbox: settle expired approvals", "governance.tasks.approvals_sweep"),
     ("fluidbox: release expired budget reservations", "governance.tasks.reservations_sweep"),
+    # Loops for FLUIDBOX_SEQUENCER_SECONDS: leaves, checkpoints, witnesses (ledger.tasks).
+    ("fluidbox: ledger sequencer", "ledger.tasks.sequencer_run"),
 )
 
 

@@ -207,8 +207,13 @@ def check_passphrase(passphrase: str) -> bool:
 def sealed_columns():
     """Every (model, field) that holds tier-2 ciphertext: what rotation re-seals."""
     from governance.models import AgentSecret, Connection
+    from ledger.log_models import LogKey
 
-    return [(Connection, "credential_sealed"), (AgentSecret, "value_sealed")]
+    return [
+        (Connection, "credential_sealed"),
+        (AgentSecret, "value_sealed"),
+        (LogKey, "private_sealed"),  # checkpoint signing keys
+    ]
 
 
 def vault_rotate() -> int:

@@ -78,3 +78,32 @@ class Event(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("ledger events are append-only")
+
+
+# The auditor's log lives in its own module; Django finds its models through this one.
+from ledger.log_models import (  # noqa: E402
+    Checkpoint,
+    LogKey,
+    LogLeaf,
+    LogTile,
+    OrgLog,
+    Publication,
+    PublicationStatus,
+    SequencerState,
+)
+
+__all__ = [
+    "GENESIS_HASH",
+    "AppendOnlyError",
+    "Checkpoint",
+    "Event",
+    "EventType",
+    "LogKey",
+    "LogLeaf",
+    "LogTile",
+    "OrgLog",
+    "Publication",
+    "PublicationStatus",
+    "RunCounter",
+    "SequencerState",
+]

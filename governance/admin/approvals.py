@@ -14,7 +14,7 @@ from governance.models import Approval
 class ApprovalAdmin(ReadOnlyAdmin):
     org_path = "run__org"
     list_display = ("tool", "status", "agent", "connection", "expires_at", "decided_by", "open")
-    list_filter = ("status", "remember", "run__org")
+    list_filter = ("status", "remember_scope", "run__org")
     search_fields = ("tool", "tool_call_id", "=run__id")
     list_select_related = ("run", "connection", "decided_by")
     date_hierarchy = "created_at"

@@ -22,7 +22,7 @@ from governance.models import (
     UsageEntry,
 )
 from governance.portal.timeline import run_export_view, run_timeline_view
-from governance.portal.verbatim import arguments_text, highlighted
+from governance.portal.verbatim import arguments_html, highlighted
 
 
 class RunScopedAdmin(ReadOnlyAdmin):
@@ -127,13 +127,13 @@ class ToolCallAdmin(RunScopedAdmin):
 
     @admin.display(description="arguments")
     def arguments_verbatim(self, call: ToolCall):
-        return format_html(
-            "<pre class='fb-code'>{}</pre>", highlighted(arguments_text(call.arguments))
-        )
+        return format_html("<pre class='fb-code'>{}</pre>", arguments_html(call.arguments))
 
     @admin.display(description="call key")
     def call_key_verbatim(self, call: ToolCall):
-        return format_html("<code>{}</code>", highlighted(call.call_key))
+        return format_html(
+            "<code class='fb-code'>{}</code>", highlighted(call.call_key, layout_is_visible=False)
+        )
 
 
 @admin.register(FrozenTool)
@@ -168,10 +168,11 @@ class FrozenBindingAdmin(RunScopedAdmin):
 @admin.register(RunGrant)
 class RunGrantAdmin(RunScopedAdmin):
     hidden_from_index = True
-    list_display = ("call_key", "run", "policy_version", "tool_definition_digest", "created_at")
+    list_display = ("call_key", "run", "policy_version", "arguments_digest", "created_at")
     readonly_fields = (
         "run",
         "call_key",
+        "arguments_digest",
         "tool_definition_digest",
         "policy_version",
         "approval",

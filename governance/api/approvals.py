@@ -5,9 +5,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import StrictBooleanField
+from governance.api.fields import RememberField
 from governance.api.permissions import IsHuman
-from governance.models import Approval, ApprovalStatus
+from governance.models import Approval, ApprovalStatus, RememberScope
 from governance.policy import escape_invisible
 from governance.selectors import decidable_approvals
 from governance.services.approvals import approval_decide
@@ -24,12 +24,13 @@ def approval_json(approval: Approval) -> dict:
         "tool": approval.tool,
         "arguments": arguments,
         "call_key": approval.call_key,
-        "call_key_escaped": escape_invisible(approval.call_key),
+        "call_key_escaped": escape_invisible(approval.call_key, layout_is_visible=False),
         "connection": approval.connection.slug if approval.connection_id else None,
         "rule": approval.rule,
         "expires_at": approval.expires_at.isoformat().replace("+00:00", "Z"),
         "decided_by": approval.decided_by.get_username() if approval.decided_by_id else None,
         "remember": approval.remember,
+        "remember_scope": approval.remember_scope or None,
     }
 
 
@@ -50,6 +51,7 @@ ApprovalOut = inline_serializer(
         "expires_at": serializers.CharField(),
         "decided_by": serializers.CharField(allow_null=True),
         "remember": serializers.BooleanField(),
+        "remember_scope": serializers.ChoiceField(["run", "policy"], allow_null=True),
     },
 )
 
@@ -81,7 +83,7 @@ class ApprovalDecisionApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         decision = serializers.ChoiceField(["approve", "deny"])
-        remember = StrictBooleanField(default=False)
+        remember = RememberField(default=False)
 
     @extend_schema(
         request=InputSerializer,
@@ -96,7 +98,7 @@ class ApprovalDecisionApi(APIView):
             approval_id=approval_id,
             actor=request.auth,
             approve=data.validated_data["decision"] == "approve",
-            remember=data.validated_data["remember"],
+            remember=data.validated_data["remember"] or RememberScope.NONE,
         )
         approval = Approval.objects.select_related("run", "connection", "call", "decided_by").get(
             pk=settlement.approval.pk

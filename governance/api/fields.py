@@ -86,3 +86,34 @@ class StrictFloatField(serializers.FloatField):
         if isinstance(data, bool) or not isinstance(data, int | float):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "boolean"},
+            {"type": "string", "enum": ["run", "policy"]},
+        ],
+        "default": False,
+        "description": 'false: approve once. true or "run": also grant this exact call '
+        '(same tool, same full arguments) for the rest of the run. "policy": that, and an '
+        "exact-match ALWAYS rule for future runs, which sees only tool:match_string (for a "
+        "path tool: any content written to this path).",
+    }
+)
+class RememberField(serializers.Field):
+    """`false`, `true` (= `"run"`), `"run"` or `"policy"`; anything else is a mistake."""
+
+    default_error_messages = {"invalid": 'must be false, true, "run" or "policy"'}
+
+    def to_internal_value(self, data):
+        if data is False:
+            return ""
+        if data is True:
+            return "run"
+        if isinstance(data, str) and data in ("run", "policy"):
+            return data
+        self.fail("invalid")
+
+    def to_representation(self, value):
+        return value

@@ -3,6 +3,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from governance.api import approvals, budget, connections, mcp, policies, runs, secrets
 from ledger import api as ledger_api
+from ledger import audit_api
 
 urlpatterns = [
     path("schema", SpectacularAPIView.as_view(), name="schema"),
@@ -65,4 +66,22 @@ urlpatterns = [
         "policies/<str:name>/evaluate", policies.PolicyEvaluateApi.as_view(), name="policy-evaluate"
     ),
     path("policies/<str:name>/replay", policies.PolicyReplayApi.as_view(), name="policy-replay"),
+    path("ledger/checkpoint", audit_api.CheckpointApi.as_view(), name="ledger-checkpoint"),
+    path("ledger/public-key", audit_api.PublicKeyApi.as_view(), name="ledger-public-key"),
+    path("ledger/keys", audit_api.KeysApi.as_view(), name="ledger-keys"),
+    path(
+        "ledger/checkpoints",
+        audit_api.CheckpointHistoryApi.as_view(),
+        name="ledger-checkpoints",
+    ),
+    path(
+        "ledger/proofs/inclusion",
+        audit_api.InclusionProofApi.as_view(),
+        name="ledger-inclusion-proof",
+    ),
+    path(
+        "ledger/proofs/consistency",
+        audit_api.ConsistencyProofApi.as_view(),
+        name="ledger-consistency-proof",
+    ),
 ]

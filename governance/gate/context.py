@@ -8,6 +8,7 @@ from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import compiled_policy, match_argument_of
 from governance.process_cache import ProcessCache
 from ledger.canonical import canonical_json
+from ledger.redaction import argument_digest
 
 # Frozen sandbox tools never change after run creation, so each process keeps the ones it
 # has read. Brokered tools are not cached: their connection is re-read on every call.
@@ -59,6 +60,11 @@ class CallContext:
             return call_key(self.tool, self.arguments, self.match_argument)
         except Exception:
             return f"{self.tool}:{canonical_json(self.arguments)}"
+
+    @cached_property
+    def arguments_digest(self) -> str:
+        """The digest of the full arguments: what a remembered grant is bound to."""
+        return argument_digest(self.arguments)
 
     @property
     def definition_digest(self) -> str:

@@ -1,4 +1,4 @@
-from .approvals import Approval, ApprovalStatus, RunGrant
+from .approvals import Approval, ApprovalStatus, RememberScope, RunGrant
 from .budget import BudgetReservation, ReservationStatus, RunBudget, UsageEntry
 from .bundles import Access, BundleTool, CapabilityBundle
 from .connections import (
@@ -51,6 +51,7 @@ __all__ = [
     "Role",
     "Run",
     "RunBudget",
+    "RememberScope",
     "RunGrant",
     "RunStatus",
     "Source",

@@ -16,6 +16,15 @@ class ApprovalStatus(models.TextChoices):
     TIMED_OUT = "timed_out"
 
 
+class RememberScope(models.TextChoices):
+    """What Approve & Remember keeps: nothing, this exact call for the rest of the run, or
+    that plus a policy rule for future runs (which sees only `tool:match_string`)."""
+
+    NONE = "", "not remembered"
+    RUN = "run", "this exact call, for the rest of this run"
+    POLICY = "policy", "this exact call for this run, and a policy rule for future runs"
+
+
 class Approval(models.Model):
     """The source of truth for a paused call; settled once, by compare-and-swap."""
 
@@ -40,6 +49,9 @@ class Approval(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     remember = models.BooleanField(default=False)
+    remember_scope = models.CharField(
+        max_length=8, choices=RememberScope.choices, blank=True, default=RememberScope.NONE
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -56,10 +68,13 @@ class Approval(models.Model):
 
 
 class RunGrant(models.Model):
-    """Approve & Remember within a run: this exact call, this definition, this policy version."""
+    """Approve & Remember within a run: this exact call (its full arguments, by digest), this
+    tool definition, this policy version. A grant made before arguments were bound has an
+    empty digest and matches nothing: it asks again rather than cover more than was seen."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="grants")
     call_key = models.TextField()
+    arguments_digest = models.CharField(max_length=64, default="")
     tool_definition_digest = models.CharField(max_length=64)
     policy_version = models.ForeignKey(PolicyVersion, on_delete=models.PROTECT, related_name="+")
     approval = models.ForeignKey(Approval, on_delete=models.CASCADE, related_name="+")

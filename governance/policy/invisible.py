@@ -1,4 +1,4 @@
-"""Characters a human reviewer cannot see: found, and shown as escapes.
+"""Characters a human reviewer cannot see, or would misread: found, and shown as escapes.
 
 Counted as invisible: format characters (Cf: zero-width space/joiners, bidi
 overrides and isolates, soft hyphen, tag characters...), control characters,
@@ -7,10 +7,24 @@ and unassigned code points, and a few letters and marks that render as nothing
 (Hangul fillers, the braille blank, variation selectors, the combining grapheme
 joiner). Tab and newline are layout, not tricks, in a shell script; in a path they
 are invisible too.
+
+Flagged the same way, because they make text read as something it is not:
+
+- a letter of a word that mixes scripts (`gіt` with a Cyrillic `і` reads as `git`); the
+  combinations Unicode's "highly restrictive" profile allows (Latin with Han, Hiragana,
+  Katakana, Bopomofo or Hangul) are not mixing;
+- a combining mark in a run of more than three on one character: such a run draws over the
+  lines around it.
+
+`static/fluidbox/timeline.js` applies the same rules to live timeline rows.
 """
 
 import re
 import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+
+import regex
 
 _HIDDEN_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp", "Zs", "Cs", "Co", "Cn"})
 _BLANK_LOOKING = frozenset(
@@ -31,16 +45,183 @@ def is_invisible(char: str, *, layout_is_visible: bool = True) -> bool:
     return unicodedata.category(char) in _HIDDEN_CATEGORIES or ord(char) in _BLANK_LOOKING
 
 
+LONG_COMBINING_RUN = 3
+
+# The scripts told apart; a letter of none of them counts as a script of its own. Kept in the
+# same order as SCRIPTS in static/fluidbox/timeline.js.
+SCRIPTS = [
+    "Latin",
+    "Greek",
+    "Cyrillic",
+    "Armenian",
+    "Hebrew",
+    "Arabic",
+    "Syriac",
+    "Thaana",
+    "Nko",
+    "Samaritan",
+    "Devanagari",
+    "Bengali",
+    "Gurmukhi",
+    "Gujarati",
+    "Oriya",
+    "Tamil",
+    "Telugu",
+    "Kannada",
+    "Malayalam",
+    "Sinhala",
+    "Thai",
+    "Lao",
+    "Tibetan",
+    "Myanmar",
+    "Georgian",
+    "Hangul",
+    "Ethiopic",
+    "Cherokee",
+    "Canadian_Aboriginal",
+    "Ogham",
+    "Runic",
+    "Khmer",
+    "Mongolian",
+    "Hiragana",
+    "Katakana",
+    "Bopomofo",
+    "Han",
+    "Yi",
+    "Coptic",
+    "Glagolitic",
+    "Tifinagh",
+    "Vai",
+    "Lisu",
+    "Osage",
+    "Adlam",
+    "Gothic",
+    "Deseret",
+    "Shavian",
+]
+_SCRIPT_OF = regex.compile("|".join(f"(?P<{name}>\\p{{Script={name}}})" for name in SCRIPTS))
+_EAST_ASIAN = (
+    frozenset({"Latin", "Han", "Hiragana", "Katakana"}),
+    frozenset({"Latin", "Han", "Bopomofo"}),
+    frozenset({"Latin", "Han", "Hangul"}),
+)
+_COMBINING = frozenset({"Mn", "Me"})
+# In a text where every letter is replaced by a tag for its script, marks by \x01 and
+# everything else by a space: a letter, maybe marks, then a letter of another script.
+_SCRIPT_CHANGE = re.compile(r"([^ \x01])\x01*(?!\1)[^ \x01]")
+INVISIBLE, MIXED_SCRIPT, COMBINING_RUN = "invisible", "mixed-script", "combining-run"
+
+
+@lru_cache(maxsize=4096)
+def script_of(char: str) -> str:
+    found = _SCRIPT_OF.match(char)
+    return found.lastgroup if found else f"U+{ord(char):04X}"
+
+
+def _mixes_scripts(scripts: set[str]) -> bool:
+    if len(scripts) < 2:
+        return False
+    return not any(scripts <= allowed for allowed in _EAST_ASIAN)
+
+
+def flagged(text: str, *, layout_is_visible: bool = True) -> dict[int, str]:
+    """Position → why, for every character a reviewer could miss or misread: `invisible`,
+    `mixed-script` (a letter of another script inside a word) or `combining-run`."""
+    if text.isascii():
+        pattern = _ASCII_HIDDEN if layout_is_visible else _ASCII_HIDDEN_WITH_LAYOUT
+        return {m.start(): INVISIBLE for m in pattern.finditer(text)}
+    found: dict[int, str] = {}
+    distinct = set(text)
+    for char in {c for c in distinct if is_invisible(c, layout_is_visible=layout_is_visible)}:
+        index = text.find(char)
+        while index != -1:
+            found[index] = INVISIBLE
+            index = text.find(char, index + 1)
+    for start, end in _combining_runs(text, distinct):
+        for index in range(start, end):
+            found.setdefault(index, COMBINING_RUN)
+    for start, end in _words_changing_script(text, distinct):
+        odd = _look_alikes(text[start:end])
+        for index in range(start, end):
+            if text[index] in odd:
+                found.setdefault(index, MIXED_SCRIPT)
+    return dict(sorted(found.items()))
+
+
+def _combining_runs(text: str, distinct: set[str]) -> Iterator[tuple[int, int]]:
+    marks = [c for c in distinct if unicodedata.category(c) in _COMBINING]
+    if not marks:
+        return
+    runs = re.compile(f"[{re.escape(''.join(marks))}]{{{LONG_COMBINING_RUN + 1},}}")
+    yield from (m.span() for m in runs.finditer(text))
+
+
+def _words_changing_script(text: str, distinct: set[str]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each word whose letters change script somewhere, found by one regex
+    scan over the text with each character replaced by its script's tag (no Python loop
+    over the characters: this runs on every non-ASCII shell command and path)."""
+    letters = {c for c in distinct if unicodedata.category(c)[0] == "L"}
+    if all(c.isascii() for c in letters):
+        return
+    if not _mixes_scripts({script_of(c) for c in letters}):
+        return
+    tags: dict[str, str] = {}
+    table: dict[int, str] = {}
+    for char in distinct:
+        category = unicodedata.category(char)[0]
+        if category == "L":
+            table[ord(char)] = tags.setdefault(script_of(char), chr(0x100 + len(tags)))
+        else:
+            table[ord(char)] = "\x01" if category == "M" else " "
+    # Cheap test first: two letters of different scripts side by side (marks dropped). Most
+    # texts that use two scripts keep them in separate words and stop here.
+    bare = text.translate({**table, **{k: None for k, v in table.items() if v == "\x01"}})
+    codes = list(tags.values())
+    if not any(bare.find(a + b) != -1 for a in codes for b in codes if a != b):
+        return
+    tagged = text.translate(table)
+    word_end = 0
+    for change in _SCRIPT_CHANGE.finditer(tagged):
+        if change.start() < word_end:
+            continue
+        start = tagged.rfind(" ", 0, change.start()) + 1
+        end = tagged.find(" ", change.end())
+        word_end = len(tagged) if end == -1 else end
+        yield start, word_end
+
+
+def _look_alikes(word: str) -> set[str]:
+    """The letters of a word that mixes scripts that are not in the script it seems to be
+    written in: Latin when it has Latin letters (commands and paths are), else its first
+    letter's."""
+    letters = [c for c in dict.fromkeys(word) if unicodedata.category(c)[0] == "L"]
+    scripts = {script_of(c) for c in letters}
+    if not _mixes_scripts(scripts):
+        return set()
+    main = "Latin" if "Latin" in scripts else script_of(letters[0])
+    return {c for c in letters if script_of(c) != main}
+
+
 def first_invisible(text: str, *, layout_is_visible: bool = True) -> str | None:
-    """The first invisible character of `text` (by position), or None."""
+    """The first flagged character of `text` (by position), or None: an invisible one, a
+    letter mixing scripts within a word, or a mark of a long combining run."""
     if text.isascii():
         pattern = _ASCII_HIDDEN if layout_is_visible else _ASCII_HIDDEN_WITH_LAYOUT
         found = pattern.search(text)
         return found.group() if found else None
-    hidden = {c for c in set(text) if is_invisible(c, layout_is_visible=layout_is_visible)}
-    if not hidden:
-        return None
-    return min(hidden, key=text.index)
+    distinct = set(text)
+    candidates = [
+        text.find(c) for c in distinct if is_invisible(c, layout_is_visible=layout_is_visible)
+    ]
+    first_run = next(_combining_runs(text, distinct), None)
+    if first_run is not None:
+        candidates.append(first_run[0])
+    for start, end in _words_changing_script(text, distinct):
+        odd = _look_alikes(text[start:end])
+        if odd:
+            candidates.append(min(text.find(c, start) for c in odd))
+            break
+    return text[min(candidates)] if candidates else None
 
 
 def escape_char(char: str) -> str:
@@ -49,14 +230,33 @@ def escape_char(char: str) -> str:
 
 
 def escape_invisible(text: str, *, layout_is_visible: bool = True) -> str:
-    """`text` with every invisible character written as `\\u200b` / `\\U000e0041`."""
-    if first_invisible(text, layout_is_visible=layout_is_visible) is None:
+    """`text` with every flagged character written as `\\u200b` / `\\U000e0041`."""
+    positions = flagged(text, layout_is_visible=layout_is_visible)
+    if not positions:
         return text
-    return "".join(
-        escape_char(c) if is_invisible(c, layout_is_visible=layout_is_visible) else c for c in text
-    )
+    return "".join(escape_char(c) if i in positions else c for i, c in enumerate(text))
 
 
-def describe_invisible(char: str) -> str:
-    name = unicodedata.name(char, "unnamed character")
+_WHY = {
+    MIXED_SCRIPT: "a letter of another script inside a word: a look-alike",
+    COMBINING_RUN: f"in a run of more than {LONG_COMBINING_RUN} combining marks",
+}
+
+
+_CONTROL_NAMES = {
+    "\t": "CHARACTER TABULATION",
+    "\n": "LINE FEED",
+    "\r": "CARRIAGE RETURN",
+    "\x1b": "ESCAPE",
+    "\x7f": "DELETE",
+}
+
+
+def describe_invisible(char: str, why: str | None = None) -> str:
+    fallback = "control character" if unicodedata.category(char) == "Cc" else "unnamed character"
+    name = unicodedata.name(char, _CONTROL_NAMES.get(char, fallback))
+    if why is None and not is_invisible(char, layout_is_visible=False):
+        why = COMBINING_RUN if unicodedata.category(char) in _COMBINING else MIXED_SCRIPT
+    if why in _WHY:
+        return f"{escape_char(char)} ({name}; {_WHY[why]})"
     return f"{escape_char(char)} ({name})"

@@ -4,6 +4,8 @@ Deciding goes through `approval_decide`, which enforces the owner rule itself: t
 this page hides are refused on the server too.
 """
 
+import json
+
 from django.contrib import messages
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpResponseRedirect
@@ -17,11 +19,13 @@ from governance.admin.roles import READ_ROLES, portal_actor
 from governance.authentication import Actor
 from governance.dashboard import runs_visible_to
 from governance.errors import NotFound, ServiceError
-from governance.models import Approval, ApprovalStatus, Role
-from governance.policy import escape_pattern
+from governance.models import Approval, ApprovalStatus, RememberScope, Role
 from governance.portal.pages import page_context
+from governance.portal.remember import remember_scopes
 from governance.portal.verbatim import (
+    arguments_html,
     arguments_preview,
+    arguments_summary,
     arguments_text,
     has_invisible,
     highlighted,
@@ -29,8 +33,15 @@ from governance.portal.verbatim import (
 from governance.selectors import access_approval, may_decide, pending_approvals_for
 from governance.services.approvals import approval_decide
 
-DECISIONS = {"approve": (True, False), "deny": (False, False), "remember": (True, True)}
+DECISIONS = {
+    "approve": (True, RememberScope.NONE),
+    "deny": (False, RememberScope.NONE),
+    "remember": (True, RememberScope.RUN),
+    "remember_policy": (True, RememberScope.POLICY),
+}
 RECENT = 15
+# About this many lines of arguments fit the box before it scrolls (portal.css: 32em).
+BOX_LINES = 28
 
 
 def visible_approvals(actor: Actor) -> QuerySet[Approval]:
@@ -62,34 +73,59 @@ def why_not_decidable(approval: Approval, actor: Actor) -> str:
 
 
 def approval_card(approval: Approval, actor: Actor, now, *, full: bool = True) -> dict:
-    """Everything the page shows about one approval: exactly what would run, and the scope
-    Approve & Remember would grant. `full=False` for list rows, which show a preview."""
+    """Everything the page shows about one approval: the facts fluidbox vouches for (tool,
+    match argument, matched rule, how much the agent wrote) apart from what the agent wrote,
+    and the scopes Approve & Remember would grant. `full=False` for list rows (a preview)."""
     run = approval.run
     policy = approval.policy_version.policy
-    arguments = arguments_text(approval.call.arguments) if full else ""
-    call_key = approval.call_key if full else ""
+    call_arguments = approval.call.arguments
     decidable = approval.status == ApprovalStatus.PENDING and may_decide(approval, actor)
-    return {
+    card = {
         "approval": approval,
         "run": run,
-        "tool": highlighted(approval.tool),
-        "arguments": highlighted(arguments),
-        "arguments_preview": highlighted(arguments_preview(approval.call.arguments)),
-        "call_key": highlighted(call_key),
-        "remembered_rule": highlighted(escape_pattern(call_key)),
-        "matched_rule": highlighted(approval.rule["pattern"])
-        if isinstance(approval.rule, dict) and isinstance(approval.rule.get("pattern"), str)
-        else "",
-        "has_invisible": has_invisible(arguments) or has_invisible(call_key),
-        "policy": policy,
-        "policy_current_number": policy.current_version.number
-        if policy.current_version_id
-        else None,
+        "tool": highlighted(approval.tool, layout_is_visible=False),
+        "arguments_preview": highlighted(arguments_preview(call_arguments)),
         "expired": approval.expires_at <= now,
         "seconds_left": max(0, int((approval.expires_at - now).total_seconds())),
         "may_decide": decidable and approval.expires_at > now,
         "why_not": "" if decidable else why_not_decidable(approval, actor),
+        "policy": policy,
     }
+    if not full:
+        return card
+    arguments = arguments_text(call_arguments)
+    tool = run.frozen_tools.filter(name=approval.tool).first()
+    match = (tool.match_argument if tool else None) or {}
+    match_value = (
+        call_arguments.get(match["name"]) if match and isinstance(call_arguments, dict) else None
+    )
+    if match_value is not None and not isinstance(match_value, str):
+        match_value = json.dumps(match_value, ensure_ascii=False, sort_keys=True)
+    summary = arguments_summary(call_arguments)
+    card.update(
+        {
+            "access": tool.access if tool else "",
+            "arguments": arguments_html(call_arguments),
+            "summary": summary,
+            "scrolls": summary["lines"] > BOX_LINES,
+            "match_name": match.get("name", ""),
+            "match_kind": match.get("kind") or ("text" if match else ""),
+            "match_value": highlighted(match_value, layout_is_visible=False)
+            if match_value is not None
+            else None,
+            "call_key": highlighted(approval.call_key, layout_is_visible=False),
+            "matched_rule": highlighted(approval.rule["pattern"], layout_is_visible=False)
+            if isinstance(approval.rule, dict) and isinstance(approval.rule.get("pattern"), str)
+            else "",
+            "has_invisible": has_invisible(arguments) or has_invisible(approval.call_key),
+            "scopes": remember_scopes(approval, tool),
+            "policy_current_number": policy.current_version.number
+            if policy.current_version_id
+            else None,
+        }
+    )
+    card["remembered_rule"] = highlighted(card["scopes"].rule, layout_is_visible=False)
+    return card
 
 
 @require_GET
@@ -169,6 +205,15 @@ def decide_view(request, approval_id: int):
         messages.error(request, "Choose approve, deny or approve & remember.")
         return _approval_page(request, approval, status=400)
     approve, remember = DECISIONS[choice]
+    if remember == RememberScope.POLICY and request.POST.get("accept_wider_scope") != "yes":
+        tool = approval.run.frozen_tools.filter(name=approval.tool).first()
+        if remember_scopes(approval, tool).wider:
+            messages.error(
+                request,
+                "Nothing was decided: a rule for future runs covers more than this call. "
+                "Tick the box that names what it allows, or approve for this run only.",
+            )
+            return _approval_page(request, approval, status=400)
     try:
         settlement = approval_decide(
             approval_id=approval.pk, actor=portal_actor(request), approve=approve, remember=remember
@@ -178,7 +223,12 @@ def decide_view(request, approval_id: int):
         return _approval_page(request, approval, status=error.status)
     settled = settlement.approval
     if settlement.won:
-        verb = {"approve": "Approved", "deny": "Denied", "remember": "Approved and remembered"}
+        verb = {
+            "approve": "Approved",
+            "deny": "Denied",
+            "remember": "Approved and remembered for this run",
+            "remember_policy": "Approved, remembered for this run, and a rule added for new runs",
+        }
         messages.success(request, f"{verb[choice]}: {settled.tool} in run {settled.run_id}.")
     else:
         decider = settled.decided_by.get_username() if settled.decided_by_id else "the timeout"

@@ -68,16 +68,16 @@ def _rule_lookup(document: PolicyDocument, index: int | None) -> str:
     if index is None or not 0 <= index < len(document.rules):
         return ""
     rule = document.rules[index]
-    return highlighted(f"{rule.pattern} → {rule.action.value}")
+    return highlighted(f"{rule.pattern} → {rule.action.value}", layout_is_visible=False)
 
 
 def _show_segments(result: dict, document: PolicyDocument) -> dict:
     """Rule text beside each segment; invisible characters in subjects made visible."""
     for segment in result["segments"]:
         segment["rule"] = _rule_lookup(document, segment["rule_index"])
-        segment["subject"] = highlighted(segment["subject"])
+        segment["subject"] = highlighted(segment["subject"], layout_is_visible=False)
     if result.get("rule"):
-        result["rule"]["pattern"] = highlighted(result["rule"]["pattern"])
+        result["rule"]["pattern"] = highlighted(result["rule"]["pattern"], layout_is_visible=False)
     return result
 
 
@@ -192,7 +192,9 @@ def policy_editor_view(request, policy: Policy, *, may_save: bool):
         elif action == "replay" and draft is not None:
             replay_result = policy_replay(policy=policy, draft_text=draft.to_yaml())
             for change in replay_result["changed"]:
-                change["call"] = highlighted(change.get("call", change.get("call_key", "")))
+                change["call"] = highlighted(
+                    change.get("call", change.get("call_key", "")), layout_is_visible=False
+                )
     else:
         settings_form, rules_formset, dry_form, import_form = _fresh_forms(
             document_of(current), current.number

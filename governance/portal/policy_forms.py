@@ -4,24 +4,72 @@ They only read input; the document they build is saved by `policy_save_document`
 """
 
 import json
+import re
 
 from django import forms
 
 from governance.models import AutonomousFallback
 from governance.policy import PolicyDocument, PolicyError, Verdict
 from governance.policy.document import MAX_APPROVAL_TIMEOUT, MAX_RULES
+from governance.policy.invisible import flagged
 from governance.policy.yaml_format import YamlProblem, load_yaml
 
 ACTIONS = [(v.value, v.value) for v in Verdict]
 UNORDERED = 10**9
+_ESCAPE = re.compile(r"\\u\{([0-9A-Fa-f]{1,6})\}")
+
+
+def pattern_for_input(text: str) -> str:
+    """`text` as a one-line text box can carry it and a person can read it: every invisible,
+    control or look-alike character as `\\u{…}` (a text box drops newlines, so a rule saved
+    unchanged would otherwise change), and a literal `\\u{` as `\\u{5c}u{`."""
+    positions = flagged(text, layout_is_visible=False)
+    if not positions and "\\u{" not in text:
+        return text
+    out = []
+    for index, char in enumerate(text):
+        if index in positions:
+            out.append(f"\\u{{{ord(char):x}}}")
+        elif char == "\\" and text.startswith("u{", index + 1):
+            out.append("\\u{5c}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def pattern_from_input(text: str) -> str:
+    """The inverse of `pattern_for_input`: each `\\u{hex}` is that character."""
+
+    def character(match: re.Match) -> str:
+        code = int(match.group(1), 16)
+        return chr(code) if code <= 0x10FFFF else match.group(0)
+
+    return _ESCAPE.sub(character, text)
+
+
+class EscapedTextField(forms.CharField):
+    """A one-line text field whose text round-trips exactly: shown through `pattern_for_input`,
+    read back through `pattern_from_input`."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("strip", False)
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        return pattern_from_input(super().to_python(value))
+
+    def bound_data(self, data, initial):
+        return pattern_from_input(data) if isinstance(data, str) else data
+
+    def prepare_value(self, value):
+        return pattern_for_input(value) if isinstance(value, str) else value
 
 
 class RuleForm(forms.Form):
     """One rule row. A row left blank is no rule (so a spare row never blocks a save)."""
 
-    pattern = forms.CharField(
+    pattern = EscapedTextField(
         required=False,
-        strip=False,
         max_length=4096,
         widget=forms.TextInput(
             attrs={"class": "fb-pattern", "spellcheck": "false", "autocomplete": "off"}
@@ -61,9 +109,8 @@ class PolicySettingsForm(forms.Form):
 
 
 class DryRunForm(forms.Form):
-    call = forms.CharField(
+    call = EscapedTextField(
         required=False,
-        strip=False,
         max_length=70000,
         label="Call",
         widget=forms.TextInput(

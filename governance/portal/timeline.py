@@ -8,7 +8,7 @@ from django.shortcuts import render
 
 from governance.models import ApprovalStatus, BrokerStatus, Decision, Run, Source
 from governance.portal.pages import page_context
-from governance.portal.verbatim import highlighted
+from governance.portal.verbatim import arguments_html, highlighted
 from ledger.api import event_json
 from ledger.models import Event, EventType
 from ledger.services import chain_verify
@@ -39,17 +39,23 @@ def timeline_row(event: Event) -> dict:
         "seq": event.seq,
         "at": event.at,
         "type": event.type,
-        "tool": highlighted(data["tool"]) if isinstance(data.get("tool"), str) else "",
+        "tool": highlighted(data["tool"], layout_is_visible=False)
+        if isinstance(data.get("tool"), str)
+        else "",
         "tool_call_id": data.get("tool_call_id") or "",
         "decision": event_decision(data),
         "source": data.get("source") if isinstance(data.get("source"), str) else "",
-        "rule": highlighted(f"{rule.get('pattern')} → {rule.get('action')}") if rule else "",
+        "rule": highlighted(
+            f"{rule.get('pattern')} → {rule.get('action')}", layout_is_visible=False
+        )
+        if rule
+        else "",
         "policy_version": data.get("policy_version") or "",
         "approver": data.get("decided_by") or "",
         "latency_ms": data.get("latency_ms") if data.get("latency_ms") is not None else "",
         "reason": data.get("reason") or "",
         "hash": event.hash,
-        "data": highlighted(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)),
+        "data": arguments_html(data),
     }
 
 

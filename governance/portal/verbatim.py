@@ -1,53 +1,121 @@
-"""Showing exactly what would run: every character visible, the invisible ones escaped and
-highlighted so a reviewer cannot miss them."""
+"""Showing exactly what would run: every character visible, the invisible and look-alike ones
+escaped and highlighted, long runs of spaces marked with their length, so a reviewer cannot
+miss them."""
 
 import json
+import re
 
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from governance.policy.invisible import (
-    describe_invisible,
-    escape_char,
-    first_invisible,
-    is_invisible,
-)
+from governance.policy.invisible import describe_invisible, escape_char, flagged
+
+# A run of this many spaces or more is marked (with its length) wherever a call is shown:
+# enough blank to push the rest of a line out of sight.
+LONG_SPACE_RUN = 4
+_SPACE_RUN = re.compile(f" {{{LONG_SPACE_RUN},}}")
 
 
 def highlighted(text: str, *, layout_is_visible: bool = True) -> SafeString:
-    """HTML of `text` with each invisible or bidi character as a marked `\\u…` escape.
+    """HTML of `text` with each invisible, bidi or look-alike character as a marked `\\u…`
+    escape and each long run of spaces marked with its length.
 
     The escapes read exactly as `governance.policy.escape_invisible` writes them (the
-    notifications' form), so the page and the webhook show the same text.
+    notifications' form), so the page and the webhook show the same text. With
+    `layout_is_visible=False` (call keys, rules, anything shown on one line) newlines and tabs
+    are escapes too, and so is every run of spaces; otherwise a run right after a newline is
+    indentation and left alone.
     """
-    if first_invisible(text, layout_is_visible=layout_is_visible) is None:
+    positions = flagged(text, layout_is_visible=layout_is_visible)
+    runs = [
+        m.span()
+        for m in _SPACE_RUN.finditer(text)
+        if not layout_is_visible or m.start() == 0 or text[m.start() - 1] != "\n"
+    ]
+    if not positions and not runs:
         return escape(text)
+    marks = sorted([(i, i + 1, "char") for i in positions] + [(a, b, "spaces") for a, b in runs])
     parts = []
-    run: list[str] = []
-    for char in text:
-        if is_invisible(char, layout_is_visible=layout_is_visible):
-            parts.append(escape("".join(run)))
-            run = []
+    at = 0
+    for start, end, kind in marks:
+        parts.append(escape(text[at:start]))
+        if kind == "spaces":
+            count = end - start
             parts.append(
                 format_html(
-                    '<mark class="fb-invisible" title="{}">{}</mark>',
-                    describe_invisible(char),
-                    escape_char(char),
+                    '<mark class="fb-spaces" title="{} spaces" data-spaces="{}">{}</mark>',
+                    count,
+                    count,
+                    text[start:end],
                 )
             )
         else:
-            run.append(char)
-    parts.append(escape("".join(run)))
+            char = text[start]
+            parts.append(
+                format_html(
+                    '<mark class="fb-invisible" title="{}">{}</mark>',
+                    describe_invisible(char, positions[start]),
+                    escape_char(char),
+                )
+            )
+        at = end
+    parts.append(escape(text[at:]))
     return mark_safe("".join(parts))
 
 
 def has_invisible(text: str, *, layout_is_visible: bool = True) -> bool:
-    return first_invisible(text, layout_is_visible=layout_is_visible) is not None
+    return bool(flagged(text, layout_is_visible=layout_is_visible))
 
 
 def arguments_text(arguments) -> str:
     """The full arguments as indented JSON: the same text notifications carry, unescaped."""
     return json.dumps(arguments, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+def arguments_html(arguments) -> SafeString:
+    """`arguments_text` as HTML: every key in a `fb-arg-key` span and every string highlighted
+    on its own, so the layout's indentation is never marked and a key never passes for the
+    page's own labels."""
+    return mark_safe("".join(_json_parts(arguments, 0)))
+
+
+def _json_parts(value, depth: int):
+    pad = "  " * (depth + 1)
+    if isinstance(value, dict) and value:
+        yield "{\n"
+        for index, key in enumerate(sorted(value)):
+            yield pad
+            key_literal = json.dumps(str(key), ensure_ascii=False)
+            yield format_html('<span class="fb-arg-key">{}</span>', _string_html(key_literal))
+            yield ": "
+            yield from _json_parts(value[key], depth + 1)
+            yield ",\n" if index < len(value) - 1 else "\n"
+        yield "  " * depth + "}"
+    elif isinstance(value, list) and value:
+        yield "[\n"
+        for index, item in enumerate(value):
+            yield pad
+            yield from _json_parts(item, depth + 1)
+            yield ",\n" if index < len(value) - 1 else "\n"
+        yield "  " * depth + "]"
+    elif isinstance(value, str):
+        yield _string_html(json.dumps(value, ensure_ascii=False))
+    else:
+        yield escape(json.dumps(value, ensure_ascii=False))
+
+
+def _string_html(literal: str) -> str:
+    return str(highlighted(literal, layout_is_visible=False))
+
+
+def arguments_summary(arguments) -> dict:
+    """How much the agent wrote: top-level keys, bytes and lines of the JSON shown."""
+    text = arguments_text(arguments)
+    return {
+        "keys": len(arguments) if isinstance(arguments, dict) else 0,
+        "bytes": len(json.dumps(arguments, ensure_ascii=False, sort_keys=True).encode()),
+        "lines": text.count("\n") + 1,
+    }
 
 
 def arguments_preview(arguments, limit: int = 120) -> str:

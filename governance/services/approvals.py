@@ -9,7 +9,15 @@ from django.utils import timezone
 
 from governance.authentication import Actor
 from governance.errors import Conflict, Forbidden, ServiceError
-from governance.models import Approval, ApprovalStatus, Decision, RunGrant, Source, ToolCall
+from governance.models import (
+    Approval,
+    ApprovalStatus,
+    Decision,
+    RememberScope,
+    RunGrant,
+    Source,
+    ToolCall,
+)
 from governance.selectors import access_approval, may_decide
 from governance.services.wakeup import announce_decision
 from ledger.models import EventType
@@ -37,7 +45,7 @@ def _settle_locked(
     *,
     status: str,
     decided_by: User | None,
-    remember: bool,
+    remember: str,
     reason: str,
 ) -> bool:
     """The compare-and-swap and, for the winner only, the ledger entries."""
@@ -45,7 +53,11 @@ def _settle_locked(
 
     now = timezone.now()
     won = Approval.objects.filter(pk=approval.pk, status=ApprovalStatus.PENDING).update(
-        status=status, decided_by=decided_by, decided_at=now, remember=remember
+        status=status,
+        decided_by=decided_by,
+        decided_at=now,
+        remember=bool(remember),
+        remember_scope=remember,
     )
     if not won:
         return False
@@ -71,7 +83,11 @@ def _settle_locked(
                 "tool": approval.tool,
                 "outcome": outcome,
                 "decided_by": decider,
-                "remember": remember,
+                "remember": bool(remember),
+                "remember_scope": remember or None,
+                "policy_version": approval.policy_version.number,
+                "policy_digest": approval.policy_version.digest,
+                "definition_digest": approval.tool_definition_digest or None,
             }
         ),
     )
@@ -82,6 +98,8 @@ def _settle_locked(
             decision_event_data(
                 call,
                 policy_version=approval.policy_version.number,
+                policy_digest=approval.policy_version.digest,
+                definition_digest=approval.tool_definition_digest,
                 approval_id=approval.pk,
                 decided_by=decider,
             )
@@ -92,8 +110,13 @@ def _settle_locked(
 
 
 def approval_decide(
-    *, approval_id, actor: Actor, approve: bool, remember: bool = False
+    *, approval_id, actor: Actor, approve: bool, remember: str = RememberScope.NONE
 ) -> Settlement:
+    """Approve or deny once. `remember` is `RememberScope.RUN` (this exact call for the rest of
+    the run) or `RememberScope.POLICY` (that, and a rule for future runs that sees only
+    `tool:match_string`: the wider scope the approver chose explicitly)."""
+    if remember not in RememberScope.values:
+        raise Conflict("remember must be run or policy", code="invalid")
     approval = access_approval(approval_id, actor)
     if not may_decide(approval, actor):
         raise Forbidden("you may not decide this approval")
@@ -101,7 +124,7 @@ def approval_decide(
         raise Conflict("remember applies to approvals only", code="invalid")
     try:
         with transaction.atomic():
-            approval = Approval.objects.select_related("run", "policy_version__policy").get(
+            approval = Approval.objects.select_related("run", "call", "policy_version__policy").get(
                 pk=approval.pk
             )
             if approval.status == ApprovalStatus.PENDING and approval.expires_at <= timezone.now():
@@ -109,7 +132,7 @@ def approval_decide(
                     approval,
                     status=ApprovalStatus.TIMED_OUT,
                     decided_by=None,
-                    remember=False,
+                    remember=RememberScope.NONE,
                     reason=TIMED_OUT_REASON,
                 )
                 won = False
@@ -120,7 +143,7 @@ def approval_decide(
                     approval,
                     status=ApprovalStatus.APPROVED if approve else ApprovalStatus.DENIED,
                     decided_by=actor.user,
-                    remember=remember and approve,
+                    remember=remember if approve else RememberScope.NONE,
                     reason=(
                         f"approved by {actor.user.get_username()}"
                         if approve
@@ -128,7 +151,7 @@ def approval_decide(
                     ),
                 )
                 if won and remember and approve:
-                    _remember(approval, actor.user)
+                    _remember(approval, actor.user, remember)
     except DatabaseError:
         logger.exception("deciding approval %s failed; nothing was recorded", approval.pk)
         raise LedgerUnavailable("the decision could not be recorded; nothing changed") from None
@@ -142,18 +165,22 @@ def approval_decide(
     return Settlement(approval=approval, won=won)
 
 
-def _remember(approval: Approval, user: User) -> None:
-    """Grant the same call for the rest of the run, and add an exact-match ALWAYS rule at
-    the top of the policy as a new version (future runs only)."""
+def _remember(approval: Approval, user: User, scope: str) -> None:
+    """Grant exactly the call the approver saw (its full arguments, by digest) for the rest
+    of the run; for `policy`, also add an exact-match ALWAYS rule at the top of the policy as
+    a new version (future runs only; it sees only the call key, so it covers more)."""
     from governance.services.policies import policy_prepend_exact_rule
 
     RunGrant.objects.create(
         run=approval.run,
         call_key=approval.call_key,
+        arguments_digest=approval.call.arguments_digest,
         tool_definition_digest=approval.tool_definition_digest,
         policy_version=approval.policy_version,
         approval=approval,
     )
+    if scope != RememberScope.POLICY:
+        return
     policy_prepend_exact_rule(
         policy=approval.policy_version.policy,
         call_key=approval.call_key,
@@ -184,7 +211,7 @@ def approval_expire(*, approval_id: int) -> bool:
             approval,
             status=ApprovalStatus.TIMED_OUT,
             decided_by=None,
-            remember=False,
+            remember=RememberScope.NONE,
             reason=TIMED_OUT_REASON,
         )
 
@@ -204,7 +231,7 @@ def approvals_close_for_run(*, run_id) -> int:
             approval,
             status=ApprovalStatus.DENIED,
             decided_by=None,
-            remember=False,
+            remember=RememberScope.NONE,
             reason=RUN_FINISHED_REASON,
         )
     return closed

