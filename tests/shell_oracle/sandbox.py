@@ -1,8 +1,9 @@
 """Run scripts in real shells inside a throwaway bubblewrap sandbox, under strace.
 
 The sandbox (see RECIPES.md, "Watching what a real shell does"): a root built from
-a tmpfs with /usr and /etc bound read-only (and /etc/shadow, /etc/gshadow hidden
-behind empty files), then remounted read-only, so a write anywhere but /workspace
+a tmpfs with /usr and /etc bound read-only (/etc/shadow and /etc/gshadow hidden behind
+empty files, root's home in /etc/passwd pointed at the workspace like $HOME), then
+remounted read-only, so a write anywhere but /workspace
 and the private /tmp fails with EROFS while strace still shows the attempt; a
 private /dev and /proc; no network, pid, uts, ipc or cgroup sharing; every
 capability dropped; it dies with its parent. /workspace is a scratch folder on the
@@ -160,6 +161,18 @@ def _fixture(folder: Path) -> None:
         path.chmod(0o755)
 
 
+def _passwd() -> str:
+    # The JVM and others take the home folder from the passwd entry, not from $HOME: the
+    # sandbox's root lives in the workspace too (see ENVIRONMENT).
+    lines = []
+    for line in Path("/etc/passwd").read_text(encoding="utf-8").splitlines():
+        fields = line.split(":")
+        if len(fields) == 7 and fields[2] == "0":
+            fields[5] = ENVIRONMENT["HOME"]
+        lines.append(":".join(fields))
+    return "\n".join(lines) + "\n"
+
+
 def _bwrap(oracle: Path, scratch: Path, hidden: Path) -> list[str]:
     binds = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
     for link in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
@@ -171,6 +184,7 @@ def _bwrap(oracle: Path, scratch: Path, hidden: Path) -> list[str]:
     for secret in ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"):
         if os.path.exists(secret):
             binds += ["--ro-bind", str(hidden), secret]
+    binds += ["--ro-bind", str(oracle / "passwd"), "/etc/passwd"]
     return [
         "bwrap",
         "--tmpfs", "/",
@@ -204,6 +218,7 @@ def _run_batch(jobs: list[Job]) -> list[Observation]:
         for path in (oracle, scratch, oracle / "fixture"):
             path.mkdir()
         hidden.write_text("")
+        (oracle / "passwd").write_text(_passwd(), encoding="utf-8")
         _fixture(oracle / "fixture")
         shutil.copy(DRIVER, oracle / "driver.py")
         batch = {
