@@ -82,6 +82,19 @@ def _match_argument(tool: str, match: object) -> dict:
     return clean
 
 
+def _holds_nul(value: object, depth: int = 0) -> bool:
+    """PostgreSQL stores no NUL in text or jsonb: refuse it here, not with a 500 later."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if depth > 64:
+        return False
+    if isinstance(value, dict):
+        return any(_holds_nul(k, depth + 1) or _holds_nul(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item, depth + 1) for item in value)
+    return False
+
+
 def parse_bundle(text: str) -> tuple[str, list[dict]]:
     try:
         raw = yaml.safe_load(text)
@@ -89,6 +102,8 @@ def parse_bundle(text: str) -> tuple[str, list[dict]]:
         raise Invalid(f"bundle YAML does not parse: {error}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise Invalid("a bundle needs a name and a list of tools")
+    if _holds_nul(raw):
+        raise Invalid("a bundle may not contain NUL characters (YAML \\0 escapes)")
     tools = raw.get("tools")
     if not isinstance(tools, list) or not tools:
         raise Invalid("a bundle needs a non-empty list of tools")

@@ -140,3 +140,45 @@ def test_the_gate_decides_shell_commands_by_the_subset(make_run, command, decisi
     run_id, runner = make_run()
 
     assert ask(runner, run_id, "run_command", {"command": command})["decision"] == decision
+
+
+def test_a_policy_whose_yaml_escapes_a_nul_is_refused_with_a_400_not_stored(org, admin_user):
+    from governance.models import PolicyVersion
+    from tests.conftest import TEST_POLICY, Api
+
+    text = TEST_POLICY.replace(
+        '  - call: "run_command:rm -rf /"', '  - call: "run_command:ls\\0; rm -rf /"'
+    )
+
+    response = Api(user=admin_user).client.put(
+        "/v1/policies/default", {"yaml": text}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert "NUL" in response.json()["detail"]
+    assert PolicyVersion.objects.filter(policy__org=org).count() == 1
+
+
+def test_a_dry_run_with_a_nul_is_a_400(org, auditor):
+    from tests.conftest import Api
+
+    api = Api(user=auditor)
+    by_call = api.post("/v1/policies/default/evaluate", {"call": "run_command:ls\u0000; rm"})
+    by_tool = api.post(
+        "/v1/policies/default/evaluate",
+        {"tool": "run_command", "arguments": {"command": "ls\u0000; rm"}},
+    )
+
+    assert (by_call.status_code, by_tool.status_code) == (400, 400)
+
+
+def test_a_bundle_whose_yaml_escapes_a_nul_is_refused(org, admin_user, login):
+    text = ZSH_BUNDLE.replace("cwd: /workspace", 'cwd: "/workspace\\0x"')
+
+    response = login(admin_user).post(
+        reverse("admin:governance_capabilitybundle_add"), {"org": org.pk, "content": text}
+    )
+
+    assert response.status_code == 200
+    assert "NUL characters" in response.content.decode()
+    assert not BundleTool.objects.filter(name="zsh_command").exists()
