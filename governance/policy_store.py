@@ -51,9 +51,17 @@ def forget_versions() -> None:
 
 
 def match_argument_of(raw: dict | None) -> MatchArgument | None:
+    """A stored `match_argument` (bundle tool or frozen tool) as the engine reads it."""
     if not raw:
         return None
-    return MatchArgument(name=raw["name"], kind=raw.get("kind", "text"))
+    return MatchArgument(
+        name=raw["name"],
+        kind=raw.get("kind", "text"),
+        write_tool=raw.get("write_tool", "write_file"),
+        read_tool=raw.get("read_tool", "read_file"),
+        shell=raw.get("shell", "bash"),
+        cwd=raw.get("cwd"),
+    )
 
 
 def known_tools(org_id: int) -> dict[str, MatchArgument | None]:

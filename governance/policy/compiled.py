@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from governance.policy.acting_options import pattern_names
 from governance.policy.document import PolicyDocument, Rule, parse_rule
 from governance.policy.globs import CompiledGlob, GlobError
 from governance.policy.subjects import (
@@ -203,22 +204,37 @@ class CompiledPolicy:
     def _decide(self, reading: CallReading) -> Evaluation:
         segments: list[Segment] = []
         error = reading.error
-        binding: dict[str, bool] = {}
+        merged: dict[str, list] = {}  # key -> [binding, never_only, requirements]
         for probe in reading.probes:
-            binding[probe.key] = binding.get(probe.key, False) or probe.binding
-        for key, binds in binding.items():
+            entry = merged.get(probe.key)
+            if entry is None:
+                merged[probe.key] = [probe.binding, probe.never_only, probe.requires]
+            else:
+                entry[0] = entry[0] or probe.binding
+                entry[1] = entry[1] and probe.never_only
+                entry[2] = entry[2] + probe.requires if probe.requires else entry[2]
+        for key, (binds, never_only, requires) in merged.items():
             try:
                 index = self.first_match(key)
             except GlobError as problem:
                 error = error or str(problem)
                 segments.append(Segment(key, Verdict.ASK, None, str(problem)))
                 continue
-            if index is not None:
-                # A non-binding view that is allowed cannot change the outcome: not shown.
-                if binds or self._actions[index] is not Verdict.ALWAYS:
-                    segments.append(Segment(key, self._actions[index], index))
-            elif binds:
-                segments.append(Segment(key, Verdict.ASK, None))
+            if index is None:
+                if binds and not never_only:
+                    segments.append(Segment(key, Verdict.ASK, None))
+                continue
+            action = self._actions[index]
+            if action is Verdict.ALWAYS:
+                if not binds or never_only:
+                    continue  # a non-binding view that is allowed cannot change the outcome
+                unnamed = self._unnamed(index, requires)
+                if unnamed:
+                    segments.append(Segment(key, Verdict.ASK, None, unnamed))
+                    continue
+            elif never_only and action is not Verdict.NEVER:
+                continue
+            segments.append(Segment(key, action, index))
         segments += [Segment(c.subject, Verdict.ASK, None, c.reason) for c in reading.concerns]
         if not segments:
             segments.append(Segment(reading.whole_key, Verdict.ASK, None))
@@ -241,6 +257,17 @@ class CompiledPolicy:
                 )
                 return Evaluation(Verdict.ALWAYS, self.matched_rule(exact), tuple(segments))
         return Evaluation(verdict, rule, tuple(segments), error)
+
+    def _unnamed(self, index: int, requires: tuple) -> str | None:
+        """Why ALWAYS rule `index` cannot allow a probe whose requirements it does not name."""
+        pattern = self.rules[index].pattern
+        for requirement in requires:
+            if not any(pattern_names(pattern, name) for name in requirement.names):
+                return (
+                    f"{requirement.reason}: rule {rule_number(index)} ({pattern!r}) matches but does not "
+                    f"name {requirement.names[0]}"
+                )
+        return None
 
     def _exact_allow(self, whole_key: str) -> int | None:
         try:

@@ -203,6 +203,8 @@ def parse_rule(item: Any) -> Rule:
         problems.append(f"pattern: must be a non-empty string (got {pattern!r})")
     elif _has_surrogate(pattern):
         problems.append("pattern: contains a lone surrogate")
+    elif "\x00" in pattern:
+        problems.append("pattern: contains a NUL character")
     try:
         action = parse_verdict(item.get("action"), "action")
     except PolicyError as error:
@@ -224,10 +226,12 @@ def _parse_test(item: Any) -> PolicyTest:
         problems.append("call: give either call or tool (with arguments)")
     elif call is not None and (not isinstance(call, str) or _has_surrogate(call)):
         problems.append(f"call: must be a string like 'tool:subject' (got {call!r})")
+    elif call is not None and "\x00" in call:
+        problems.append("call: contains a NUL character")
     elif call is not None and arguments is not None:
         problems.append("arguments: only with tool, not with call")
-    elif tool is not None and not isinstance(tool, str):
-        problems.append(f"tool: must be a string (got {tool!r})")
+    elif tool is not None and (not isinstance(tool, str) or "\x00" in tool or _has_surrogate(tool)):
+        problems.append(f"tool: must be a string without NUL characters (got {tool!r})")
     if tool is not None and arguments is not None and not isinstance(arguments, Mapping):
         problems.append("arguments: must be a mapping")
     elif arguments is not None and (problem := _json_problem(arguments)):
@@ -251,12 +255,16 @@ def _json_problem(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, float):
         return None if math.isfinite(value) else "numbers must be finite"
     if isinstance(value, str):
+        if "\x00" in value:
+            return "contains a NUL character"
         return "contains a lone surrogate" if _has_surrogate(value) else None
     if isinstance(value, list):
         return next((p for v in value if (p := _json_problem(v, depth + 1))), None)
     if isinstance(value, Mapping):
         if not all(isinstance(k, str) for k in value):
             return "keys must be strings"
+        if any("\x00" in k or _has_surrogate(k) for k in value):
+            return "keys contain a NUL character or a lone surrogate"
         return next((p for v in value.values() if (p := _json_problem(v, depth + 1))), None)
     return f"{type(value).__name__} is not a JSON value (quote dates and times)"
 

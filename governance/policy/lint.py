@@ -13,7 +13,12 @@
   tools are known.
 - `shell-argument-injection`: an ALWAYS rule for a shell tool with a `*` in the
   command part (`git *`, `find *`, `cat /workspace/*`): a star also matches extra
-  arguments, and many programs run other programs from their options.
+  arguments. The acting options of programs in the table (acting_options) still
+  need a rule that names them; the options of other programs are not checked.
+- `acting-option`: an ALWAYS rule for a shell tool that names acting options
+  (`find * -delete`): which rule, which program, which options it admits.
+- `config-path`: an ALWAYS rule that names a file which configures what programs
+  run or holds credentials (`write_file:/workspace/.git/hooks/*`).
 - `pattern-too-long`: over 1 KiB; calls that reach it fail closed (ASK).
 - `invisible-character`: the pattern contains a character a reviewer cannot see.
 """
@@ -23,32 +28,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from governance.policy.acting_options import ACTING, canonical_program, pattern_names
 from governance.policy.compiled import CompiledPolicy, rule_number
+from governance.policy.config_paths import CONFIG_PATHS
 from governance.policy.document import PolicyDocument, Rule
 from governance.policy.globs import MAX_PATTERN_BYTES, Atom, GlobError, parse_atoms
 from governance.policy.invisible import describe_invisible, first_invisible
 from governance.policy.subjects import MatchArgument
 from governance.policy.verdicts import Verdict
 
-_RISKY_OPTIONS = {
-    "git": "`-c core.sshCommand=…`, `-c alias.x=!cmd` and `--upload-pack=…` run any program",
-    "find": "`-exec`, `-execdir`, `-ok` run any program and `-delete`/`-fprint` change files",
-    "tar": "`--to-command=…` and `--checkpoint-action=exec=…` run any program",
-    "rsync": "`-e`/`--rsh=…` runs any program",
-    "ssh": "`-o ProxyCommand=…` runs any program",
-    "awk": "system() in the program text runs any program",
-    "sed": "the `e` command runs any program and `w` writes any file",
-    "zip": "`-TT`/`--unzip-command=…` runs any program",
-    "curl": "`-o` writes any file and `-T`/`-d @file` upload local files",
-    "wget": "`-O` writes any file and `--post-file` uploads local files",
-    "python": "`-c` runs any code",
-    "python3": "`-c` runs any code",
-    "node": "`-e` runs any code",
-    "perl": "`-e` runs any code",
-    "ruby": "`-e` runs any code",
-    "make": "`-f`, `--eval` and Makefile recipes run any program",
-    "npm": "package scripts run any program",
-}
 _STAR = None
 
 
@@ -174,17 +162,34 @@ def _tool_warnings(
         ]
     if rule.action is not Verdict.ALWAYS:
         return []
-    warnings = []
+    warnings = _config_path_warnings(index, rule)
     for tool in matching:
         kind = known_tools[tool]
         if kind is None or kind.kind != "shell":
             continue
         command = _command_part(rule.pattern, atoms, tool)
+        program = canonical_program((command or "").split(" ", 1)[0])
+        admitted = _admitted_acting_options(program, rule.pattern)
+        if admitted:
+            listed = ", ".join(f"{option} ({what})" for option, what in admitted)
+            warnings.append(
+                LintWarning(
+                    index,
+                    "acting-option",
+                    f"rule {rule_number(index)} ({rule.pattern!r}) admits {program}'s acting options: {listed}",
+                )
+            )
         if command is not None and "*" not in command:
             continue
-        program = (command or "").split(" ", 1)[0]
-        hint = _RISKY_OPTIONS.get(program, "options of the program may run other programs")
         shown = command if command is not None else "any command"
+        table = sorted({o for k, t in ACTING.items() if k.split()[0] == program for o in t if o})
+        more = ", ..." if len(table) > 6 else ""
+        hint = (
+            f"{program}'s acting options ({', '.join(table[:6])}{more}) still need a rule "
+            "that names them"
+            if table
+            else "options of programs outside the acting-options table are not checked"
+        )
         warnings.append(
             LintWarning(
                 index,
@@ -193,6 +198,38 @@ def _tool_warnings(
             )
         )
     return warnings
+
+
+def _admitted_acting_options(program: str, pattern: str) -> list[tuple[str, str]]:
+    found: dict[str, str] = {}
+    for key, table in ACTING.items():
+        if key.split()[0] != program:
+            continue
+        for option, what in table.items():
+            named = option if option else key.split()[-1]
+            if option not in ("", "NAME=", "+") and pattern_names(pattern, named):
+                found.setdefault(named, what)
+            elif (
+                not option
+                and len(key.split()) > 1
+                and pattern_names(pattern, " ".join(key.split()[1:]))
+            ):
+                found.setdefault(" ".join(key.split()[1:]), what)
+    return sorted(found.items())
+
+
+def _config_path_warnings(index: int, rule: Rule) -> list[LintWarning]:
+    named = [name for name in CONFIG_PATHS if name in rule.pattern]
+    if not named:
+        return []
+    return [
+        LintWarning(
+            index,
+            "config-path",
+            f"rule {rule_number(index)} ({rule.pattern!r}) names {', '.join(named)}: it admits files that "
+            "configure what programs run or hold credentials",
+        )
+    ]
 
 
 def _command_part(pattern: str, atoms: list[Atom | None], tool: str) -> str | None:

@@ -1,46 +1,52 @@
-"""Each simple command of a shell script, seen every way it can be matched.
+"""A shell script as the rules see it: every command, file written and file read.
 
-A command yields one or more *views* (word lists joined by single spaces after
-quote removal, leading assignments and redirections dropped):
+Two readings, combined by the caller (most restrictive wins):
 
-- the command as written (`sudo rm -rf /`), and after each wrapper is unwrapped
-  (`rm -rf /`), recursively through `sh -c`/`bash -c`/`eval` scripts;
-- a program named by path is also seen by its base name (`/bin/rm` → `rm`).
-
-A *binding* view counts as ASK when no rule matches it; a non-binding one only
-counts when a rule matches it. So `/bin/rm -rf /` is NEVER through `rm *`, yet
-`/tmp/ls` or `./ls` never becomes ALWAYS through `ls *` (the path view binds).
-Transparent wrappers (see shell_wrappers) are non-binding, so `nohup ls` is
-ALWAYS through `ls *` while `sudo ls` also needs a rule for `sudo ls`. A wrapper
-named by a path outside the system directories is never transparent
-(`/tmp/env ls` is not `env`).
-
-*Concerns* keep a command at ASK or stricter: a program name computed at run time
-(`$X`, `${X}`, `$(...)`) or shell-expanded (`r?`, `{rm,-rf,/}`), `eval`,
-unparseable inner scripts, nesting deeper than `MAX_SCRIPT_DEPTH`, indirect or
-arithmetic expansions, and assignments to any variable outside a short list of
-inert ones: `PATH=`, `LD_PRELOAD=`, `BASH_ENV=`, `GIT_SSH_COMMAND=`, `PAGER=` and
-their kin change what a program runs, so `LD_PRELOAD=/tmp/x.so ls` is not
-`ls`. Redirections to files are writes (see subjects).
+- **exact**: a script inside the closed subset (shell_subset) is read exactly, in
+  its dialect. Each simple command yields *views*: the command as written
+  (`sudo rm -rf /`), after each wrapper is unwrapped (`rm -rf /`, recursively
+  through `sh -c` scripts, each in its own shell's dialect), and a program named
+  by path also by its base name (`/bin/rm` → `rm`). A *binding* view counts as
+  ASK when no rule matches it; a non-binding one counts only when a rule matches.
+  Acting options (acting_options) attach a *requirement* to the views that
+  contain them: their ALWAYS rule must name the option. Redirections and the
+  operands of `tee`, `cp`, `dd of=`... are writes, `<` is a read. *Concerns*
+  keep a command at ASK: assignments and builtins (shell_builtins), shells started
+  with start-up files or fed a script by file or stdin, `xargs` feeding input words
+  to a program with acting options, unknown wrapper options, nesting past the limits.
+  With a declared working directory, relative paths resolve there and `cd` is
+  followed.
+- **best effort**: a script outside the subset is ASK whatever it contains; it
+  is also read by shell_syntax's tolerant parser, and every command, write and
+  read it finds is matched for NEVER rules only (`echo $(rm -rf /)` is NEVER,
+  `$(< /etc/shadow)` is a read of /etc/shadow).
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
 
-from governance.policy.paths import normalise_path
-from governance.policy.shell_syntax import (
-    ShellSyntaxError,
-    SimpleCommand,
-    StdinText,
-    Word,
-    parse_script,
+from governance.policy.acting_options import (
+    ACTING,
+    OUTPUT_OPTIONS,
+    RUNS_PROJECT_CODE,
+    STARTS_A_JVM,
+    WRITES,
+    WRITES_NO_CONTENT,
+    WRITES_WHERE_IT_RUNS,
+    acting_uses,
+    canonical_program,
+    written_operands,
 )
-from governance.policy.shell_wrappers import WRAPPERS, Script
+from governance.policy.paths import normalise_path
+from governance.policy.shell_builtins import SPECIAL_BUILTINS, command_concerns, variable_concern
+from governance.policy.shell_subset import Command, OutsideSubset, recognize
+from governance.policy.shell_syntax import parse_script
+from governance.policy.shell_words import MAX_STEPS
+from governance.policy.shell_wrappers import WRAPPERS, Unwrapped
 
 MAX_SCRIPT_DEPTH = 4
-_INERT_VARIABLES = frozenset(
-    {"LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR"}
-    | {"CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR"}
-)
+MAX_WRAPPERS = 8
 _SYSTEM_DIRECTORIES = frozenset(
     {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}
 )
@@ -48,155 +54,326 @@ _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
 @dataclass(frozen=True)
-class CommandView:
+class Requirement:
+    """An acting option or configuration path: the ALWAYS rule must name one of `names`."""
+
+    names: tuple[str, ...]
+    reason: str
+
+
+class Finding(NamedTuple):
+    kind: str  # "command", "write", "read", or "modify" (a write that puts no content)
     text: str
     binding: bool
+    never_only: bool = False  # from the best-effort reading: only a NEVER rule counts
+    requires: tuple[Requirement, ...] = ()
 
 
 @dataclass
-class WriteTarget:
-    text: str
-    computed: bool
+class ShellReading:
+    findings: list[Finding] = field(default_factory=list)
+    concerns: list[tuple[str, str]] = field(default_factory=list)  # (command, reason)
+    error: str | None = None
+    budget: list[int] = field(default_factory=lambda: [MAX_STEPS])  # steps left, shared
+    runs_project_code: bool = False  # set by the command being read
+    base: str | None = None  # the tool's working directory, when it declares one
+    cwds: tuple[str | None, ...] = (None,)  # where the command being read may run
+
+    def paths(self, path: str) -> list[str]:
+        """A path as the command being read opens it: relative ones from each possible cwd."""
+        if path.startswith("/"):
+            return [path]
+        resolved = (path if cwd is None else normalise_path(f"{cwd}/{path}") for cwd in self.cwds)
+        return list(dict.fromkeys(resolved))
+
+    def concern(self, command: str, reason: str) -> None:
+        self.concerns.append((command, reason))
 
 
-@dataclass
-class CommandReading:
-    source: str
-    views: list[CommandView] = field(default_factory=list)
-    writes: list[WriteTarget] = field(default_factory=list)
-    concerns: list[str] = field(default_factory=list)
+def read_shell(script: str, dialect: str, cwd: str | None = None) -> ShellReading:
+    """Every finding and concern of `script` read as `dialect` (bash, sh or zsh), run in
+    `cwd` when the tool declares its working directory (relative paths then resolve)."""
+    reading = ShellReading(base=cwd, cwds=(cwd,))
+    _read_script(script, dialect, 0, reading)
+    return reading
 
 
-def read_script(text: str, depth: int = 0) -> list[CommandReading]:
-    """Every simple command of `text`, read; raises ShellSyntaxError."""
-    readings: list[CommandReading] = []
-    for command in parse_script(text):
-        readings.extend(_read_command(command, depth))
-    return readings
+def read_best_effort(script: str, budget: list[int] | None = None) -> ShellReading:
+    """The tolerant reading alone: findings for NEVER rules (an NFKC-folded variant, say)."""
+    reading = ShellReading() if budget is None else ShellReading(budget=budget)
+    _read_tolerantly(script, 0, reading)
+    return reading
 
 
-def _read_command(command: SimpleCommand, depth: int) -> list[CommandReading]:
-    reading = CommandReading(source=command.source, concerns=list(command.concerns))
-    readings = [reading]
-    _check_assignments(command.assignments, reading)
-    for redirect in command.redirects:
-        if not redirect.target.process_substitution:
-            reading.writes.append(_write_target(redirect.target))
-    if command.words:
-        _unwrap(command.words, command.stdin, depth, reading, readings)
-    return readings
-
-
-def _write_target(word: Word) -> WriteTarget:
-    return WriteTarget(word.text, computed=not word.literal or word.has_glob)
-
-
-def _unwrap(
-    words: list[Word],
-    stdin: list[StdinText],
-    depth: int,
-    reading: CommandReading,
-    readings: list[CommandReading],
-) -> None:
-    while True:
-        program, arguments = words[0], words[1:]
-        as_written = _join(words)
-        problem = _program_problem(program)
-        if problem:
-            reading.concerns.append(problem)
-            reading.views.append(CommandView(as_written, binding=True))
-            return
-        name = program.text
-        base = name.rsplit("/", 1)[-1] if "/" in name else name
-        if "/" in name:
-            base = normalise_path(name).rsplit("/", 1)[-1]
-        unwrapper = WRAPPERS.get(base) if _is_trusted_location(name) else None
-        step = unwrapper(base, arguments, stdin) if unwrapper else None
-        transparent = step is not None and step.transparent and step.concern is None
-        reading.views.append(CommandView(as_written, binding=not transparent))
-        if "/" in name:
-            rest = [w.text for w in arguments]
-            for alias in dict.fromkeys([normalise_path(name), base]):
-                if alias != name:
-                    reading.views.append(CommandView(" ".join([alias, *rest]), binding=False))
-        if base == "find":
-            _read_find_actions(arguments, depth, reading, readings)
-        if unwrapper is None and base in WRAPPERS:
-            # A wrapper named by an untrusted path: still look inside, for NEVER rules.
-            step = WRAPPERS[base](base, arguments, stdin)
-        if step is None:
-            return
-        if step.concern:
-            reading.concerns.append(step.concern)
-        _check_assignments(step.assignments, reading)
-        reading.writes.extend(_write_target(word) for word in step.writes)
-        if step.script is not None:
-            _read_inner_script(step.script, depth, reading, readings)
-            return
-        if not step.words:
-            return
-        words, stdin = step.words, []
-
-
-def _program_problem(program: Word) -> str | None:
-    if not program.literal:
-        return "the program name is computed when the command runs"
-    if program.has_glob:
-        return "the program name contains a pattern the shell expands"
-    if not program.text or any(c in program.text for c in " \t\n"):
-        return "the program name is empty or contains blanks"
-    return None
-
-
-def _is_trusted_location(name: str) -> bool:
-    if "/" not in name:
-        return True
-    directory = normalise_path(name).rsplit("/", 1)[0]
-    return directory in _SYSTEM_DIRECTORIES
-
-
-def _read_inner_script(
-    script: Script, depth: int, reading: CommandReading, readings: list[CommandReading]
-) -> None:
-    if depth + 1 > MAX_SCRIPT_DEPTH:
-        reading.concerns.append(f"scripts nested more than {MAX_SCRIPT_DEPTH} deep are not read")
-        reading.views.append(CommandView(script.text, binding=False))
-        return
-    if not script.literal:
-        reading.concerns.append("the inner script is computed when the command runs")
+def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -> None:
     try:
-        readings.extend(read_script(script.text, depth + 1))
-    except ShellSyntaxError as error:
-        reading.concerns.append(f"the inner script cannot be parsed: {error}")
-        reading.views.append(CommandView(script.text, binding=False))
+        commands = recognize(script)
+    except OutsideSubset as outside:
+        reading.concern(script, f"outside the shell subset the engine reads exactly: {outside}")
+        _read_tolerantly(script, depth, reading)
+        return
+    runs_code: dict[tuple, bool] = {}
+    wrote_content = False
+    possible, chained = reading.cwds, None  # cwds after the last command; right after a `cd &&`
+    previous = ""
+    for command in commands:
+        reading.cwds = chained if chained is not None else possible
+        identity = (
+            tuple(command.argv),
+            tuple(command.assignments),
+            tuple(command.redirects),
+            reading.cwds,
+        )
+        if identity not in runs_code:
+            before = len(reading.findings)
+            reading.runs_project_code = False
+            _read_exact(command, dialect, depth, reading)
+            runs_code[identity] = reading.runs_project_code
+            writes = any(f.kind == "write" for f in reading.findings[before:])
+        else:
+            writes = any(r.operator in (">", ">>") for r in command.redirects)
+        if runs_code[identity] and wrote_content:
+            reading.concern(
+                " ".join(command.argv),
+                "an earlier command of this script writes files and this one runs the "
+                "project's code, which may include them",
+            )
+        wrote_content = wrote_content or writes
+        moved = _directory_change(command, reading.cwds)
+        if moved is not None and previous != "|" and command.then not in ("|", "&"):
+            # A `cd` that fails leaves the shell where it was: both are possible afterwards.
+            possible = _at_most(possible + moved)
+            chained = moved if command.then == "&&" else None
+        elif command.then not in ("&&", "|"):
+            chained = None
+        previous = command.then
+
+
+_MAX_CWDS = 4
+
+
+def _directory_change(command: Command, cwds: tuple[str | None, ...]) -> tuple | None:
+    """Where `cd DIR` (or `pushd DIR`) moves the shell; None for any other command, and an
+    unknown cwd (None) for a `cd` the engine cannot follow (`cd`, `cd -`, options)."""
+    argv = command.argv
+    if argv[0] in ("builtin", "command") and argv[1:2] in (["cd"], ["pushd"]):
+        return (None,)
+    if argv[0] not in ("cd", "pushd", "popd"):
+        return None
+    if argv[0] == "popd" or len(argv) != 2 or argv[1].startswith("-") or not argv[1]:
+        return (None,)
+    target = argv[1]
+    if target.startswith("/"):
+        return (normalise_path(target),)
+    return tuple(dict.fromkeys(_relative_cd(c, target) for c in cwds))
+
+
+def _relative_cd(cwd: str | None, target: str) -> str | None:
+    if cwd is not None:
+        return normalise_path(f"{cwd}/{target}")
+    # From an unknown working directory: below it stays unknown; above it is `..`.
+    relative = normalise_path(target)
+    return relative if relative == ".." or relative.startswith("../") else None
+
+
+def _at_most(cwds: tuple[str | None, ...]) -> tuple[str | None, ...]:
+    cwds = tuple(dict.fromkeys(cwds))
+    return cwds if len(cwds) <= _MAX_CWDS else (None,)
+
+
+def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReading) -> None:
+    source = " ".join(command.argv)
+    for name, _ in command.assignments:
+        _check_variable(name, source, reading)
+    for redirect in command.redirects:
+        if redirect.operator != ">&":
+            kind = "read" if redirect.operator == "<" else "write"
+            for path in reading.paths(redirect.target):
+                reading.findings.append(Finding(kind, path, binding=True))
+    _read_chain(command.argv, dialect, depth, reading, exact=True)
+
+
+def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
+    commands, error = parse_script(script, reading.budget)
+    if error:
+        reading.error = reading.error or f"the command cannot be parsed: {error}"
+    seen: set[tuple] = set()
+    for command in commands:
+        identity = (tuple(command.words), tuple(command.redirects), tuple(command.stdin))
+        if identity in seen:
+            continue
+        seen.add(identity)
+        for operator, target in command.redirects:
+            kind = "read" if operator in ("<", "<&") else "write"
+            reading.findings.append(Finding(kind, target, binding=False, never_only=True))
+        if command.words:
+            _read_chain(command.words, "bash", depth, reading, exact=False, stdin=command.stdin)
+
+
+@dataclass
+class _Level:
+    text: str
+    binding: bool
+    aliases: list[str]
+    requires: list[Requirement]
+
+
+def _read_chain(
+    words: list[str],
+    dialect: str,
+    depth: int,
+    reading: ShellReading,
+    *,
+    exact: bool,
+    stdin: list[str] | None = None,
+) -> None:
+    """One command and every command its wrappers run, innermost last."""
+    if _is_plain(words[0]):
+        # Most commands: no wrapper, no acting option, no path, no builtin: one view.
+        reading.findings.append(Finding("command", " ".join(words), exact, not exact))
+        reading.runs_project_code = reading.runs_project_code or words[0] in RUNS_PROJECT_CODE
+        return
+    levels: list[_Level] = []
+    writes: list[Finding] = []
+    appends_input = False
+    stdin = stdin or []
+    while words:
+        if len(levels) > MAX_WRAPPERS:
+            reading.concern(" ".join(words), f"more than {MAX_WRAPPERS} wrappers are not read")
+            break
+        text = " ".join(words)
+        program, arguments = words[0], words[1:]
+        base = normalise_path(program).rsplit("/", 1)[-1] if "/" in program else program
+        trusted = "/" not in program or normalise_path(program).rsplit("/", 1)[0] in (
+            _SYSTEM_DIRECTORIES
+        )
+        unwrapper = WRAPPERS.get(base)
+        step = unwrapper(base, arguments, stdin) if unwrapper else None
+        transparent = trusted and step is not None and step.transparent and step.concern is None
+        level = _Level(text, not transparent, [], [])
+        if "/" in program:
+            rest = text[len(program) :]
+            level.aliases = [a + rest for a in dict.fromkeys([normalise_path(program), base])]
+        levels.append(level)
+        written = written_operands(base, arguments)
+        name = canonical_program(base)
+        kind = "modify" if name in WRITES_NO_CONTENT else "write"
+        paths = [p for w in written for p in (reading.paths(w) if exact else [w])]
+        writes += [Finding(kind, path, exact, not exact) for path in paths]
+        if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
+            reading.runs_project_code = True
+        if exact and (name in WRITES_WHERE_IT_RUNS or program in WRITES_WHERE_IT_RUNS):
+            # It may write where it runs (caches, build output, downloads): after a `cd`,
+            # that directory must be writable too; the tool's own working directory is.
+            moved = [c for c in reading.cwds if c != reading.base]
+            writes += [Finding("write", c or ".", True) for c in moved]
+        if base == "find":
+            _read_find_actions(arguments, dialect, depth, reading, exact)
+        if exact:
+            level.requires = [
+                Requirement(use.names, f"{base} {use.names[0]} {use.what}")
+                for use in acting_uses(base, arguments)
+            ]
+            if not program or any(c in program for c in " \t\n"):
+                reading.concern(text, "the program name is empty or contains blanks")
+            _check_command(base, arguments, text, appends_input, reading)
+        if step is None:
+            break
+        if exact:
+            _check_step(step, text, reading)
+        step_paths = [p for w in step.writes for p in (reading.paths(w) if exact else [w])]
+        writes += [Finding("write", path, exact, not exact) for path in step_paths]
+        appends_input = appends_input or step.appends_input
+        if exact and step.appends_input and step.words:
+            # xargs runs a program with words the script never shows: the rule must name it.
+            inner = step.words[0].rsplit("/", 1)[-1]
+            level.requires.append(
+                Requirement((inner,), f"xargs runs {inner} with arguments read from its input")
+            )
+        if step.script is not None:
+            _read_inner(step.script, step.dialect or dialect, depth, reading, exact)
+            break
+        words, stdin = step.words, []
+    required: list[Requirement] = []
+    for level in reversed(levels):
+        required = level.requires + required
+        requires = tuple(required)
+        reading.findings.append(Finding("command", level.text, level.binding, not exact, requires))
+        for alias in level.aliases:
+            if alias != level.text:
+                reading.findings.append(Finding("command", alias, False, not exact, requires))
+    reading.findings += writes
+
+
+@lru_cache(maxsize=4096)
+def _is_plain(program: str) -> bool:
+    name = canonical_program(program)
+    return not (
+        not program
+        or "/" in program
+        or program in WRAPPERS
+        or program == "find"
+        or program in SPECIAL_BUILTINS
+        or name in WRITES
+        or name == "dd"
+        or any(c in program for c in " \t\n")
+        or name in _ACTING_PROGRAMS
+        or name in OUTPUT_OPTIONS
+        or name in WRITES_WHERE_IT_RUNS
+        or name in STARTS_A_JVM
+    )
+
+
+_ACTING_PROGRAMS = frozenset(key.split()[0] for key in ACTING)
+
+
+def _check_command(
+    base: str, arguments: list[str], text: str, appends_input: bool, reading: ShellReading
+) -> None:
+    for reason in command_concerns(base, arguments):
+        reading.concern(text, reason)
+    program = canonical_program(base)
+    if appends_input and (program in WRITES or program in _ACTING_PROGRAMS):
+        reading.concern(
+            text, f"xargs adds words read from its input to {base}, whose options can act"
+        )
+
+
+def _check_step(step: Unwrapped, text: str, reading: ShellReading) -> None:
+    if step.concern:
+        reading.concern(text, step.concern)
+    for assignment in step.assignments:
+        _check_variable(assignment.split("=", 1)[0], text, reading)
+
+
+def _check_variable(name: str, text: str, reading: ShellReading) -> None:
+    reason = variable_concern(name)
+    if reason:
+        reading.concern(text, reason)
+
+
+def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, exact: bool) -> None:
+    if depth + 1 > MAX_SCRIPT_DEPTH:
+        reading.concern(script, f"scripts nested more than {MAX_SCRIPT_DEPTH} deep are not read")
+        reading.findings.append(Finding("command", script, False, never_only=True))
+    elif exact:
+        _read_script(script, dialect, depth + 1, reading)
+    else:
+        _read_tolerantly(script, depth + 1, reading)
 
 
 def _read_find_actions(
-    arguments: list[Word], depth: int, reading: CommandReading, readings: list[CommandReading]
+    arguments: list[str], dialect: str, depth: int, reading: ShellReading, exact: bool
 ) -> None:
     """`find ... -exec CMD {} ;` runs CMD: each one is read as a command of its own."""
     k = 0
     while k < len(arguments):
-        if arguments[k].text not in _FIND_ACTIONS:
+        if arguments[k] not in _FIND_ACTIONS:
             k += 1
             continue
         end = k + 1
-        while end < len(arguments) and arguments[end].text not in (";", "+"):
+        while end < len(arguments) and arguments[end] not in (";", "+"):
             end += 1
-        inner = arguments[k + 1 : end]
-        if inner:
-            inner_reading = CommandReading(source=_join(inner))
-            readings.append(inner_reading)
-            _unwrap(inner, [], depth, inner_reading, readings)
+        if arguments[k + 1 : end]:
+            _read_chain(arguments[k + 1 : end], dialect, depth, reading, exact=exact)
         k = end + 1
-
-
-def _check_assignments(assignments: list[Word], reading: CommandReading) -> None:
-    for word in assignments:
-        name = word.text.split("=", 1)[0].split("[", 1)[0].rstrip("+")
-        if name not in _INERT_VARIABLES and not name.startswith("LC_"):
-            reading.concerns.append(f"the assignment to {name} can change what the command runs")
-
-
-def _join(words: list[Word]) -> str:
-    return " ".join(word.text for word in words)

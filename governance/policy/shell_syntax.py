@@ -1,64 +1,41 @@
-"""A bash tokenizer that finds every simple command a script can run.
+"""A tolerant bash reader that finds every simple command a script can run, for NEVER rules.
 
-Why our own and not `bashlex` (0.18, measured, then dropped). On the bypass corpus
-(tests/governance/policy/bypass_corpus.yaml, 261 shell shapes) with the same
-normaliser and matcher on top of each parser:
+Scripts outside the closed subset (shell_subset) are ASK whatever they contain; this
+reader looks inside them for what a NEVER rule must still catch: `echo $(rm -rf /)`,
+`f() { rm -rf /; }`, `bash <<< 'rm -rf /'`, `$(< /etc/shadow)`. It resolves quoting
+the way bash does and descends into every place a command can hide (`$(...)`,
+backticks, `<(...)`, `>(...)`, `${...}` operands, arithmetic, unquoted here-document
+bodies, subshells, groups, `if`/`while`/`for` bodies, function bodies). What it does
+not model (`case`, `[[ ]]`, `(( ))`, `coproc`, unbalanced quotes) stops it with an
+error; the commands found before that point are still returned.
 
-- bashlex: 8 dangerous calls came out ALWAYS, 4 of them bashlex's own misses (it
-  keeps `${x:-$(rm -rf /)}`, `${x:=...}`, `${x:-`...`}` and `${a[$(...)]}` as opaque
-  parameter text, never parsing the substitution); 16 NEVERs degraded to ASK
-  (unquoted here-document bodies are not parsed, `$'\x72m'` is read as `$x72m`,
-  `$"rm"` as `$rm`, `'r''m'` stays `r''m`, `$((...))` and `time` raise
-  NotImplementedError); about 160 µs per call.
-- this tokenizer: 0 ALWAYS, 0 NEVER missed, benign calls stay ALWAYS; about 35 µs.
-
-A parser that silently misreads is worse than one that refuses. This one resolves
-quoting the way bash does (single, double, `$'...'` ANSI-C, `$"..."`, backslashes,
-line continuations), descends into every place a command can hide (`$(...)`,
-backticks, `<(...)`, `>(...)`, `${...}` operands, arithmetic, unquoted
-here-document bodies, subshells, groups, `if`/`while`/`for` bodies, function
-bodies), and raises `ShellSyntaxError` on anything it does not model (`case`,
-`[[ ]]`, `(( ))`, `coproc`, arrays, unbalanced quotes, unterminated
-here-documents) so the caller fails closed. The flat list it returns is all the
-engine needs: every simple command anywhere is matched on its own and the most
-restrictive verdict wins.
+Why our own and not `bashlex` (0.18, measured, then dropped): on the old bypass
+corpus bashlex kept `${x:-$(rm -rf /)}` and `${a[$(...)]}` as opaque text, read
+`$'\\x72m'` as `$x72m` and raised NotImplementedError on `$((...))` and `time`,
+so visible `rm -rf /` calls went unseen; this reader saw all of them.
 """
 
 import re
-from dataclasses import dataclass, field
 
 from governance.policy.shell_words import MAX_NESTING, ShellSyntaxError, Word, WordReader
 
-__all__ = ["ShellSyntaxError", "SimpleCommand", "StdinText", "Word", "parse_script"]
+__all__ = ["ShellSyntaxError", "SimpleCommand", "parse_script"]
 
 
-@dataclass
-class Redirect:
-    operator: str
-    target: Word
-
-
-@dataclass
-class StdinText:
-    """A here-document or here-string body, fed to the command's standard input."""
-
-    text: str
-    literal: bool
-
-
-@dataclass
 class SimpleCommand:
-    start: int
-    words: list[Word] = field(default_factory=list)
-    assignments: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-    stdin: list[StdinText] = field(default_factory=list)
-    concerns: list[str] = field(default_factory=list)
-    header: bool = False  # `for NAME in WORDS`: the words are data, not a command
-    source: str = ""
+    """One simple command: its words, redirections (operator, target) and stdin texts."""
+
+    __slots__ = ("words", "redirects", "stdin", "assigned", "header")
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.redirects: list[tuple[str, str]] = []
+        self.stdin: list[str] = []  # here-documents and here-strings
+        self.assigned = False
+        self.header = False  # `for NAME in WORDS`: the words are data, not a command
 
     def is_empty(self) -> bool:
-        return not (self.words or self.assignments or self.redirects)
+        return not (self.words or self.assigned or self.redirects)
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
@@ -69,6 +46,7 @@ _REDIRECT_STARTS = frozenset("0123456789{<>&")
 _OPERATOR = re.compile(r";;&|;;|;&|&&|\|\||\|&|[;&|]")
 _FUNCTION_PARENS = re.compile(r"\([ \t]*\)")
 _FD_DUPLICATE = re.compile(r"\d*-?")
+_BLANKS = re.compile(r"(?:[ \t]|\\\n)+")
 _SKIPPED_RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac"}
 )
@@ -80,28 +58,39 @@ _UNSUPPORTED_RESERVED = {
 }
 
 
-def parse_script(text: str) -> list[SimpleCommand]:
-    """Every simple command of `text`, nested ones included; raises ShellSyntaxError."""
-    parser = _Parser(text, nesting=0)
-    parser.parse_list(closer=None)
-    return parser.commands
+def parse_script(
+    text: str, budget: list[int] | None = None
+) -> tuple[list[SimpleCommand], str | None]:
+    """Every simple command of `text`, nested ones included, and the error that stopped it.
+
+    `budget` ([steps left]) is shared by every reading of one call; MAX_STEPS by default.
+    """
+    parser = _Parser(text, nesting=0, budget=budget)
+    try:
+        parser.parse_list(closer=None)
+    except ShellSyntaxError as error:
+        return parser.commands, str(error)
+    except RecursionError:
+        return parser.commands, "commands are nested too deeply"
+    return parser.commands, None
 
 
 class _Parser(WordReader):
-    def __init__(self, text: str, nesting: int):
-        super().__init__(text, nesting)
+    def __init__(self, text: str, nesting: int, budget: list[int] | None = None):
+        super().__init__(text, nesting, budget)
         self.pending_heredocs: list[tuple[SimpleCommand, str, bool, bool]] = []
-
-    # -- lists of commands --------------------------------------------------
 
     def parse_list(self, closer: str | None) -> None:
         self.nesting += 1
         if self.nesting > MAX_NESTING:
             raise ShellSyntaxError("commands are nested too deeply")
-        command = SimpleCommand(self.i)
+        command = SimpleCommand()
         s = self.s
         while True:
-            self._skip_blanks()
+            self.spend()
+            blanks = _BLANKS.match(s, self.i)
+            if blanks:
+                self.i = blanks.end()
             if self.i >= self.n:
                 if closer is not None:
                     raise ShellSyntaxError(f"missing {closer!r}")
@@ -115,23 +104,22 @@ class _Parser(WordReader):
                 self.i = self.n if newline < 0 else newline
             elif c == "\n":
                 self._finish(command)
-                command = SimpleCommand(self.i + 1)
+                command = SimpleCommand()
                 self.i += 1
-                self._read_heredoc_bodies()
+                if self.pending_heredocs:
+                    self._read_heredoc_bodies()
             elif c == ")" and closer == ")":
                 self._finish(command)
                 self.i += 1
                 break
             elif c in "<>" and s.startswith("(", self.i + 1):
-                command.words.append(self.read_word())
+                command.words.append(self.read_word().text)
             elif c in _REDIRECT_STARTS and (redirect := _REDIRECT.match(s, self.i)):
                 self._read_redirect(command, redirect)
             elif c in ";&|" and (operator := _OPERATOR.match(s, self.i)):
-                if operator.group().startswith(";;") or operator.group() == ";&":
-                    raise ShellSyntaxError("`;;` outside a case statement")
                 self._finish(command)
                 self.i = operator.end()
-                command = SimpleCommand(self.i)
+                command = SimpleCommand()
             elif c == "(":
                 command = self._open_parenthesis(command)
             elif c == ")":
@@ -148,15 +136,15 @@ class _Parser(WordReader):
             self.parse_list(closer=")")
             return command
         parens = _FUNCTION_PARENS.match(self.s, self.i)
-        if parens and len(command.words) == 1 and not command.assignments:
+        if parens and len(command.words) == 1:
             # `name() body`: the name is a definition, not a command; the body is parsed next.
             self.i = parens.end()
-            return SimpleCommand(self.i)
+            return SimpleCommand()
         raise ShellSyntaxError("unexpected `(`")
 
     def _read_command_word(self, command: SimpleCommand) -> SimpleCommand:
         word = self.read_word()
-        if command.is_empty() and not command.header and word.literal and not word.quoted:
+        if not command.words and not command.header and not word.quoted and command.is_empty():
             if word.text in _SKIPPED_RESERVED:
                 return command
             if word.text in _UNSUPPORTED_RESERVED:
@@ -166,38 +154,28 @@ class _Parser(WordReader):
                 return command
             if word.text == "function":
                 self._skip_blanks()
-                if self.i >= self.n:
-                    raise ShellSyntaxError("function without a name")
                 self.read_word()
                 self._skip_blanks()
                 parens = _FUNCTION_PARENS.match(self.s, self.i)
                 if parens:
                     self.i = parens.end()
-                return SimpleCommand(self.i)
+                return SimpleCommand()
         if not command.words and not command.header and _ASSIGNMENT.match(word.source):
-            command.assignments.append(word)
+            command.assigned = True
         else:
-            command.words.append(word)
+            command.words.append(word.text)
         return command
 
     def _finish(self, command: SimpleCommand) -> None:
-        for word in [*command.words, *command.assignments]:
-            command.concerns.extend(word.concerns)
         if command.header:
             command.words = []
-        command.source = self.s[command.start : self.i].strip()
-        if not command.is_empty() or command.concerns:
+        if not command.is_empty():
             self.commands.append(command)
 
     def _skip_blanks(self) -> None:
-        s = self.s
-        while self.i < self.n:
-            if s[self.i] in " \t":
-                self.i += 1
-            elif s.startswith("\\\n", self.i):
-                self.i += 2
-            else:
-                break
+        blanks = _BLANKS.match(self.s, self.i)
+        if blanks:
+            self.i = blanks.end()
 
     # -- redirections and here-documents ------------------------------------
 
@@ -211,16 +189,15 @@ class _Parser(WordReader):
             or (self.s[self.i] in "<>" and not self.s.startswith("(", self.i + 1))
         ):
             raise ShellSyntaxError(f"redirection {operator} without a target")
-        target = self.read_word()
-        command.concerns.extend(target.concerns)
+        target: Word = self.read_word()
         if operator in ("<<", "<<-"):
             self.pending_heredocs.append((command, target.text, operator == "<<-", target.quoted))
         elif operator == "<<<":
-            command.stdin.append(StdinText(target.text, target.literal))
+            command.stdin.append(target.text)
         elif operator in (">&", "<&") and _FD_DUPLICATE.fullmatch(target.text):
             return
-        elif operator not in ("<", "<&"):
-            command.redirects.append(Redirect(operator, target))
+        elif not target.process_substitution:
+            command.redirects.append((operator, target.text))
 
     def _read_heredoc_bodies(self) -> None:
         pending, self.pending_heredocs = self.pending_heredocs, []
@@ -228,6 +205,7 @@ class _Parser(WordReader):
         for command, delimiter, strip_tabs, quoted in pending:
             lines = []
             while True:
+                self.spend()
                 if self.i >= self.n:
                     raise ShellSyntaxError(f"here-document {delimiter!r} is not terminated")
                 newline = s.find("\n", self.i)
@@ -241,10 +219,10 @@ class _Parser(WordReader):
                 lines.append(line + "\n")
             body = "".join(lines)
             if quoted:
-                command.stdin.append(StdinText(body, literal=True))
+                command.stdin.append(body)
                 continue
-            inner = _Parser(body, self.nesting)
-            text, literal, concerns = inner.read_quoted(end=None)
-            self.commands.extend(inner.commands)
-            command.concerns.extend(concerns)
-            command.stdin.append(StdinText(text, literal))
+            inner = _Parser(body, self.nesting, self.budget)
+            try:
+                command.stdin.append(inner.read_quoted(end=None))
+            finally:
+                self.commands.extend(inner.commands)

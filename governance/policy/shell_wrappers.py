@@ -1,42 +1,41 @@
 """Programs that run another program: how to find the command they wrap.
 
-Each unwrapper receives the wrapper's arguments (and the command's standard
-input, for shells fed a here-document) and returns what it will run, or None when
-it runs nothing else (`env` alone, `command -v x`, `bash script.sh`): the command
-is then matched as itself. An option it does not know makes the call ASK rather
-than guessing where the wrapped command starts.
+Each unwrapper receives the wrapper's arguments (and, for a shell, the texts fed to
+its standard input) and returns what it will run, or None when it runs nothing else
+(`env` alone, `command -v x`): the command is then matched as itself. An option it
+does not know is a concern (ASK) rather than a guess at where the command starts.
 
 Transparent wrappers change nothing about what the inner command may do (`nice`,
-`nohup`, `time`, `timeout`, `env`, `command`, `builtin`, `exec`, `stdbuf`,
-`setsid`, `busybox`, `sh -c`...): the inner command alone decides an ALWAYS. The
-others (`sudo`, `xargs`, `eval`) add power or hidden arguments, so the wrapper form
-must be allowed too.
+`nohup`, `timeout`, `env`, `command`, `exec`, `stdbuf`, `setsid`, `sh -c`...): the
+inner command alone decides an ALWAYS. The others (`sudo`, `xargs`, `npx`, `watch`)
+add power or hidden arguments, so the wrapper form must be allowed too.
+
+Shells: `sh`/`dash` scripts are read as dash, `bash` as bash, `zsh` as zsh; any
+other shell, a start-up option (`-i`, `-l`, `--login`, `--rcfile`, `--init-file`,
+`-O`, an `-o` other than pipefail/errexit/nounset/xtrace), or a shell reading its
+script from a file or from standard input is a concern.
 """
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from governance.policy.shell_syntax import StdinText, Word
-
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
-
-
-@dataclass
-class Script:
-    text: str
-    literal: bool
+DIALECT_OF_SHELL = {"sh": "sh", "dash": "sh", "bash": "bash", "zsh": "zsh"}
+SHELLS = frozenset({*DIALECT_OF_SHELL, "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh"})
+_SHELL_OPTIONS = frozenset({"pipefail", "errexit", "nounset", "xtrace"})
 
 
 @dataclass
 class Unwrapped:
-    words: list[Word] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
     transparent: bool = True
-    assignments: list[Word] = field(default_factory=list)
-    script: Script | None = None
+    assignments: list[str] = field(default_factory=list)
+    script: str | None = None
+    dialect: str | None = None  # the shell the script is read in; None: the caller's own
     concern: str | None = None
-    writes: list[Word] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    appends_input: bool = False  # the wrapped command also gets words read from input
 
 
 @dataclass(frozen=True)
@@ -52,17 +51,14 @@ class _UnknownOption(Exception):
 
 
 def _skip_options(
-    program: str, args: list[Word], spec: _Options, taken: dict[str, str] | None = None
+    program: str, args: list[str], spec: _Options, taken: dict[str, str] | None = None
 ) -> int:
     """Index of the first operand after `program`'s options; values land in `taken`."""
     k = 0
     while k < len(args):
-        word = args[k]
-        text = word.text
+        text = args[k]
         if not text.startswith("-") or text == "-":
             return k
-        if not word.literal:
-            raise _UnknownOption(f"{program} has options computed at run time")
         if text == "--":
             return k + 1
         if text.startswith("--"):
@@ -70,7 +66,7 @@ def _skip_options(
             if name in spec.long_valued:
                 if not has_value:
                     k += 1
-                    value = args[k].text if k < len(args) else ""
+                    value = args[k] if k < len(args) else ""
                 if taken is not None:
                     taken[name] = value
             elif name not in spec.long_flags:
@@ -82,7 +78,7 @@ def _skip_options(
                 value = text[position + 1 :]
                 if not value:
                     k += 1
-                    value = args[k].text if k < len(args) else ""
+                    value = args[k] if k < len(args) else ""
                 if taken is not None:
                     taken[letter] = value
                 break
@@ -92,15 +88,18 @@ def _skip_options(
     return k
 
 
-def _leading_assignments(args: list[Word]) -> int:
+def _leading_assignments(args: list[str]) -> int:
     k = 0
-    while k < len(args) and _ASSIGNMENT.match(args[k].text):
+    while k < len(args) and _ASSIGNMENT.match(args[k]):
         k += 1
     return k
 
 
-def _guarded(unwrap: Callable[..., Unwrapped | None]) -> Callable[..., Unwrapped | None]:
-    def run(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+Unwrapper = Callable[[str, list[str], list[str]], Unwrapped | None]
+
+
+def _guarded(unwrap: Unwrapper) -> Unwrapper:
+    def run(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
         try:
             return unwrap(program, args, stdin)
         except _UnknownOption as error:
@@ -121,12 +120,12 @@ _ENV = _Options(
 
 
 @_guarded
-def _env(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+def _env(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     taken: dict[str, str] = {}
     k = 0
     while True:
         k += _skip_options(program, args[k:], _ENV, taken)
-        if k < len(args) and args[k].text == "-":
+        if k < len(args) and args[k] == "-":
             k += 1
             continue
         break
@@ -134,9 +133,8 @@ def _env(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | 
     words = args[k + assignments :]
     split = taken.get("S", taken.get("split-string"))
     if split is not None:
-        rest = " ".join(w.text for w in words)
         return Unwrapped(
-            script=Script(f"{split} {rest}".strip(), all(w.literal for w in words)),
+            script=f"{split} {' '.join(words)}".strip(),
             assignments=args[k : k + assignments],
             concern="env -S splits a string into a command",
         )
@@ -146,12 +144,12 @@ def _env(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | 
 
 
 _SUDO = _Options(
-    flags="AbBEeHiKklNnPSsVv",
+    flags="AbBEeHKklNnPSVv",
     valued="ugCDhprtTUc",
     long_flags=frozenset(
-        {"askpass", "background", "bell", "preserve-env", "set-home", "login", "no-update"}
+        {"askpass", "background", "bell", "preserve-env", "set-home", "no-update"}
         | {"remove-timestamp", "reset-timestamp", "list", "non-interactive", "preserve-groups"}
-        | {"stdin", "shell", "validate", "version", "help", "edit"}
+        | {"stdin", "validate", "version", "help", "edit"}
     ),
     long_valued=frozenset(
         {"user", "group", "close-from", "chdir", "host", "prompt", "role", "type"}
@@ -161,9 +159,9 @@ _SUDO = _Options(
 
 
 @_guarded
-def _sudo(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+def _sudo(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     k = _skip_options(program, args, _SUDO)
-    if any(_sets_flag(word.text, "e", "edit", _SUDO) for word in args[:k]):
+    if any(_sets_flag(word, "e", "edit", _SUDO) for word in args[:k]):
         return None  # sudoedit: edits files, runs no command
     assignments = _leading_assignments(args[k:])
     words = args[k + assignments :]
@@ -199,27 +197,16 @@ _XARGS = _Options(
 
 
 @_guarded
-def _xargs(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
-    k = _skip_options(program, _attached_optional(args, "eil"), _XARGS)
-    words = args[k:]
-    if not words:
-        words = [Word("echo", "echo", literal=True, has_glob=False, quoted=False)]
-    return Unwrapped(words=words, transparent=False)
+def _xargs(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    # -e/-i/-l take an optional value glued to them: the whole word is one flag.
+    flags = [w[:2] if len(w) > 2 and w[0] == "-" and w[1] in "eil" else w for w in args]
+    k = _skip_options(program, flags, _XARGS)
+    return Unwrapped(words=args[k:] or ["echo"], transparent=False, appends_input=True)
 
 
-def _attached_optional(args: list[Word], letters: str) -> list[Word]:
-    """xargs' -e/-i/-l take an optional value glued to them: treat the whole word as a flag."""
-    out = []
-    for word in args:
-        if len(word.text) > 2 and word.text[0] == "-" and word.text[1] in letters:
-            word = Word(word.text[:2], word.source, word.literal, word.has_glob, word.quoted)
-        out.append(word)
-    return out
-
-
-def _simple(spec: _Options, operands_before_command: int = 0):
+def _simple(spec: _Options, operands_before_command: int = 0) -> Unwrapper:
     @_guarded
-    def unwrap(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+    def unwrap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
         k = _skip_options(program, args, spec) + operands_before_command
         return Unwrapped(words=args[k:]) if args[k:] else None
 
@@ -235,98 +222,170 @@ _TIME = _Options(
 
 
 @_guarded
-def _time(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+def _time(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     taken: dict[str, str] = {}
     k = _skip_options(program, args, _TIME, taken)
-    words = args[k:]
     output = taken.get("o", taken.get("output"))
-    writes = [Word(output, output, True, False, False)] if output else []
-    if not words:
+    writes = [output] if output else []
+    if not args[k:]:
         return Unwrapped(writes=writes) if writes else None
-    return Unwrapped(words=words, writes=writes)
+    return Unwrapped(words=args[k:], writes=writes)
 
 
 @_guarded
-def _nice(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
-    if args and re.fullmatch(r"-\d+", args[0].text):
+def _nice(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    if args and re.fullmatch(r"-\d+", args[0]):
         args = args[1:]
     k = _skip_options(program, args, _Options(valued="n", long_valued=frozenset({"adjustment"})))
     return Unwrapped(words=args[k:]) if args[k:] else None
 
 
 @_guarded
-def _command(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+def _command(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     spec = _Options(flags="pvV")
     k = _skip_options(program, args, spec)
-    if any(
-        _sets_flag(w.text, "v", "", spec) or _sets_flag(w.text, "V", "", spec) for w in args[:k]
-    ):
+    if any(_sets_flag(w, "v", "", spec) or _sets_flag(w, "V", "", spec) for w in args[:k]):
         return None  # a lookup, not a run
     return Unwrapped(words=args[k:]) if args[k:] else None
 
 
-def _rest(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+@_guarded
+def _exec(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    k = _skip_options(program, args, _Options(flags="cl", valued="a"))
+    # `exec -a -bash bash` and `exec -l bash` start a login shell; `-c` empties the environment.
+    concern = (
+        f"exec {' '.join(args[:k])} changes how the command starts"
+        if k and args[0] != "--"
+        else None
+    )
+    return Unwrapped(words=args[k:], concern=concern) if args[k:] else None
+
+
+def _rest(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     return Unwrapped(words=args) if args else None
 
 
+def _busybox(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    if not args:
+        return None
+    return Unwrapped(words=args, concern="busybox applets differ from the programs they name")
+
+
 @_guarded
-def _shell(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
-    k = 0
-    runs_string = reads_stdin = False
+def _shell(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    dialect = DIALECT_OF_SHELL.get(program)
+    concerns = [] if dialect else [f"{program} scripts are not read exactly (bash, sh, zsh are)"]
+    k, runs_string = 0, False
     while k < len(args):
-        word, text = args[k], args[k].text
-        if not word.literal:
-            raise _UnknownOption(f"{program} has options computed at run time")
+        text = args[k]
         if text in ("--", "-"):
             k += 1
             break
-        if text in ("--rcfile", "--init-file"):
-            k += 2
-            continue
-        if text.startswith("--"):
+        if text in ("--norc", "--noprofile") and program == "bash":
             k += 1
             continue
+        if text.startswith("--"):
+            concerns.append(f"{program} {text} changes what the shell reads at start-up")
+            k += 2 if text in ("--rcfile", "--init-file") else 1
+            continue
         if len(text) > 1 and text[0] in "-+":
-            letters = text[1:]
-            runs_string = runs_string or (text[0] == "-" and "c" in letters)
-            reads_stdin = reads_stdin or "s" in letters
-            k += 2 if ("o" in letters or "O" in letters) else 1
+            for letter in text[1:]:
+                if letter == "c" and text[0] == "-":
+                    runs_string = True
+                elif letter == "o":
+                    k += 1
+                    if k >= len(args) or args[k] not in _SHELL_OPTIONS:
+                        concerns.append(f"{program} -o with an option other than pipefail/...")
+                elif letter not in "euxvf":
+                    concerns.append(f"{program} {text[0]}{letter} changes how the shell starts")
+            k += 1
             continue
         break
     operands = args[k:]
+    concern = "; ".join(concerns) or None
     if runs_string:
         if not operands:
-            return None
-        return Unwrapped(script=Script(operands[0].text, operands[0].literal))
-    if operands and not reads_stdin:
-        return None
-    if stdin:
-        return Unwrapped(script=Script(stdin[-1].text, stdin[-1].literal))
-    return None
+            return Unwrapped(concern=concern) if concern else None
+        return Unwrapped(script=operands[0], dialect=dialect or "bash", concern=concern)
+    source = "a file" if operands else "its standard input"
+    concern = "; ".join([*concerns, f"{program} reads its script from {source}"])
+    if not operands and stdin:
+        return Unwrapped(script=stdin[-1], dialect=dialect or "bash", concern=concern)
+    return Unwrapped(concern=concern)
 
 
-def _eval(program: str, args: list[Word], stdin: list[StdinText]) -> Unwrapped | None:
+def _eval(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     if not args:
         return None
     return Unwrapped(
-        script=Script(" ".join(w.text for w in args), all(w.literal for w in args)),
-        transparent=False,
-        concern="eval runs its arguments as a new command",
+        script=" ".join(args), transparent=False, concern="eval runs its arguments as a script"
     )
 
 
-WRAPPERS: dict[str, Callable[[str, list[Word], list[StdinText]], Unwrapped | None]] = {
+def _trap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    script = args[0] if args and not args[0].startswith("-") else None
+    return Unwrapped(script=script, transparent=False, concern="trap runs a script later")
+
+
+_NPX = _Options(
+    flags="yq",
+    valued="pc",
+    long_flags=frozenset({"yes", "no", "no-install", "quiet", "ignore-existing"}),
+    long_valued=frozenset({"package", "call"}),
+)
+
+
+@_guarded
+def _npx(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    taken: dict[str, str] = {}
+    k = _skip_options(program, args, _NPX, taken)
+    call = taken.get("c", taken.get("call"))
+    if call is not None:
+        return Unwrapped(script=call, dialect="sh", transparent=False, concern="npx -c: a script")
+    concern = "npx --package installs a package first" if taken else None
+    return Unwrapped(words=args[k:], transparent=False, concern=concern) if args[k:] else None
+
+
+def _subcommand_runner(subcommand: str) -> Unwrapper:
+    """`uv run CMD`, `poetry run CMD`: the command runs in the project's environment."""
+
+    def unwrap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+        if args[:1] != [subcommand] or len(args) < 2:
+            return None
+        if args[1].startswith("-"):
+            return Unwrapped(words=args[1:], transparent=False, concern=f"{program} options")
+        return Unwrapped(words=args[1:], transparent=False)
+
+    return unwrap
+
+
+def _watch(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    if not args:
+        return None
+    if args[0].startswith("-"):
+        return Unwrapped(script=" ".join(args), concern="watch options", transparent=False)
+    return Unwrapped(script=" ".join(args), dialect="sh", transparent=False)
+
+
+WRAPPERS: dict[str, Unwrapper] = {
     "env": _env,
     "sudo": _sudo,
+    "doas": _sudo,
     "xargs": _xargs,
     "time": _time,
     "nice": _nice,
     "command": _command,
     "builtin": _rest,
-    "busybox": _rest,
+    "busybox": _busybox,
     "eval": _eval,
+    "trap": _trap,
+    "exec": _exec,
+    "npx": _npx,
+    "watch": _watch,
+    "uv": _subcommand_runner("run"),
+    "poetry": _subcommand_runner("run"),
+    "pipenv": _subcommand_runner("run"),
     "nohup": _simple(_Options(long_flags=frozenset())),
-    "exec": _simple(_Options(flags="cl", valued="a")),
     "timeout": _simple(
         _Options(
             flags="v",

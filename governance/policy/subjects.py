@@ -6,35 +6,45 @@ A tool may declare a `MatchArgument(name, kind)`:
 - `text` (the default kind): the argument's string value as is (any other JSON
   value as canonical JSON);
 - `path`: the value normalised lexically (`/workspace/../etc/passwd` →
-  `/etc/passwd`); a different NFKC form is matched too, and an invisible
-  character makes the call ASK;
-- `shell`: every simple command of the script (see shell_commands), plus every
-  file a redirection writes, matched as `<write_tool>:<normalised path>`
-  (`write_tool` defaults to `write_file`; relative paths are matched as written,
-  since the working directory is unknown; `/dev/null`, `/dev/stdout` and
-  `/dev/stderr` are not files). The NFKC form of the script is read too, so a
-  fullwidth `ｒｍ` meets the `rm` rules.
+  `/etc/passwd`); a different NFKC form is matched too, an invisible or control
+  character makes the call ASK, and a path that configures execution or holds
+  credentials (config_paths) needs a rule that names it;
+- `shell`: the script read in the tool's dialect (`shell`: bash, sh = dash, zsh;
+  see shell_commands): every command, plus every file a redirection or a writing
+  program writes, matched as `<write_tool>:<normalised path>`, and every file `<`
+  reads, as `<read_tool>:<path>` (`write_file` and `read_file` by default;
+  relative paths are matched as written, since the working directory is unknown;
+  `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/stdin` are not files). The
+  NFKC form of the script is read too, for NEVER rules, so a fullwidth `ｒｍ`
+  meets the `rm` rules.
 
 A *probe* is one key to look up; a *binding* probe that no rule matches counts as
-ASK, a non-binding one only counts if a rule matches it. The call key (for
-approvals and grants) is `tool:` + the canonical JSON, the text, the normalised
-path, or the shell script exactly as sent.
+ASK, a non-binding one only counts if a rule matches it, a *never-only* one only
+if a NEVER rule matches it; a probe's *requirements* make an ALWAYS rule that does
+not name them ASK. The call key (for approvals and grants) is `tool:` + the
+canonical JSON, the text, the normalised path, or the shell script exactly as sent.
 """
 
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from fluidbox.canonical import canonical_json
+from governance.policy.config_paths import config_path_names
 from governance.policy.invisible import describe_invisible, first_invisible
 from governance.policy.paths import normalise_path
-from governance.policy.shell_commands import CommandReading, read_script
-from governance.policy.shell_syntax import ShellSyntaxError
+from governance.policy.shell_commands import (
+    Requirement,
+    ShellReading,
+    read_best_effort,
+    read_shell,
+)
 
 MAX_SUBJECT_BYTES = 64 * 1024
 KINDS = ("shell", "path", "text")
-_NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+DIALECTS = ("bash", "sh", "zsh")
+_NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin"})
 
 
 class SubjectError(ValueError):
@@ -48,18 +58,30 @@ class MatchArgument:
     name: str
     kind: str | None = "text"
     write_tool: str = "write_file"
+    read_tool: str = "read_file"
+    shell: str | None = "bash"
+    cwd: str | None = None  # a shell tool's working directory: relative paths resolve in it
 
     def __post_init__(self) -> None:
         if self.kind is None:
             object.__setattr__(self, "kind", "text")
+        if self.shell is None:
+            object.__setattr__(self, "shell", "bash")
         if self.kind not in KINDS:
             raise ValueError(f"match argument kind must be one of {', '.join(KINDS)}")
+        if self.shell not in DIALECTS:
+            raise ValueError(f"match argument shell must be one of {', '.join(DIALECTS)}")
+        if self.cwd is not None and not self.cwd.startswith("/"):
+            raise ValueError("match argument cwd must be an absolute path")
+        if self.cwd is not None:
+            object.__setattr__(self, "cwd", normalise_path(self.cwd))
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(NamedTuple):
     key: str
     binding: bool
+    never_only: bool = False
+    requires: tuple[Requirement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,8 +97,14 @@ class CallReading:
     concerns: list[Concern] = field(default_factory=list)
     error: str | None = None
 
-    def add(self, key: str, binding: bool) -> None:
-        self.probes.append(Probe(key, binding))
+    def add(
+        self,
+        key: str,
+        binding: bool,
+        never_only: bool = False,
+        requires: tuple[Requirement, ...] = (),
+    ) -> None:
+        self.probes.append(Probe(key, binding, never_only, requires))
 
 
 def call_key(tool: str, arguments: Any, match_argument: MatchArgument | None) -> str:
@@ -123,21 +151,32 @@ def read_call(tool: str, arguments: Any, match_argument: MatchArgument | None) -
     if match_argument.kind == "path":
         return _read_path(tool, _checked(value))
     if match_argument.kind == "shell":
-        return _read_shell(tool, _checked(value), match_argument.write_tool)
+        return _read_shell(tool, _checked(value), match_argument)
     subject = value if isinstance(value, str) else canonical_json(value)
     key = f"{tool}:{_checked(subject)}"
     return CallReading(key, [Probe(key, True)])
 
 
+def config_requirements(path: str) -> tuple[Requirement, ...]:
+    """A path that configures execution or holds credentials: the rule must name it."""
+    return tuple(
+        Requirement(
+            (name, name.split("/", 1)[0]),
+            f"{name} configures what programs run or holds credentials",
+        )
+        for name in config_path_names(path)
+    )
+
+
 def _read_path(tool: str, path: str) -> CallReading:
     normal = normalise_path(path)
     reading = CallReading(f"{tool}:{normal}")
-    reading.add(reading.whole_key, binding=True)
+    reading.add(reading.whole_key, True, requires=config_requirements(normal))
     if normal != path:
         reading.add(f"{tool}:{path}", binding=False)
     folded = normalise_path(unicodedata.normalize("NFKC", path))
     if folded != normal:
-        reading.add(f"{tool}:{folded}", binding=True)
+        reading.add(f"{tool}:{folded}", True, requires=config_requirements(folded))
     hidden = first_invisible(path, layout_is_visible=False)
     if hidden:
         reading.concerns.append(
@@ -146,7 +185,7 @@ def _read_path(tool: str, path: str) -> CallReading:
     return reading
 
 
-def _read_shell(tool: str, script: str, write_tool: str) -> CallReading:
+def _read_shell(tool: str, script: str, match_argument: MatchArgument) -> CallReading:
     reading = CallReading(f"{tool}:{script}")
     reading.add(reading.whole_key, binding=False)
     hidden = first_invisible(script)
@@ -154,40 +193,37 @@ def _read_shell(tool: str, script: str, write_tool: str) -> CallReading:
         reading.concerns.append(
             Concern(reading.whole_key, f"invisible character {describe_invisible(hidden)}")
         )
+    shell = read_shell(script, match_argument.shell or "bash", match_argument.cwd)
+    _add_shell_reading(reading, tool, match_argument, shell)
+    reading.error = shell.error
     folded = unicodedata.normalize("NFKC", script)
-    for variant in dict.fromkeys([script, folded]):
-        try:
-            commands = read_script(variant)
-        except ShellSyntaxError as error:
-            reason = f"the command cannot be parsed: {error}"
-            reading.error = reading.error or reason
-            reading.concerns.append(Concern(reading.whole_key, reason))
-            continue
-        for command in commands:
-            _add_command(reading, tool, write_tool, command)
+    if folded != script:
+        folded_reading = read_best_effort(folded, shell.budget)
+        _add_shell_reading(reading, tool, match_argument, folded_reading)
+        reading.error = reading.error or folded_reading.error
     if not any(probe.binding for probe in reading.probes) and not reading.concerns:
         reading.probes[0] = Probe(reading.whole_key, binding=True)
     return reading
 
 
-def _add_command(reading: CallReading, tool: str, write_tool: str, command: CommandReading):
-    for view in command.views:
-        reading.add(f"{tool}:{view.text}", view.binding)
-    for target in command.writes:
-        if target.computed:
-            reading.add(f"{write_tool}:{target.text}", binding=True)
-            reading.concerns.append(
-                Concern(
-                    f"{write_tool}:{target.text}",
-                    "the redirection target is computed when the command runs",
-                )
+def _add_shell_reading(
+    reading: CallReading, tool: str, match_argument: MatchArgument, shell: ShellReading
+) -> None:
+    for finding in shell.findings:
+        if finding.kind == "command":
+            reading.add(
+                f"{tool}:{finding.text}", finding.binding, finding.never_only, finding.requires
             )
             continue
-        path = normalise_path(target.text)
+        path = normalise_path(finding.text)
         if path in _NOT_FILES:
             continue
-        reading.add(f"{write_tool}:{path}", binding=True)
-        if path != target.text:
-            reading.add(f"{write_tool}:{target.text}", binding=False)
-    for concern in command.concerns:
-        reading.concerns.append(Concern(f"{tool}:{command.source}", concern))
+        file_tool = (
+            match_argument.read_tool if finding.kind == "read" else match_argument.write_tool
+        )
+        requires = finding.requires + config_requirements(path)
+        reading.add(f"{file_tool}:{path}", finding.binding, finding.never_only, requires)
+        if path != finding.text:
+            reading.add(f"{file_tool}:{finding.text}", False, finding.never_only, requires)
+    for command, reason in shell.concerns:
+        reading.concerns.append(Concern(f"{tool}:{command}", reason))

@@ -11,6 +11,8 @@ from governance.models import Access, BundleTool, CapabilityBundle, Organization
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 MATCH_KINDS = ("shell", "path", "text")
+SHELL_DIALECTS = ("bash", "sh", "zsh")
+_MATCH_KEYS = {"name", "kind", "shell", "write_tool", "read_tool", "cwd"}
 _TOOL_KEYS = {"name", "access", "match_argument", "secrets", "schema", "description"}
 
 
@@ -28,14 +30,7 @@ def _tool_from(raw: object, index: int) -> dict:
         raise Invalid(f"tool {name}: access must be read or write")
     match = raw.get("match_argument")
     if match is not None:
-        if (
-            not isinstance(match, dict)
-            or not isinstance(match.get("name"), str)
-            or match.get("kind", "text") not in MATCH_KINDS
-            or set(match) - {"name", "kind"}
-        ):
-            raise Invalid(f"tool {name}: match_argument needs a name and kind shell|path|text")
-        match = {"name": match["name"], "kind": match.get("kind", "text")}
+        match = _match_argument(name, match)
     secrets = raw.get("secrets", False)
     if not isinstance(secrets, bool):
         raise Invalid(f"tool {name}: secrets must be true or false")
@@ -52,6 +47,54 @@ def _tool_from(raw: object, index: int) -> dict:
     return {**definition, "definition_digest": digest_of(definition)}
 
 
+def _match_argument(tool: str, match: object) -> dict:
+    """`{name, kind}`; a shell tool may add `shell` (bash, sh = dash, zsh; bash by default),
+    the tool names its writes and reads are matched as (`write_tool`, `read_tool`) and the
+    directory its commands run in (`cwd`: relative paths in them resolve there)."""
+    if (
+        not isinstance(match, dict)
+        or not isinstance(match.get("name"), str)
+        or match.get("kind", "text") not in MATCH_KINDS
+        or set(match) - _MATCH_KEYS
+    ):
+        raise Invalid(
+            f"tool {tool}: match_argument needs a name and kind shell|path|text "
+            f"(and, for a shell, optionally {', '.join(sorted(_MATCH_KEYS - {'name', 'kind'}))})"
+        )
+    kind = match.get("kind", "text")
+    clean = {"name": match["name"], "kind": kind}
+    extras = set(match) & {"shell", "write_tool", "read_tool", "cwd"}
+    if extras and kind != "shell":
+        raise Invalid(f"tool {tool}: {', '.join(sorted(extras))} only apply to kind shell")
+    if "shell" in match:
+        if match["shell"] not in SHELL_DIALECTS:
+            raise Invalid(f"tool {tool}: match_argument.shell must be bash, sh or zsh")
+        clean["shell"] = match["shell"]
+    if "cwd" in match:
+        if not isinstance(match["cwd"], str) or not match["cwd"].startswith("/"):
+            raise Invalid(f"tool {tool}: match_argument.cwd must be an absolute path")
+        clean["cwd"] = match["cwd"]
+    for key in ("write_tool", "read_tool"):
+        if key in match:
+            if not isinstance(match[key], str) or not TOOL_NAME.match(match[key]):
+                raise Invalid(f"tool {tool}: match_argument.{key} must match {TOOL_NAME.pattern}")
+            clean[key] = match[key]
+    return clean
+
+
+def _holds_nul(value: object, depth: int = 0) -> bool:
+    """PostgreSQL stores no NUL in text or jsonb: refuse it here, not with a 500 later."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if depth > 64:
+        return False
+    if isinstance(value, dict):
+        return any(_holds_nul(k, depth + 1) or _holds_nul(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item, depth + 1) for item in value)
+    return False
+
+
 def parse_bundle(text: str) -> tuple[str, list[dict]]:
     try:
         raw = yaml.safe_load(text)
@@ -59,6 +102,8 @@ def parse_bundle(text: str) -> tuple[str, list[dict]]:
         raise Invalid(f"bundle YAML does not parse: {error}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise Invalid("a bundle needs a name and a list of tools")
+    if _holds_nul(raw):
+        raise Invalid("a bundle may not contain NUL characters (YAML \\0 escapes)")
     tools = raw.get("tools")
     if not isinstance(tools, list) or not tools:
         raise Invalid("a bundle needs a non-empty list of tools")

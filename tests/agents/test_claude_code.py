@@ -152,11 +152,14 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
         assert "toolu_mcp_1" not in denial_ids(result)
         assert '"title"' in result_text(model, "toolu_mcp_1")
 
-        # An ASK (no rule matches `touch`): approved through the API while Claude Code
-        # waits in the hook, then the command runs.
+        # An ASK (no rule matches `python3`): approved through the API while Claude Code
+        # waits in the hook, then the command runs. (Not `touch approved.txt`: a relative
+        # write meets the demo policy's `write_file:*` NEVER, the working directory being
+        # unknown to the policy.)
         approver = InboxApprover(fluidbox_server.url, approver_key, "run_command")
         approver.start()
-        result = claude.ask_for("toolu_ask_1", "Bash", {"command": "touch approved.txt"})
+        command = "python3 -c \"open('approved.txt', 'w').close()\""
+        result = claude.ask_for("toolu_ask_1", "Bash", {"command": command})
         approver.join(60)
         assert approver.decided is not None, approver.error
         assert "toolu_ask_1" not in denial_ids(result)

@@ -55,7 +55,9 @@ def test_a_dry_run_needs_exactly_one_of_call_or_tool(org, auditor):
 
 
 def test_saving_a_policy_whose_tests_fail_is_refused_and_saves_nothing(org, admin_user):
+    # Without both: `rm -rf /` deletes `/`, a write `write_file:*` would deny too.
     broken = TEST_POLICY.replace('pattern: "run_command:rm *"', 'pattern: "run_command:rmdir *"')
+    broken = broken.replace('pattern: "write_file:*"', 'pattern: "write_file:/etc/*"')
     response = Api(user=admin_user).client.put(
         "/v1/policies/default", {"yaml": broken}, format="json"
     )

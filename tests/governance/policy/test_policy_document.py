@@ -215,16 +215,22 @@ json_values = st.recursive(
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(st.characters(exclude_categories=["Cs"]), max_size=12),
+    | st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=12),
     lambda children: (
         st.lists(children, max_size=3)
         | st.dictionaries(
-            st.text(st.characters(exclude_categories=["Cs"]), max_size=5), children, max_size=3
+            st.text(
+                st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=5
+            ),
+            children,
+            max_size=3,
         )
     ),
     max_leaves=8,
 )
-any_text = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20)
+any_text = st.text(
+    st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), min_size=1, max_size=20
+)
 
 
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
@@ -250,3 +256,23 @@ def test_any_document_survives_export_and_import(patterns, actions, call, argume
     imported = PolicyDocument.from_yaml(document.to_yaml())
 
     assert imported.digest() == document.digest()
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "problem"),
+    [
+        ('name: p\nrules:\n  - {pattern: "run_command:ls\\0", action: ALWAYS}\n', "pattern"),
+        ('name: p\ntests:\n  - {call: "run_command:ls\\0", expect: ASK}\n', "call"),
+        ('name: p\ntests:\n  - {tool: t, arguments: {a: "x\\0"}, expect: ASK}\n', "arguments"),
+        ('name: p\ntests:\n  - {tool: "t\\0", arguments: {}, expect: ASK}\n', "tool"),
+    ],
+)
+def test_a_nul_character_anywhere_in_a_policy_is_refused(yaml_text, problem):
+    with pytest.raises(PolicyError) as refused:
+        PolicyDocument.from_yaml(yaml_text)
+
+    assert any(
+        p.startswith(f"tests[0].{problem}") or p.startswith(f"rules[0].{problem}")
+        for p in refused.value.problems
+    ), refused.value.problems
+    assert "NUL" in str(refused.value)

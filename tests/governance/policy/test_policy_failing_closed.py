@@ -143,7 +143,20 @@ def test_a_costly_pattern_before_a_never_rule_is_refused_not_skipped():
 
 
 @pytest.mark.timeout(5)
-def test_a_64_kib_shell_script_of_many_commands_is_read_in_time():
+def test_a_long_script_within_the_reading_ceiling_is_read_to_its_end():
+    policy = compile_policy(
+        [
+            {"pattern": "run_command:rm *", "action": "NEVER"},
+            {"pattern": "run_command:ls *", "action": "ALWAYS"},
+        ]
+    )
+    script = "ls -la; " * 300 + "rm -rf /"
+
+    assert policy.evaluate("run_command", {"command": script}, SHELL).verdict is Verdict.NEVER
+
+
+@pytest.mark.timeout(5)
+def test_a_64_kib_script_over_the_reading_ceiling_is_ask_never_always():
     policy = compile_policy(
         [
             {"pattern": "run_command:rm *", "action": "NEVER"},
@@ -152,4 +165,8 @@ def test_a_64_kib_shell_script_of_many_commands_is_read_in_time():
     )
     script = "ls -la; " * 8000 + "rm -rf /"
 
-    assert policy.evaluate("run_command", {"command": script}, SHELL).verdict is Verdict.NEVER
+    evaluation = policy.evaluate("run_command", {"command": script}, SHELL)
+
+    assert evaluation.verdict is Verdict.ASK
+    assert "steps read" in evaluation.error
+    assert any("more than 1024 words," in (s.reason or "") for s in evaluation.segments)

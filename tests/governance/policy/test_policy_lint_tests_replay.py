@@ -19,7 +19,12 @@ from governance.policy import (
 )
 
 SHELL = MatchArgument("command", "shell")
-KNOWN = {"run_command": SHELL, "read_email": None, "github.create_issue": None}
+KNOWN = {
+    "run_command": SHELL,
+    "write_file": MatchArgument("path", "path"),
+    "read_email": None,
+    "github.create_issue": None,
+}
 
 
 def rules(*pairs: tuple[str, str]) -> list[Rule]:
@@ -109,10 +114,34 @@ def test_a_broad_always_rule_on_a_shell_tool_is_flagged(pattern):
     assert (0, "shell-argument-injection") in codes(warnings)
 
 
-def test_the_injection_warning_names_the_risky_options():
+def test_the_injection_warning_names_the_acting_options_that_still_need_naming():
     (warning,) = lint(rules(("run_command:git *", "ALWAYS")), KNOWN)
 
-    assert "core.sshCommand" in warning.message
+    assert "git's acting options (" in warning.message
+    assert "still need a rule that names them" in warning.message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "admitted"),
+    [
+        ("run_command:find * -delete", "find's acting options: -delete (deletes files)"),
+        ("run_command:git log --output=/workspace/*", "git's acting options: --output (writes"),
+        ("run_command:tar -xzf *", "tar's acting options: -x (writes files)"),
+        ("run_command:python -m pytest *", "python's acting options: -m (runs a program)"),
+    ],
+)
+def test_lint_lists_which_rule_admits_which_programs_acting_options(pattern, admitted):
+    warnings = lint(rules((pattern, "ALWAYS")), KNOWN)
+
+    (acting,) = [w for w in warnings if w.code == "acting-option"]
+    assert acting.message.startswith(f"rule 1 ({pattern!r}) admits {admitted}")
+
+
+def test_lint_reports_a_rule_that_names_a_configuration_path():
+    warnings = lint(rules(("write_file:/workspace/.git/hooks/*", "ALWAYS")), KNOWN)
+
+    assert [w.code for w in warnings] == ["config-path"]
+    assert ".git/hooks" in warnings[0].message
 
 
 @pytest.mark.parametrize(

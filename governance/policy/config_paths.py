@@ -1,0 +1,73 @@
+"""Files that configure what programs run, or hold credentials: a write there acts later.
+
+Two calls can compose into damage that neither shows: write `core.fsmonitor` into
+`/workspace/.git/config`, then an allowed `git status` runs it. So a path below is
+ALWAYS only when the ALWAYS rule that matched names it literally (the name in the
+first column, e.g. `write_file:/workspace/.git/hooks/*` names `.git/hooks`); a rule
+for `/workspace/*` alone does not cover it. This holds for reads too (credentials),
+wherever the path appears: a path tool's argument, a shell redirection, or an
+operand a program writes (`tee`, `cp`...). Matched on any path component sequence
+(`/workspace/sub/.git/config` too), case-insensitively.
+
+Deliberately not here: project files that tests and builds run by design
+(`conftest.py`, `pyproject.toml`, `package.json`, `Makefile`): a rule that allows
+`pytest *` allows the project's own code to run, and the agent edits that code.
+"""
+
+import re
+
+# name (what a rule must contain) -> the regex of path components it stands for
+CONFIG_PATHS: dict[str, str] = {
+    ".git": r"\.git",  # the directory, or a `.git` file pointing elsewhere
+    ".git/config": r"\.git/config",
+    ".git/hooks": r"\.git/hooks(?:/.*)?",
+    ".gitconfig": r"\.gitconfig",
+    ".config/git": r"\.config/git(?:/.*)?",
+    ".bashrc": r"\.bashrc",
+    ".bash_profile": r"\.bash_profile",
+    ".bash_login": r"\.bash_login",
+    ".bash_logout": r"\.bash_logout",
+    ".profile": r"\.profile",
+    ".zshenv": r"\.zshenv",
+    ".zshrc": r"\.zshrc",
+    ".zprofile": r"\.zprofile",
+    ".zlogin": r"\.zlogin",
+    ".envrc": r"\.envrc",
+    ".ssh": r"\.ssh(?:/.*)?",
+    ".npmrc": r"\.npmrc",
+    ".yarnrc": r"\.yarnrc(?:\.yml)?",
+    ".pypirc": r"\.pypirc",
+    "pip.conf": r"pip\.conf",
+    ".netrc": r"\.netrc",
+    ".git-credentials": r"\.git-credentials",
+    ".curlrc": r"\.curlrc",
+    ".wgetrc": r"\.wgetrc",
+    ".cargo/config": r"\.cargo/config(?:\.toml)?",
+    ".docker": r"\.docker(?:/.*)?",
+    ".kube": r"\.kube(?:/.*)?",
+    ".aws": r"\.aws(?:/.*)?",
+    ".gnupg": r"\.gnupg(?:/.*)?",
+    ".claude": r"\.claude(?:/.*)?",
+    ".mcp.json": r"\.mcp\.json",
+    ".codex": r"\.codex(?:/.*)?",
+    ".vimrc": r"\.vimrc",
+    ".exrc": r"\.exrc",
+    ".lessfilter": r"\.lessfilter",
+    "sitecustomize.py": r"sitecustomize\.py",
+    "usercustomize.py": r"usercustomize\.py",
+}
+_MATCHERS = [
+    (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
+]
+_CANDIDATE = re.compile(
+    r"\.(?:git|bash|profile|zsh|zp|zl|envrc|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
+    r"docker|kube|aws|gnupg|claude|mcp|codex|vimrc|exrc|lessfilter|config)|pip\.conf|customize",
+    re.IGNORECASE,
+)
+
+
+def config_path_names(path: str) -> list[str]:
+    """The CONFIG_PATHS names a (normalised) path falls under; most paths: none, cheaply."""
+    if not _CANDIDATE.search(path):
+        return []
+    return [name for name, matcher in _MATCHERS if matcher.search(path)]

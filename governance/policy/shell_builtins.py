@@ -1,0 +1,77 @@
+"""Assignments and builtins that keep an exactly read command at ASK, whatever rule allows it.
+
+Without `$` a script cannot use a variable, yet some variables change what runs on
+their own (`PATH=`, `LD_PRELOAD=`, `BASH_ENV=`, `GIT_SSH_COMMAND=`, `PAGER=`): only a
+short list of inert ones is let through. Some builtins change how the rest of the script
+is read or run (`alias`, `hash -p`, `set -k`, `source`, `read PATH`, `export PATH=…`),
+and some evaluate a variable name's subscript as code (`test -v 'a[$(cmd)]'`,
+`printf -v`, `let`, `read`, `declare`): their effects are outside what the subset
+models, so they are concerns (ASK), not rules.
+"""
+
+INERT_VARIABLES = frozenset(
+    {"LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "CLICOLOR"}
+    | {"CLICOLOR_FORCE", "FORCE_COLOR", "CI", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG"}
+    | {"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING"}
+    | {"CARGO_TERM_COLOR", "GOOS", "GOARCH", "CGO_ENABLED", "DEBUG"}
+)
+# Builtins that change how the rest of the script runs, or evaluate their arguments as code.
+SHELL_STATE = frozenset(
+    {"alias", "unalias", "hash", "enable", "shopt", "setopt", "unsetopt", "emulate", "source"}
+    | {".", "zmodload", "autoload", "functions", "disable", "bind", "complete", "compgen"}
+    | {"compctl", "compdef", "fc", "history", "r", "sched", "zle", "vared", "bindkey"}
+    | {"mapfile", "readarray", "let", "read", "getopts", "jobs", "coproc", "zcompile"}
+)
+DECLARATIONS = frozenset(
+    {"export", "declare", "typeset", "local", "readonly", "unset", "integer", "float"}
+)
+_NAME_EVALUATORS = {"printf": {"-v"}, "print": {"-v"}, "test": {"-v", "-R"}, "[": {"-v", "-R"}}
+_NAME_EVALUATORS["wait"] = {"-p"}
+SPECIAL_BUILTINS = SHELL_STATE | DECLARATIONS | {"set"} | set(_NAME_EVALUATORS)
+_SET_LETTERS = frozenset("euxvfaC")
+_SET_OPTIONS = frozenset(
+    {"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "allexport", "noclobber"}
+)
+
+
+def variable_concern(name: str) -> str | None:
+    if name in INERT_VARIABLES or name.startswith("LC_"):
+        return None
+    return f"the assignment to {name} can change what the command runs"
+
+
+def command_concerns(base: str, arguments: list[str]) -> list[str]:
+    """Why `base arguments...` keeps the script at ASK, if it is such a builtin."""
+    if base in SHELL_STATE:
+        return [f"{base} changes how the rest of the script runs"]
+    if base in DECLARATIONS:
+        reasons = []
+        for argument in arguments:
+            if argument.startswith(("-", "+")):
+                if argument not in ("-x", "-p", "--"):
+                    reasons.append(f"{base} {argument} is not read")
+            elif reason := variable_concern(argument.split("=", 1)[0]):
+                reasons.append(reason)
+        return reasons
+    if base == "set":
+        return _set_concerns(arguments)
+    if _NAME_EVALUATORS.get(base, set()) & set(arguments):
+        return [f"{base} evaluates a variable name, and its subscript as code"]
+    return []
+
+
+def _set_concerns(arguments: list[str]) -> list[str]:
+    reasons, k = [], 0
+    while k < len(arguments):
+        argument = arguments[k]
+        if argument == "--" or not argument.startswith(("-", "+")):
+            break
+        for letter in argument[1:]:
+            if letter == "o":
+                k += 1
+                if k >= len(arguments) or arguments[k] not in _SET_OPTIONS:
+                    reasons.append("set -o with an option that changes how scripts run")
+            elif letter not in _SET_LETTERS:
+                reasons.append(f"set {argument[0]}{letter} changes how scripts run")
+        k += 1
+    return reasons

@@ -1,0 +1,249 @@
+"""The closed shell subset: the only scripts the engine reads exactly, and so may allow.
+
+`recognize(script)` accepts a script only when every character of it lies in the
+grammar below, which bash, dash (`sh`) and zsh (default options) read identically;
+it returns the simple commands as argv lists after quote removal, with their
+assignments and redirections. Anything else raises `OutsideSubset` and the call is
+at least ASK (a best-effort reading still looks for NEVER hits; see shell_commands).
+
+    script     := linebreak [list (newline linebreak list)*] linebreak
+    list       := pipeline (sep linebreak pipeline)* [";" | "&"]      sep: ; & && ||
+    pipeline   := command ("|" linebreak command)*
+    linebreak  := (blank | newline | comment)*        comment: "#" at a word start, to the line end
+    command    := (assignment | redirect)* word (word | redirect)*
+    assignment := NAME "=" value                      NAME unquoted, [A-Za-z_][A-Za-z0-9_]*
+    redirect   := [fd] ("<" | ">" | ">>") target | [fd] ">&" ("1" | "2")    fd: 0, 1 or 2
+    word       := piece+
+    piece      := plain | '\\' char | "'" any-but-' "'" | '"' dq* '"'
+    dq         := any but " \\ $ ` | '\\' ('"' | '\\') | '\\' other (kept as two characters)
+    blank      := " " | tab | " \\<newline>" (a line continuation after a blank)
+
+Unquoted, a word may not contain `$`, a backtick, `(`, `)`, `*`, `?`, `[`, `{`, `}`
+(the whole words `[` and, as an argument, `{}` excepted), `!` (the whole word `!` as an
+argument excepted), `~` at its start or after `=` or `:`, or `=`, `^`, `#` at its start.
+A command name may not be a reserved word of any of the three shells, contain `=`,
+or start with `-` or `%`; a redirection target may not name /dev/tcp, /dev/udp or
+/dev/fd. Control characters (below U+0020 but tab and newline, and DEL) are refused
+anywhere. Here-documents, `&>`, `>|`, `<>`, other descriptors, subshells, groups,
+loops, functions, `[[`, arithmetic and every expansion are outside; so is an empty
+command and an incomplete script (a trailing `&&`, `||`, `|`, an open quote).
+Work is linear in the script, with a ceiling of `MAX_TOKENS` words, operators and
+quoted pieces: a longer script is outside the subset.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+MAX_TOKENS = 1_024
+
+_RESERVED_WORDS = (
+    "if then else elif fi do done case esac while until for in function select time coproc "
+    "repeat foreach end nocorrect noglob always ]]"
+)
+RESERVED = frozenset(_RESERVED_WORDS.split())
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_BLANKS = r"[ \t]+(?:\\\n[ \t]*)*"  # a line continuation only after a blank
+_TOKEN = re.compile(  # blanks before a token are skipped in the same match
+    rf"(?:{_BLANKS})?(?:(?P<newline>\n)"
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<redirect>[0-9]*(?:>>|>&|<&|<<|<>|>\||&>|[<>]))"
+    r"|(?P<operator>&&|\|\||;;|;&|\|&|&\||&!|[;&|])"
+    r"|(?P<word>(?:[^ \t\n;&|<>()'\"\\]++|\\[^\n]|'[^']*+'|\"(?:[^\"\\]++|\\[^\n])*+\")++))"
+    rf"|(?P<blank>{_BLANKS})"
+)
+_PIECE = re.compile(r"([^'\"\\]++)|\\(.)|'([^']*+)'|\"((?:[^\"\\]++|\\.)*+)\"", re.DOTALL)
+_DOUBLE_QUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_QUOTING = re.compile(r"['\"\\]")
+_UNQUOTED_FORBIDDEN = re.compile(r"[$`*?\[{}!]")
+_DOUBLE_QUOTED_FORBIDDEN = re.compile(r"[$`]|\\[$`\n]")
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
+_SPECIAL_TARGET = re.compile(r"/dev/(?:tcp|udp|fd)(?:/|$)")
+
+
+class OutsideSubset(ValueError):
+    """The script uses something outside the subset; `reason` says what, for humans."""
+
+
+@dataclass(frozen=True)
+class Redirect:
+    fd: int
+    operator: str  # "<", ">", ">>" or ">&" (then `target` is "1" or "2")
+    target: str
+
+
+@dataclass
+class Command:
+    argv: list[str] = field(default_factory=list)
+    assignments: list[tuple[str, str]] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    then: str = ""  # the operator after it: ; & && || | or "" (a newline, the end)
+
+
+def recognize(script: str) -> list[Command]:
+    """The simple commands of `script`, read exactly; raises OutsideSubset."""
+    control = _CONTROL.search(script)
+    if control:
+        raise OutsideSubset(f"control character U+{ord(control.group()):04X}")
+    commands: list[Command] = []
+    command = Command()
+    position, size, tokens = 0, len(script), 0
+    pending: str | None = None  # an operator that still needs a command after it
+    target_of: tuple[int, str] | None = None  # a redirection waiting for its target
+    match = _TOKEN.match
+    while position < size:
+        token = match(script, position)
+        if token is None:
+            raise OutsideSubset(_what_stops(script, position))
+        kind = token.lastgroup
+        text = token.group(kind)
+        position = token.end()
+        tokens += 1
+        if kind == "word" and _QUOTING.search(text):
+            tokens += len(_QUOTING.findall(text)) // 2  # its quoted pieces count too
+        if tokens > MAX_TOKENS:
+            raise OutsideSubset(f"more than {MAX_TOKENS} words, operators and quoted pieces")
+        if kind == "blank" or kind == "comment":
+            continue
+        if target_of is not None and kind != "word":
+            raise OutsideSubset(f"redirection {target_of[1]} without a target")
+        if kind == "word":
+            if target_of is not None:
+                command.redirects.append(_redirect(*target_of, text))
+                if target_of[1] == "<" and script.startswith(">", position):
+                    raise OutsideSubset("`<...>`: a numeric glob in zsh")
+                target_of = None
+            else:
+                _add_word(command, text)
+        elif kind == "redirect":
+            target_of = _redirect_operator(text)
+            if target_of[1] == ">&":
+                command.redirects.append(_duplicate(script, position, target_of[0]))
+                position, target_of = position + 1, None
+        elif kind == "newline":
+            if command.argv:
+                commands.append(command)
+                command, pending = Command(), None
+            elif command.assignments or command.redirects:
+                raise OutsideSubset("a command without a program")
+        else:
+            if text not in (";", "&", "&&", "||", "|"):
+                raise OutsideSubset(f"the operator {text!r}")
+            if not command.argv:
+                raise OutsideSubset(f"{text!r} without a command before it")
+            command.then = text
+            commands.append(command)
+            command = Command()
+            pending = text if text in ("&&", "||", "|") else None
+    if target_of is not None:
+        raise OutsideSubset(f"redirection {target_of[1]} without a target")
+    if command.argv:
+        commands.append(command)
+    elif command.assignments or command.redirects:
+        raise OutsideSubset("a command without a program")
+    elif pending:
+        raise OutsideSubset(f"the script ends with {pending!r}: it is incomplete")
+    return commands
+
+
+def _what_stops(script: str, position: int) -> str:
+    while script[position] in " \t" and position + 1 < len(script):
+        position += 1
+    char = script[position]
+    if char in "'\"":
+        return "an unterminated quote, or a backslash-newline inside double quotes"
+    if char in "()":
+        return "subshells, grouping and substitutions"
+    if char == "\\":
+        return "a line continuation that is not after a blank"
+    return f"the character {char!r}"
+
+
+def _add_word(command: Command, raw: str) -> None:
+    if command.argv:
+        command.argv.append(_unquote(raw, "argument"))
+        return
+    assignment = _ASSIGNMENT.match(raw)
+    if assignment:
+        if assignment.group(2):
+            raise OutsideSubset("`+=` assignments")
+        name = assignment.group(1)
+        command.assignments.append((name, _unquote(raw[assignment.end() :], "value", name + "=")))
+        return
+    text = _unquote(raw, "name")
+    if raw in RESERVED:
+        raise OutsideSubset(f"the reserved word {raw!r}")
+    if not text or "=" in text or text[0] in "-%":
+        raise OutsideSubset(f"the command name {text!r}")
+    command.argv.append(text)
+
+
+def _unquote(raw: str, role: str, before: str = "") -> str:
+    """Quote removal of one word; `role` is name, argument, value (after `NAME=`) or target."""
+    if (raw == "[" and role != "target") or (role == "argument" and raw in ("!", "{}")):
+        return raw
+    if not _QUOTING.search(raw):
+        _check_unquoted(raw, raw, before[-1:], at_start=True)  # the common case
+        return raw
+    out: list[str] = []
+    previous = before[-1:]  # the character before the next piece; "" at the start of a word
+    for plain, escaped, single, double in _PIECE.findall(raw):
+        if plain:
+            # `''=ls` too: nothing before the `=` but empty quotes (a value counts from `=`).
+            _check_unquoted(plain, raw, previous, at_start=not any(out))
+            piece = plain
+        elif escaped:
+            piece = escaped
+        elif double:
+            if _DOUBLE_QUOTED_FORBIDDEN.search(double):
+                raise OutsideSubset(f"`$`, a backtick or a backslash-newline in {raw!r}")
+            piece = _DOUBLE_QUOTED_ESCAPE.sub(_double_quoted_escape, double)
+        else:
+            piece = single
+        out.append(piece)
+        previous = piece[-1:] or previous
+    return "".join(out)
+
+
+def _check_unquoted(plain: str, raw: str, previous: str, *, at_start: bool) -> None:
+    bad = _UNQUOTED_FORBIDDEN.search(plain)
+    if bad:
+        raise OutsideSubset(f"the unquoted {bad.group()!r} in {raw!r}")
+    if at_start and plain[:1] in ("=", "^"):
+        raise OutsideSubset(f"{plain[0]!r} at the start of {raw!r}")
+    for at in [i for i, c in enumerate(plain) if c == "~"] if "~" in plain else ():
+        if (plain[at - 1] if at else previous) in ("", "=", ":"):
+            raise OutsideSubset(f"the unquoted '~' in {raw!r}")
+
+
+def _double_quoted_escape(match: re.Match) -> str:
+    char = match.group(1)
+    return char if char in '"\\' else "\\" + char
+
+
+def _redirect_operator(text: str) -> tuple[int, str]:
+    digits = text.rstrip("<>&|")
+    operator = text[len(digits) :]
+    if operator not in ("<", ">", ">>", ">&"):
+        raise OutsideSubset(f"the redirection {text!r}")
+    fd = int(digits) if digits else (0 if operator == "<" else 1)
+    if fd > 2 or len(digits) > 1:
+        raise OutsideSubset(f"the redirection of descriptor {digits}")
+    return fd, operator
+
+
+def _duplicate(script: str, position: int, fd: int) -> Redirect:
+    target = script[position : position + 1]
+    after = script[position + 1 : position + 2]
+    if target not in ("1", "2") or (after and after not in " \t\n;&|"):
+        raise OutsideSubset("`>&` to anything but descriptor 1 or 2")
+    return Redirect(fd, ">&", target)
+
+
+def _redirect(fd: int, operator: str, raw: str) -> Redirect:
+    target = _unquote(raw, "target")
+    if not target:
+        raise OutsideSubset("an empty redirection target")
+    if _SPECIAL_TARGET.match("/" + "/".join(p for p in target.split("/") if p not in ("", "."))):
+        raise OutsideSubset(f"the special file {target!r}")
+    return Redirect(fd, operator, target)

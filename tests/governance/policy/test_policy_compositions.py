@@ -1,0 +1,117 @@
+"""Two allowed steps that compose into damage: the defences a careful user expects."""
+
+import pytest
+
+from governance.policy import MatchArgument, Verdict, compile_policy
+from tests.shell_corpus.policies import review_policy
+
+SHELL = MatchArgument("command", "shell")
+PATH = MatchArgument("path", "path")
+
+
+def workspace_policy(*extra: str):
+    return compile_policy(
+        [
+            *({"pattern": p, "action": "ALWAYS"} for p in extra),
+            {"pattern": "write_file:/workspace/*", "action": "ALWAYS"},
+            {"pattern": "read_file:/workspace/*", "action": "ALWAYS"},
+            {"pattern": "run_command:python -m pytest *", "action": "ALWAYS"},
+            {"pattern": "run_command:*", "action": "ALWAYS"},
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/workspace/.git/config",
+        "/workspace/.git/hooks/pre-commit",
+        "/workspace/sub/.git/config",
+        "/workspace/.git",
+        "/workspace/.bashrc",
+        "/workspace/.profile",
+        "/workspace/.zshenv",
+        "/workspace/.ssh/authorized_keys",
+        "/workspace/.npmrc",
+        "/workspace/.cargo/config.toml",
+        "/workspace/.claude/settings.json",
+        "/workspace/.envrc",
+        "/workspace/.GIT/CONFIG",
+    ],
+)
+def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
+    policy = workspace_policy()
+
+    through_tool = policy.evaluate("write_file", {"path": path}, PATH)
+    through_shell = policy.evaluate("run_command", {"command": f"echo x > {path}"}, SHELL)
+    through_tee = policy.evaluate("run_command", {"command": f"echo x | tee {path}"}, SHELL)
+
+    for evaluation in (through_tool, through_shell, through_tee):
+        assert evaluation.verdict is Verdict.ASK
+        assert any("configures what programs run" in (s.reason or "") for s in evaluation.segments)
+
+
+def test_a_rule_that_names_the_configuration_path_allows_it():
+    policy = workspace_policy("write_file:/workspace/.git/hooks/*")
+
+    allowed = policy.evaluate("write_file", {"path": "/workspace/.git/hooks/pre-commit"}, PATH)
+    other = policy.evaluate("write_file", {"path": "/workspace/.git/config"}, PATH)
+
+    assert allowed.verdict is Verdict.ALWAYS
+    assert other.verdict is Verdict.ASK
+
+
+def test_credentials_are_read_only_through_a_rule_that_names_them():
+    policy = workspace_policy()
+
+    assert policy.evaluate("read_file", {"path": "/workspace/.npmrc"}, PATH).verdict is Verdict.ASK
+    assert policy.evaluate("read_file", {"path": "/workspace/a.txt"}, PATH).verdict is (
+        Verdict.ALWAYS
+    )
+
+
+@pytest.mark.parametrize(
+    "path", ["/workspace/src/app.py", "/workspace/conftest.py", "/workspace/.github/x.yml"]
+)
+def test_project_files_stay_writable_by_the_workspace_rule(path):
+    assert workspace_policy().evaluate("write_file", {"path": path}, PATH).verdict is (
+        Verdict.ALWAYS
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'import os' > /workspace/conftest.py; python -m pytest -q tests",
+        "echo 'all:' > /workspace/Makefile && make",
+        "cp /workspace/x.py /workspace/tests/test_x.py && pytest",
+        "printf x | tee /workspace/pytest.ini; python -m pytest tests",
+    ],
+)
+def test_a_script_that_writes_files_then_runs_the_projects_code_is_ask(command):
+    evaluation = workspace_policy().evaluate("run_command", {"command": command}, SHELL)
+
+    assert evaluation.verdict is Verdict.ASK
+    assert any("runs the project's code" in (s.reason or "") for s in evaluation.segments)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python -m pytest -q > /workspace/out.txt 2>&1",
+        "python -m pytest -q; echo done > /workspace/status",
+        "mkdir -p /workspace/build && make",
+    ],
+)
+def test_output_of_the_run_itself_and_empty_directories_do_not_count(command):
+    assert workspace_policy().evaluate("run_command", {"command": command}, SHELL).verdict is (
+        Verdict.ALWAYS
+    )
+
+
+@pytest.mark.parametrize("command", ["find * -delete", "git log *", "cat -- *", "ls ./*"])
+def test_globs_that_could_expand_to_option_words_are_never_allowed(command):
+    # A file the agent created named `-delete` or `--output=/x` would become an option.
+    assert review_policy().evaluate("run_command", {"command": command}, SHELL).verdict is (
+        Verdict.ASK
+    )

