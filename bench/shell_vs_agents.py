@@ -607,7 +607,9 @@ def main() -> None:
             decided[tool] = claude_decide(items, args.batch, out)
         else:
             raise SystemExit(f"unknown tool {tool!r}: {', '.join(TOOLS)}")
-        print(f"{tool}: decided {len(items)} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+        print(
+            f"{tool}: decided {len(items)} in {time.monotonic() - started:.0f} s", file=sys.stderr
+        )
     with (out / "results.jsonl").open("w") as results:
         for case in items:
             row = {"key": case.key, "script": case.script, "policy": case.policy}
