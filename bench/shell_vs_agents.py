@@ -531,6 +531,12 @@ def _claude_inner(binary: str, batch: int) -> None:
                 if isinstance(content, list):
                     content = " ".join(str(block.get("text", "")) for block in content)
                 verdict = "ran" if tool_id in ran else "denied" if tool_id in denied else "not run"
+                # Granted means recorded: a call Claude Code ran (no error) that the recorder
+                # did not see would be a shell other than ours, and a denied call cannot run.
+                if (verdict == "not run" and not result.get("is_error")) or (
+                    tool_id in ran and tool_id in denied
+                ):
+                    raise RuntimeError(f"{job['command']!r}: {verdict}, yet {content!r}")
                 results[job["key"]] = {
                     "allowed": tool_id in ran,
                     "detail": verdict if verdict == "ran" else f"{verdict}: {str(content)[:300]}",
