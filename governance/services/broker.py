@@ -11,7 +11,8 @@ from governance import vault
 from governance.errors import Invalid
 from governance.gate.decision import FailClosed
 from governance.gate.stages.frozen_set import binding_problem
-from governance.mcp_wire import AddressRefused, ToolDrifted, UpstreamError, call_tool
+from governance.mcp_sessions import pool as upstream_sessions
+from governance.mcp_wire import AddressRefused, ToolDrifted, UpstreamError
 from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, ToolCall
 from governance.observability import metrics, tracing
 from governance.services.connections import endpoint_for
@@ -231,11 +232,16 @@ def _gated_call(
         )
     started = time.monotonic()
     try:
-        endpoint = endpoint_for(frozen.connection)
-        outcome = call_tool(
-            endpoint,
-            frozen.upstream_name,
-            arguments,
+        connection = frozen.connection
+        endpoint = endpoint_for(connection)
+        # A pooled session of this connection under this very credential, URL and
+        # allow-list, never another's; drift is checked on that session's listing.
+        outcome = upstream_sessions.call_tool(
+            scope=f"{connection.org_id}/{connection.pk}",
+            generation=connection.authorization_generation,
+            endpoint=endpoint,
+            name=frozen.upstream_name,
+            arguments=arguments,
             expected_digest=frozen.definition_digest,
             timeout=settings.FLUIDBOX_MCP_TIMEOUT,
         )
