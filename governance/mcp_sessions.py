@@ -40,6 +40,7 @@ import httpx2
 import mcp_types
 from django.conf import settings
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from fluidbox.canonical import canonical_json
 from governance.mcp_wire import (
@@ -58,6 +59,8 @@ _REAP_EVERY_SECONDS = 5.0
 # On top of a call's own timeout: how long a caller waits for the pool's loop to answer
 # before giving up on it (only a wedged loop could take that long).
 _LOOP_GRACE_SECONDS = 30.0
+# A dropped `subscriptions/listen` stream is opened again after this pause.
+_RELISTEN_SECONDS = 1.0
 
 
 class _Session:
@@ -105,7 +108,10 @@ class _Session:
                     stack, self.endpoint, timeout, math.inf, self.on_message
                 )
                 ready.set_result(None)
-                await self._closing.wait()
+                async with anyio.create_task_group() as background:
+                    background.start_soon(self._follow_tool_changes)
+                    await self._closing.wait()
+                    background.cancel_scope.cancel()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller waiting to open it
             if not ready.done():
                 ready.set_exception(exc)
@@ -113,6 +119,28 @@ class _Session:
                 raise
         finally:
             self.closed = True
+
+    async def _follow_tool_changes(self) -> None:
+        """On a 2026-07-28 session, subscribe to `tools/list_changed` (a 2025 session gets it
+        on its standing stream, see `on_message`). Best effort: the TTL is the guarantee."""
+        if self.client.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return
+        while not self.closed:
+            acknowledged = False
+            try:
+                async with self.client.listen(tools_list_changed=True) as subscription:
+                    honored = subscription.honored
+                    if honored is None or not honored.tools_list_changed:
+                        return
+                    acknowledged = True
+                    async for _event in subscription:
+                        self.tools = None
+            except Exception:  # noqa: BLE001 - a server without listen, or a dropped stream
+                if not acknowledged:
+                    return  # it does not offer the subscription: the TTL alone applies
+            # Events may have been missed while not subscribed: list again before trusting.
+            self.tools = None
+            await anyio.sleep(_RELISTEN_SECONDS)
 
 
 def session_key(scope: str, generation: int, endpoint: McpEndpoint) -> str:
@@ -180,16 +208,27 @@ class SessionPool:
         if loop is not None:
             asyncio.run_coroutine_threadsafe(self._close_all(), loop).result(_LOOP_GRACE_SECONDS)
 
-    def stats(self) -> dict[str, int]:
+    def snapshot(self) -> list[dict[str, Any]]:
+        """The open sessions as plain facts (scope, calls served, whether a listing is
+        cached, idle or lent), for tests and for an operator's debugging."""
         loop = self._running_loop()
         if loop is None:
-            return {"open": 0, "idle": 0}
+            return []
 
-        async def count() -> dict[str, int]:
-            idle = sum(len(sessions) for sessions in self._idle.values())
-            return {"open": len(self._open), "idle": idle}
+        async def describe() -> list[dict[str, Any]]:
+            idle = {id(session) for sessions in self._idle.values() for session in sessions}
+            return [
+                {
+                    "scope": session.scope,
+                    "calls": session.calls,
+                    "listed": session.tools is not None,
+                    "idle": id(session) in idle,
+                    "closed": session.closed,
+                }
+                for session in self._open
+            ]
 
-        return asyncio.run_coroutine_threadsafe(count(), loop).result(_LOOP_GRACE_SECONDS)
+        return asyncio.run_coroutine_threadsafe(describe(), loop).result(_LOOP_GRACE_SECONDS)
 
     def _running_loop(self) -> asyncio.AbstractEventLoop | None:
         with self._lock:
