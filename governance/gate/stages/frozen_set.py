@@ -21,12 +21,16 @@ def binding_problem(run, tool) -> Decision | None:
     from governance import vault
 
     connection = tool.connection
-    connection.refresh_from_db(
-        fields=["status", "authorization_generation", "photograph_digest", "owner"]
+    # The binding and its connection's current state, read together (one query).
+    binding = next(
+        iter(run.bindings.filter(connection_id=connection.pk).select_related("connection")[:1]),
+        None,
     )
-    binding = run.bindings.filter(connection_id=connection.pk).first()
     if binding is None:
         return deny(Source.BINDING, f"no binding to connection {connection.slug!r}")
+    current = binding.connection
+    for field in ("status", "authorization_generation", "photograph_digest", "owner_id"):
+        setattr(connection, field, getattr(current, field))
     if connection.photograph_digest != binding.photograph_digest:
         return deny(
             Source.CAPABILITY,
