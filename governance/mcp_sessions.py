@@ -78,6 +78,7 @@ class _Session:
         self.busy = False
         self.closed = False
         self.suspect = False  # the transport reported a fault: not lent again
+        self.retired = False  # its connection moved to a new key: closed when its call ends
         self._closing = asyncio.Event()
         self.task: asyncio.Task | None = None
 
@@ -336,7 +337,10 @@ class SessionPool:
                 for stale in self._idle.pop(other_key):
                     stale.close()
         for stale in [s for s in self._open if s.scope == scope and s.key != key]:
-            stale.close()  # one busy now ends when its call returns
+            if stale.busy:
+                stale.retired = True  # its call, begun before the change, ends; then it goes
+            else:
+                stale.close()
         idle = self._idle.get(key, [])
         while reuse and idle:
             session = idle.pop()
@@ -367,6 +371,7 @@ class SessionPool:
         return (
             not session.closed
             and not session.suspect
+            and not session.retired
             and time.monotonic() - session.opened_at < max_age
         )
 
