@@ -241,3 +241,40 @@ def test_sessions_idle_past_the_limit_are_closed(broker_org, operator, echo_serv
     assert len(pool.snapshot()) == 1
 
     wait_until(lambda: not pool.snapshot(), "the reaper to close the idle session")
+
+
+def test_a_connection_whose_url_changed_never_sends_on_the_old_urls_session(mcp_server_factory):
+    from governance.egress import EgressRules, parse_allow_list
+    from governance.mcp_wire import McpEndpoint, tool_digest
+
+    old_server = mcp_server_factory(tools=[dict(tool) for tool in ECHO_TOOLS])
+    new_server = mcp_server_factory(tools=[dict(tool) for tool in ECHO_TOOLS])
+    rules = EgressRules(allowed=parse_allow_list(["127.0.0.1"]))
+
+    def lookup(server, record):
+        endpoint = McpEndpoint(
+            transport="streamable-http",
+            url=server.url,
+            headers={"Authorization": "Bearer crm-secret-1"},
+            egress=rules,
+        )
+        return pool.call_tool(
+            scope="org-1/connection-1",
+            generation=1,
+            endpoint=endpoint,
+            name="lookup",
+            arguments={"id": record},
+            expected_digest=tool_digest(ECHO_TOOLS[0]),
+            timeout=60,
+        )
+
+    lookup(old_server, "1")
+    lookup(new_server, "2")
+    lookup(new_server, "3")
+
+    assert [c["arguments"] for c in old_server.calls()] == [{"id": "1"}]
+    assert [c["arguments"] for c in new_server.calls()] == [{"id": "2"}, {"id": "3"}]
+    wait_until(
+        lambda: [s["closed"] for s in pool.snapshot()] == [False],
+        "the old URL's session to close",
+    )
