@@ -144,7 +144,7 @@ def test_make_demo_runs_unattended_and_ends_with_the_verified_chain(
 def test_make_demo_passes_wait_for_human_through():
     for value, flag in (("1", True), ("", False)):
         dry_run = subprocess.run(
-            ["make", "-n", "demo", f"WAIT_FOR_HUMAN={value}", "PORT=8123"],
+            ["make", "-n", "--no-print-directory", "demo", f"WAIT_FOR_HUMAN={value}", "PORT=8123"],
             cwd=ROOT,
             capture_output=True,
             text=True,
