@@ -73,15 +73,18 @@ class _SecretRegistry:
     def __init__(self) -> None:
         self._values: set[str] = set()
         self._lock = threading.Lock()
+        # Read several times per gate decision, written rarely: kept sorted between writes.
+        self._sorted: tuple[str, ...] = ()
 
     def add(self, value: str) -> None:
         if value and len(value) >= 4:
             with self._lock:
-                self._values.add(value)
+                if value not in self._values:
+                    self._values.add(value)
+                    self._sorted = tuple(sorted(self._values, key=len, reverse=True))
 
     def snapshot(self) -> tuple[str, ...]:
-        with self._lock:
-            return tuple(sorted(self._values, key=len, reverse=True))
+        return self._sorted  # a tuple, replaced whole under the lock: reading it is atomic
 
 
 secret_registry = _SecretRegistry()
@@ -201,6 +204,11 @@ _NO_ARGUMENT_SECRETS = ArgumentSecrets(None)
 
 
 def argument_secrets(arguments: Any) -> ArgumentSecrets:
+    """What to mask of these arguments. Given an `ArgumentSecrets` already taken from them,
+    that (a gate decision redacts several texts from one call's arguments, and collects
+    their secrets once)."""
+    if isinstance(arguments, ArgumentSecrets):
+        return arguments
     return ArgumentSecrets(arguments) if arguments is not None else _NO_ARGUMENT_SECRETS
 
 
@@ -267,10 +275,14 @@ def argument_digest(arguments: Any) -> str:
     return sha256_hex(canonical_json(arguments))
 
 
-def argument_preview(arguments: Any, *, secrets: Iterable[str] = ()) -> str:
-    """A truncated, masked preview of arguments for the ledger (never the whole payload)."""
+def argument_preview(
+    arguments: Any, *, secrets: Iterable[str] = (), found: ArgumentSecrets | None = None
+) -> str:
+    """A truncated, masked preview of arguments for the ledger (never the whole payload).
+    `found`: `argument_secrets(arguments)` when the caller has it already."""
     known = tuple(secrets) + secret_registry.snapshot()
-    text = canonical_json(_scrub(arguments, known, 0, argument_secrets(arguments)))
+    found = found if found is not None else argument_secrets(arguments)
+    text = canonical_json(_scrub(arguments, known, 0, found))
     if len(text) > MAX_PREVIEW:
         text = text[:MAX_PREVIEW] + "…"
     return text

@@ -5,7 +5,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import ArgumentsField, IdField, StrictFloatField, ToolNameField
+from governance.api.fields import (
+    ArgumentsField,
+    IdField,
+    ShallowFieldsSerializer,
+    StrictFloatField,
+    ToolNameField,
+)
 from governance.api.permissions import IsOperatorOrHuman, IsRunner, IsRunnerOrOperator
 from governance.authentication import ActorKind
 from governance.errors import Forbidden, Invalid
@@ -198,7 +204,7 @@ GateOut = inline_serializer(
 )
 
 
-class GateInput(serializers.Serializer):
+class GateInput(ShallowFieldsSerializer):
     session_id = IdField()
     tool_call_id = IdField()
     arguments = ArgumentsField()
