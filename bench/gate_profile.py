@@ -144,6 +144,30 @@ def main() -> None:
             drop_database(database_url)
 
 
+def backend_cpu_seconds(database_url: str) -> float | None:
+    """CPU so far of the PostgreSQL backends connected to this database (not this
+    look-up's own): with the pool they live through the whole bench, so the difference
+    between two readings is what the requests cost PostgreSQL. None for a server elsewhere."""
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        pids = [
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        ]
+    ticks, total = os.sysconf("SC_CLK_TCK"), 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
 def measure(runs, scenarios, args) -> None:
     from django.db import connection
 
@@ -162,12 +186,14 @@ def measure(runs, scenarios, args) -> None:
     for scenario in scenarios:  # warm up: imports, caches, first connections
         for n in range(50):
             call(application, *request(scenario, n, runs, f"warm{scenario}"))
-    totals = {scenario: [0.0, 0.0, 0, 0] for scenario in scenarios}
+    totals = {scenario: [0.0, 0.0, 0, 0, 0.0] for scenario in scenarios}
+    database_url = os.environ["DATABASE_URL"]
     for round_ in range(args.rounds):
         for scenario in scenarios:
             nonce = f"r{round_}{scenario}{secrets.token_hex(3)}"
             prepared = [request(scenario, n, runs, nonce) for n in range(args.calls)]
             statements[0] = 0
+            database_before = backend_cpu_seconds(database_url)
             with connection.execute_wrapper(count):
                 wall, cpu = time.perf_counter(), time.process_time()
                 for path, headers, body in prepared:
@@ -175,23 +201,31 @@ def measure(runs, scenarios, args) -> None:
                     if status != 200:
                         sys.exit(f"{scenario}: HTTP {status}")
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            database_after = backend_cpu_seconds(database_url)
+            database = None
+            if database_before is not None and database_after is not None:
+                database = database_after - database_before
             total = totals[scenario]
             total[0] += cpu
             total[1] += wall
             total[2] += statements[0]
             total[3] += args.calls
+            total[4] += database or 0.0
+            pg = "  n/a" if database is None else f"{1000 * database / args.calls:5.2f}"
             print(
                 f"  round {round_} {scenario:<8} CPU {1000 * cpu / args.calls:5.2f} ms/req  "
-                f"wall {1000 * wall / args.calls:5.2f} ms/req  "
+                f"PostgreSQL CPU {pg} ms/req  wall {1000 * wall / args.calls:5.2f} ms/req  "
                 f"SQL {statements[0] / args.calls:4.1f}/req",
                 flush=True,
             )
     print()
-    ceiling_cpu = totals.get("ceiling", [0, 0, 0, 1])[0] / totals.get("ceiling", [0, 0, 0, 1])[3]
-    for scenario, (cpu, wall, sql, n) in totals.items():
+    ceiling = totals.get("ceiling")
+    ceiling_cpu = ceiling[0] / ceiling[3] if ceiling else 0.0
+    for scenario, (cpu, wall, sql, n, database) in totals.items():
         share = f"  ceiling/this CPU {ceiling_cpu / (cpu / n):4.0%}" if ceiling_cpu else ""
         print(
-            f"{scenario:<8} CPU {1000 * cpu / n:5.2f} ms/req  wall {1000 * wall / n:5.2f} ms/req"
+            f"{scenario:<8} CPU {1000 * cpu / n:5.2f} ms/req  PostgreSQL CPU "
+            f"{1000 * database / n:5.2f} ms/req  wall {1000 * wall / n:5.2f} ms/req"
             f"  SQL {sql / n:4.1f}/req{share}"
         )
     print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")

@@ -35,34 +35,45 @@ def statement_cursor():
         return db.cursor()
     db.close_if_health_check_failed()
     db.ensure_connection()
-    from django.db.backends.postgresql import base as postgresql
-
+    postgresql = _postgresql()
     if db.connection.cursor_factory is not postgresql.Cursor:
         return db.cursor()
     with db.wrap_database_errors:
         return db._prepare_cursor(_server_binding_cursor(db))
 
 
-def _server_binding_cursor(db):
-    from django.db.backends.postgresql import base as postgresql
-    from psycopg.pq import Format
+@cache
+def _postgresql():
+    # Imported on first use: the PostgreSQL backend imports psycopg, which SQLite never needs.
+    from django.db.backends.postgresql import base
 
+    return base
+
+
+def _server_binding_cursor(db):
+    postgresql = _postgresql()
     reused = db.pool is not None or db.settings_dict["CONN_MAX_AGE"] != 0  # None: forever
+    if reused and db.connection.prepare_threshold is None:
+        # Django turns psycopg's prepared statements off (None) for connection poolers that
+        # cannot keep them. With a threshold no count reaches, only what is asked for
+        # (prepare=True, below) is prepared: Django's own cursors bind on the client and
+        # never prepare anything.
+        db.connection.prepare_threshold = _ONLY_WHEN_ASKED
     factory = _preparing_cursor_class() if reused else postgresql.ServerBindingCursor
     raw = factory(db.connection)
     # As Django's create_cursor: the session's time zone for timestamptz values read back.
-    loader = db.connection.adapters.get_loader(postgresql.TIMESTAMPTZ_OID, Format.TEXT)
+    loader = db.connection.adapters.get_loader(postgresql.TIMESTAMPTZ_OID, postgresql.Format.TEXT)
     if db.timezone != loader.timezone:
         postgresql.register_tzloader(db.timezone, raw)
     return raw
 
 
+_ONLY_WHEN_ASKED = 2**62
+
+
 @cache
 def _preparing_cursor_class():
-    # Built on first use: the PostgreSQL backend imports psycopg, which SQLite never needs.
-    from django.db.backends.postgresql.base import ServerBindingCursor
-
-    class PreparingCursor(ServerBindingCursor):
+    class PreparingCursor(_postgresql().ServerBindingCursor):
         """Prepares every statement it runs (psycopg keeps them per connection, at most
         `prepared_max`). Only the prebuilt statements run here: a handful of texts."""
 
@@ -110,27 +121,29 @@ class ModelTable:
     def instance(self, values, alias: str):
         """The model instance for this table's slice of a row selected with `columns(alias)`."""
         db = connections[DEFAULT_DB_ALIAS]  # not the proxy: see insert_params
-        converted = []
-        for value, (column, converters) in zip(values, self._converters_for(alias), strict=True):
+        if len(values) != len(self.fields):
+            raise ValueError(f"{len(values)} values for {len(self.fields)} columns")
+        converted = list(values)
+        for index, column, converters in self._converters_for(db.vendor, alias):
+            value = converted[index]
             for convert in converters:
                 value = convert(value, column, db)
-            converted.append(value)
-        return self.model.from_db(db.alias, self._attnames, converted)
+            converted[index] = value
+        return self.model.from_db(DEFAULT_DB_ALIAS, self._attnames, converted)
 
-    def _converters_for(self, alias: str) -> tuple:
-        key = (connection.vendor, alias)
+    def _converters_for(self, vendor: str, alias: str) -> tuple:
+        """(position, column, converters) of the columns that have converters at all."""
+        key = (vendor, alias)
         converters = self._converters.get(key)
         if converters is None:
             built = []
-            for field in self.fields:
+            for index, field in enumerate(self.fields):
                 column = field.get_col(alias)
-                built.append(
-                    (
-                        column,
-                        tuple(connection.ops.get_db_converters(column))
-                        + tuple(column.get_db_converters(connection)),
-                    )
+                found = tuple(connection.ops.get_db_converters(column)) + tuple(
+                    column.get_db_converters(connection)
                 )
+                if found:
+                    built.append((index, column, found))
             with self._lock:
                 converters = self._converters.setdefault(key, tuple(built))
         return converters
@@ -163,11 +176,10 @@ class ModelTable:
 
     def adopt(self, instances, pks) -> None:
         """Mark the instances as saved, with the primary keys the INSERT returned."""
-        alias = connection.alias
         for instance, pk in zip(instances, pks, strict=True):
             instance.pk = pk
             instance._state.adding = False
-            instance._state.db = alias
+            instance._state.db = DEFAULT_DB_ALIAS  # the alias `connection` stands for
 
     def insert(self, cursor, instances) -> None:
         cursor.execute(self.insert_statement(len(instances)), self.insert_params(instances))

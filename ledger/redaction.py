@@ -1,5 +1,6 @@
 """The redactor: the only way to build a `Redacted` envelope, which is all the ledger accepts."""
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -102,7 +103,16 @@ def mask_secrets(text: str, secrets: Iterable[str]) -> str:
 
 
 def _is_secret_key(key: str) -> bool:
+    # Events carry the same few dozen keys again and again; long keys (they come from a
+    # call's arguments) are checked without being kept.
+    return _is_secret_short_key(key) if len(key) <= 64 else _looks_secret(key)
+
+
+def _looks_secret(key: str) -> bool:
     return key not in _ALLOWED_KEYS and _SECRET_WORD.search(key.lower()) is not None
+
+
+_is_secret_short_key = functools.lru_cache(maxsize=4096)(_looks_secret)
 
 
 def _mask_inline(match: re.Match) -> str:
@@ -218,10 +228,20 @@ def _mask_text(text: str, secrets: tuple[str, ...], from_arguments: ArgumentSecr
     return mask_inline_secrets(mask_secrets(text, secrets))
 
 
+def _scrub_text(text: str, secrets: tuple[str, ...], args: ArgumentSecrets) -> str:
+    masked = _mask_text(text, secrets, args)
+    if len(masked) > MAX_STRING:
+        masked = masked[:MAX_STRING] + f"… ({len(text)} chars)"
+    return masked
+
+
 def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecrets) -> Any:
     if depth > MAX_DEPTH:
         return "[truncated]"
-    if isinstance(value, Mapping):
+    # Exact types first (most values are plain str and dict): an ABC check costs more.
+    if type(value) is str:
+        return _scrub_text(value, secrets, args)
+    if type(value) is dict or isinstance(value, Mapping):
         out = {}
         for index, (key, item) in enumerate(value.items()):
             if index >= MAX_ITEMS:
@@ -239,10 +259,7 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
             items.append(f"… {len(value) - MAX_ITEMS} more items")
         return items
     if isinstance(value, str):
-        text = _mask_text(value, secrets, args)
-        if len(text) > MAX_STRING:
-            text = text[:MAX_STRING] + f"… ({len(value)} chars)"
-        return text
+        return _scrub_text(value, secrets, args)
     if value is None or isinstance(value, (bool, int, float)):
         return value
     return _scrub(str(value), secrets, depth, args)
