@@ -28,7 +28,12 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.gate_load import drop_database, seed, throwaway_database  # noqa: E402
+from bench.gate_load import (  # noqa: E402
+    backends_cpu_seconds,
+    drop_database,
+    seed,
+    throwaway_database,
+)
 
 SEGMENTS = (
     "git status", "ls -la /workspace/src", "grep -n TODO /workspace/src/app.py", "wc -l",
@@ -144,30 +149,6 @@ def main() -> None:
             drop_database(database_url)
 
 
-def backend_cpu_seconds(database_url: str) -> float | None:
-    """CPU so far of the PostgreSQL backends connected to this database (not this
-    look-up's own): with the pool they live through the whole bench, so the difference
-    between two readings is what the requests cost PostgreSQL. None for a server elsewhere."""
-    import psycopg
-
-    with psycopg.connect(database_url) as conn:
-        pids = [
-            pid
-            for (pid,) in conn.execute(
-                "SELECT pid FROM pg_stat_activity "
-                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-        ]
-    ticks, total = os.sysconf("SC_CLK_TCK"), 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        total += int(fields[11]) + int(fields[12])
-    return total / ticks
-
-
 def measure(runs, scenarios, args) -> None:
     from django.db import connection
 
@@ -193,7 +174,7 @@ def measure(runs, scenarios, args) -> None:
             nonce = f"r{round_}{scenario}{secrets.token_hex(3)}"
             prepared = [request(scenario, n, runs, nonce) for n in range(args.calls)]
             statements[0] = 0
-            database_before = backend_cpu_seconds(database_url)
+            database_before = backends_cpu_seconds(database_url)
             with connection.execute_wrapper(count):
                 wall, cpu = time.perf_counter(), time.process_time()
                 for path, headers, body in prepared:
@@ -201,7 +182,7 @@ def measure(runs, scenarios, args) -> None:
                     if status != 200:
                         sys.exit(f"{scenario}: HTTP {status}")
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-            database_after = backend_cpu_seconds(database_url)
+            database_after = backends_cpu_seconds(database_url)
             database = None
             if database_before is not None and database_after is not None:
                 database = database_after - database_before
