@@ -26,7 +26,7 @@ run: migrate
 	bash scripts/serve.sh $(PORT) $(MCP_PORT)
 
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Unattended by default (the demo approver decides after a pause); WAIT_FOR_HUMAN=1 waits
 # for you to decide in the inbox.

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import anyio
+import httpx
 import httpx2
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -188,10 +189,18 @@ def _target(url: str) -> tuple[str, str, int]:
     return scheme, host, port or _DEFAULT_PORTS[scheme]
 
 
+def _pin(request, rules: EgressRules, infos, scheme: str, host: str, port: int) -> None:
+    """Point `request` at the checked address; the Host header and the TLS server name
+    stay the hostname, so virtual hosting and certificate checks work as before."""
+    address = rules.checked(host, port, infos)
+    request.url = request.url.copy_with(host=address)
+    if scheme == "https":
+        request.extensions = {**request.extensions, "sni_hostname": host}
+
+
 class GuardedTransport(httpx2.AsyncBaseTransport):
-    """An httpx2 transport that resolves each request's host once, checks every address,
-    and sends the request to the checked address (the Host header and TLS server name stay
-    the hostname, so virtual hosting and certificate checks work as before).
+    """An httpx2 transport (the MCP client's) that resolves each request's host once,
+    checks every address, and sends the request to the checked address.
 
     One client talks to one endpoint here, so pooling connections by address cannot mix
     two hostnames' TLS sessions.
@@ -204,21 +213,45 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
         self._inner = httpx2.AsyncHTTPTransport(verify=verify)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        url = request.url
-        scheme, host, port = _target(str(url))
+        scheme, host, port = _target(str(request.url))
         try:
             infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (socket.gaierror, UnicodeError) as error:
             message = f"{host} does not resolve: {error}"
             raise httpx2.ConnectError(message, request=request) from None
-        address = self._rules.checked(host, port, infos)
-        request.url = url.copy_with(host=address)
-        if scheme == "https":
-            request.extensions = {**request.extensions, "sni_hostname": host}
+        _pin(request, self._rules, infos, scheme, host, port)
         return await self._inner.handle_async_request(request)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+class GuardedSyncTransport(httpx.BaseTransport):
+    """The same guard for httpx's synchronous client: approval webhooks and audit sinks,
+    whose URLs an organization's admin sets, are held to the organization's egress rules
+    like its connections."""
+
+    def __init__(self, rules: EgressRules) -> None:
+        self._rules = rules
+        self._inner = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        scheme, host, port = _target(str(request.url))
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as error:
+            raise httpx.ConnectError(f"{host} does not resolve: {error}", request=request) from None
+        _pin(request, self._rules, infos, scheme, host, port)
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def guarded_post(org, url: str, **kwargs) -> httpx.Response:
+    """POST from the control plane to a URL an organization chose (redirects not followed)."""
+    with httpx.Client(transport=GuardedSyncTransport(rules_for_org(org))) as client:
+        return client.post(url, **kwargs)
 
 
 def deployment_allow_list() -> tuple[_Entry, ...]:

@@ -28,6 +28,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from governance import vault
+from governance.egress import EgressRefused, guarded_post
 from ledger.api import event_json
 from ledger.models import AuditSink, Event, RunCounter, SinkCursor, SinkKind
 
@@ -216,9 +217,15 @@ def _send(sink: AuditSink, events: list[Event]) -> str | None:
     """POST one batch; None when the sink acknowledged it (any 2xx), else why not."""
     body, headers = _body(sink, [envelope(event, sink.org.slug) for event in events])
     try:
-        response = httpx.post(
-            sink.url, content=body, headers=headers, timeout=settings.FLUIDBOX_SINK_TIMEOUT
+        response = guarded_post(
+            sink.org,
+            sink.url,
+            content=body,
+            headers=headers,
+            timeout=settings.FLUIDBOX_SINK_TIMEOUT,
         )
+    except EgressRefused as refused:
+        return str(refused)
     except httpx.HTTPError as error:
         # The class only: an exception's text can quote the URL's userinfo or the server.
         return f"could not deliver ({type(error).__name__})"

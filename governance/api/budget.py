@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import IdField, StrictStringMixin
+from governance.api.fields import IdField, StrictIntegerField, StrictStringMixin
 from governance.api.permissions import IsRunner
 from governance.api.runs import runner_run
 from governance.services.budget import reservation_create, reservation_settle
@@ -33,8 +33,8 @@ class ReservationCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         request_key = IdField()
-        max_output_tokens = serializers.IntegerField(min_value=0, max_value=MAX_TOKENS)
-        input_tokens_upper_bound = serializers.IntegerField(min_value=0, max_value=MAX_TOKENS)
+        max_output_tokens = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
+        input_tokens_upper_bound = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
 
     @extend_schema(
         request=InputSerializer,
@@ -77,8 +77,8 @@ class ReservationSettleApi(APIView):
     permission_classes = [IsRunner]
 
     class InputSerializer(serializers.Serializer):
-        input_tokens = serializers.IntegerField(min_value=0, max_value=MAX_TOKENS)
-        output_tokens = serializers.IntegerField(min_value=0, max_value=MAX_TOKENS)
+        input_tokens = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
+        output_tokens = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
         cost_usd = UsdAmountField(
             max_digits=12, decimal_places=6, min_value=0, required=False, allow_null=True
         )

@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import ArgumentsField, ToolNameField
+from governance.api.fields import ArgumentsField, StrictCharField, StrictURLField, ToolNameField
 from governance.api.permissions import IsOperatorOrHuman, IsRunner
 from governance.api.runs import GateInput, runner_run
 from governance.errors import Invalid
@@ -71,9 +71,9 @@ ConnectionOut = inline_serializer(
 
 
 class CredentialIn(serializers.Serializer):
-    header = serializers.CharField(max_length=100, required=False)
-    env = serializers.CharField(max_length=100, required=False)
-    value = serializers.CharField(max_length=8192, trim_whitespace=False)
+    header = StrictCharField(max_length=100, required=False)
+    env = StrictCharField(max_length=100, required=False)
+    value = StrictCharField(max_length=8192, trim_whitespace=False)
 
 
 def _org_for(actor) -> Organization:
@@ -88,13 +88,13 @@ class ConnectionCreateApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
     class InputSerializer(serializers.Serializer):
-        slug = serializers.CharField(max_length=64)
+        slug = StrictCharField(max_length=64)
         kind = serializers.ChoiceField(ConnectionKind.values)
-        owner = serializers.CharField(max_length=150, required=False, allow_null=True)
+        owner = StrictCharField(max_length=150, required=False, allow_null=True)
         transport = serializers.ChoiceField(Transport.values)
-        url = serializers.URLField(max_length=500, required=False, default="")
+        url = StrictURLField(max_length=500, required=False, default="")
         command = serializers.ListField(
-            child=serializers.CharField(max_length=500), required=False, max_length=50
+            child=StrictCharField(max_length=500), required=False, max_length=50
         )
         credential = CredentialIn(required=False)
 

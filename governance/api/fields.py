@@ -26,6 +26,23 @@ class ToolNameField(StrictStringMixin, serializers.RegexField):
         super().__init__(TOOL_NAME_REGEX, max_length=128, **kwargs)
 
 
+class StrictCharField(StrictStringMixin, serializers.CharField):
+    pass
+
+
+class StrictURLField(StrictStringMixin, serializers.URLField):
+    pass
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer: `"5"`, `5.0` or `true` is refused instead of read as 5 or 1."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class IdField(StrictStringMixin, serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(max_length=200, allow_blank=False, trim_whitespace=False, **kwargs)

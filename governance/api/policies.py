@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import ArgumentsField, ToolNameField
+from governance.api.fields import ArgumentsField, StrictCharField, ToolNameField
 from governance.api.permissions import IsOperatorOrHuman
 from governance.selectors import org_for_policy_reader, org_for_policy_writer
 from governance.services.policies import (
@@ -31,7 +31,7 @@ class PolicyEvaluateApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
     class InputSerializer(serializers.Serializer):
-        call = serializers.CharField(max_length=70000, required=False, trim_whitespace=False)
+        call = StrictCharField(max_length=70000, required=False, trim_whitespace=False)
         tool = ToolNameField(required=False)
         arguments = ArgumentsField(required=False)
 
@@ -52,7 +52,7 @@ class PolicyReplayApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
     class InputSerializer(serializers.Serializer):
-        draft = serializers.CharField(max_length=1_000_000, trim_whitespace=False)
+        draft = StrictCharField(max_length=1_000_000, trim_whitespace=False)
 
     @extend_schema(
         request=InputSerializer,
@@ -96,8 +96,8 @@ class PolicyDetailApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
     class InputSerializer(serializers.Serializer):
-        yaml = serializers.CharField(max_length=1_000_000, trim_whitespace=False)
-        note = serializers.CharField(max_length=200, required=False, default="")
+        yaml = StrictCharField(max_length=1_000_000, trim_whitespace=False)
+        note = StrictCharField(max_length=200, required=False, default="")
 
     @extend_schema(responses=VersionOut)
     def get(self, request, name):

@@ -9,7 +9,9 @@ from governance.api.fields import (
     ArgumentsField,
     IdField,
     ShallowFieldsSerializer,
+    StrictCharField,
     StrictFloatField,
+    StrictIntegerField,
     ToolNameField,
 )
 from governance.api.permissions import IsOperatorOrHuman, IsRunner, IsRunnerOrOperator
@@ -25,8 +27,8 @@ SOURCE_KINDS = ("pull_request", "manual", "schedule")
 
 class SourceIn(serializers.Serializer):
     kind = serializers.ChoiceField(SOURCE_KINDS)
-    repository = serializers.CharField(max_length=300, required=False, allow_null=True)
-    head_repository = serializers.CharField(max_length=300, required=False, allow_null=True)
+    repository = StrictCharField(max_length=300, required=False, allow_null=True)
+    head_repository = StrictCharField(max_length=300, required=False, allow_null=True)
 
 
 class FrozenToolOut(serializers.Serializer):
@@ -132,17 +134,17 @@ class RunCreateApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
     class InputSerializer(serializers.Serializer):
-        agent = serializers.CharField(max_length=100)
-        policy = serializers.CharField(max_length=100)
+        agent = StrictCharField(max_length=100)
+        policy = StrictCharField(max_length=100)
         autonomy = serializers.ChoiceField(Autonomy.values, default=Autonomy.SUPERVISED)
         source = SourceIn()
-        invoked_by = serializers.CharField(max_length=150, required=False, allow_null=True)
-        budget_tokens = serializers.IntegerField(min_value=0, max_value=10**12)
+        invoked_by = StrictCharField(max_length=150, required=False, allow_null=True)
+        budget_tokens = StrictIntegerField(min_value=0, max_value=10**12)
         bundles = serializers.ListField(
-            child=serializers.CharField(max_length=100), default=list, max_length=50
+            child=StrictCharField(max_length=100), default=list, max_length=50
         )
         connections = serializers.ListField(
-            child=serializers.CharField(max_length=64), default=list, max_length=50
+            child=StrictCharField(max_length=64), default=list, max_length=50
         )
         trust_tier = serializers.ChoiceField(TrustTier.values, required=False, allow_null=True)
 

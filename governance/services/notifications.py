@@ -8,12 +8,12 @@ import logging
 import time
 from datetime import timedelta
 
-import httpx
 from django.conf import settings
 from django.core.mail import send_mail
 from django.utils import timezone
 
 from governance import vault
+from governance.egress import guarded_post
 from governance.models import (
     Approval,
     ChannelKind,
@@ -121,7 +121,8 @@ def _send(channel: NotificationChannel, approval: Approval) -> None:
         secret = vault.unseal_infrastructure(channel.secret_sealed)
         # Signed at each attempt: a retry carries its own time, not the first attempt's.
         signature = sign(secret, body, int(time.time()))
-        response = httpx.post(
+        response = guarded_post(
+            channel.org,
             channel.url,
             content=body,
             headers={"Content-Type": "application/json", SIGNATURE_HEADER: signature},

@@ -193,7 +193,7 @@ def test_each_gate_call_is_an_execute_tool_span_in_the_agents_trace(
     assert allow.attributes["gen_ai.tool.call.id"] == "c-allow"
     assert allow.attributes["fluidbox.decision"] == "allow"
     assert allow.attributes["fluidbox.source"] == "policy"
-    assert allow.attributes["fluidbox.rule"] == allowed["rule"]["index"] == 1
+    assert allow.attributes["fluidbox.rule"] == allowed["rule"]["index"] == 2  # from 1
     assert allow.attributes["fluidbox.policy_version"] >= 1
     assert allow.resource["service.name"] == "fluidbox-under-test"
     # Only the stages that ran, in the pipeline's order: policy decided, approval never ran.
@@ -205,7 +205,7 @@ def test_each_gate_call_is_an_execute_tool_span_in_the_agents_trace(
     deny = tool_span(spans, "run_command")
     assert deny.attributes["fluidbox.decision"] == "deny"
     assert deny.attributes["fluidbox.source"] == "policy"
-    assert deny.attributes["fluidbox.rule"] == denied["rule"]["index"] == 2
+    assert deny.attributes["fluidbox.rule"] == denied["rule"]["index"] == 3
     assert stage_names(spans, deny) == STAGES[:5]
     policy_stage = stage_spans(spans, deny)[-1]
     assert policy_stage.attributes["fluidbox.stage.outcome"] == "deny"

@@ -276,3 +276,29 @@ def test_the_mcp_endpoint_refuses_the_same_bodies_before_the_sdk_reads_them(
     )
     assert not result.is_error
     assert [call["tool"] for call in echo_server.calls()] == ["lookup"]
+
+
+def wrong_type(value):
+    """A JSON value of another type that a lenient reader would still turn into `value`'s."""
+    if isinstance(value, bool):
+        return 1
+    if isinstance(value, int):
+        return str(value)  # "10" for 10
+    if isinstance(value, str):
+        return 7  # 7 would read as "7"
+    return "x"
+
+
+def test_a_value_of_the_wrong_json_type_is_a_400_not_converted(live, world):
+    """`{"call": 7}` is not the call "7", `{"budget_tokens": "10"}` not 10: every field of
+    every JSON endpoint, one at a time, with a value of another type."""
+    targets = endpoints(live, world)
+    before = row_counts()
+    for method, url, headers, body in targets:
+        for key, value in body.items():
+            text = json.dumps({**body, key: wrong_type(value)})
+            response = send(method, url, headers, text)
+            assert response.status_code == 400, (url, key, response.status_code, response.text)
+            assert response.json()["error"] == "invalid"
+    assert row_counts() == before
+    assert Approval.objects.get().status == "pending"

@@ -243,7 +243,7 @@ def test_argument_secrets_reach_no_ledger_event_reason_log_or_response(
     )
     second_run, second_runner = new_run()
     by_rule = gate(second_runner, second_run, "deploy", remembered_arguments, "c-rule", responses)
-    assert (by_rule["decision"], by_rule["rule"]["index"]) == ("allow", 0)
+    assert (by_rule["decision"], by_rule["rule"]["index"]) == ("allow", 1)
     assert "[redacted]" in by_rule["rule"]["pattern"]
     # An autonomous run: require_approval rewritten to the fallback, both verdicts recorded.
     auto_run, auto_runner = new_run(autonomy="autonomous")

@@ -21,7 +21,8 @@ class Receiver:
     """One HTTP server on a fixed port, in a thread; `stop()` closes the port, `start()`
     opens it again (a client sees connection refused in between)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
         self.port = free_port()
         self.lock = threading.Lock()
         self._server: _Server | None = None
@@ -49,7 +50,7 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self._server = _Server(("127.0.0.1", self.port), Handler)
+        self._server = _Server((self.host, self.port), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -154,8 +155,14 @@ class SinkReceiver(Receiver):
     """An audit sink: logs every request it accepted (headers, JSON lines) and refuses the
     first `refuse_first` requests with 503."""
 
-    def __init__(self, *, refuse_first: int = 0, expect_authorization: str | None = None) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        *,
+        refuse_first: int = 0,
+        expect_authorization: str | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
+        super().__init__(host)
         self.refuse_first = refuse_first
         self.expect_authorization = expect_authorization
         self.attempts = 0
