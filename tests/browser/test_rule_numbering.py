@@ -57,7 +57,8 @@ def test_the_same_rule_has_the_same_number_on_every_surface(
     assert answer["rule"] == {"index": 3, "pattern": "run_command:rm *", "action": "NEVER"}
     decided = Event.objects.get(run_id=run.pk, type="tool.decision").data
     assert decided["rule"]["index"] == 3
-    assert [s["rule_index"] for s in decided["segments"]] == [3]
+    # rm deletes: its second segment is the write it does (`write_file:/`, no rule matches).
+    assert [s["rule_index"] for s in decided["segments"]] == [3, None]
 
     # The evaluate API.
     evaluated = httpx.post(
@@ -67,7 +68,7 @@ def test_the_same_rule_has_the_same_number_on_every_surface(
         timeout=60,
     ).json()
     assert evaluated["rule"]["index"] == 3
-    assert [s["rule_index"] for s in evaluated["segments"]] == [3]
+    assert [s["rule_index"] for s in evaluated["segments"]] == [3, None]
 
     # `manage.py policy test` on the exported file, with and without the organization.
     call_command("policy", "export", "default", "--org", org.slug)
