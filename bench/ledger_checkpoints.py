@@ -310,6 +310,8 @@ def inclusion_proofs(log, checkpoint, events: dict, leaves: list[int], *, cold: 
     """Proofs as the API builds them: the event's leaf read with its tile, then the audit
     path from a fresh reader. `cold`: this process's tile cache emptied before each one."""
     walls, cpus, counter = [], [], QueryCounter()
+    backend = backend_pid()
+    database = cpu_seconds(backend)
     with connection.execute_wrapper(counter):
         for index in leaves:
             if cold:
@@ -320,9 +322,11 @@ def inclusion_proofs(log, checkpoint, events: dict, leaves: list[int], *, cold: 
             tree.inclusion(leaf_index)
             cpus.append(time.thread_time() - cpu)
             walls.append(time.perf_counter() - started)
+    database = (cpu_seconds(backend) - database) / len(leaves)
     label = "every tile from the database" if cold else "as served (tile cache warm)"
     print(
-        f"inclusion proof, {label}: wall {percentiles(walls)}; CPU {percentiles(cpus)}; "
+        f"inclusion proof, {label}: wall {percentiles(walls)}; CPU here {percentiles(cpus)}, "
+        f"PostgreSQL {database * 1000:.2f} ms each on average; "
         f"{counter.count / len(leaves):.2f} queries each ({len(leaves)} proofs, load {load():.1f})"
     )
 

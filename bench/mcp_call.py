@@ -174,6 +174,8 @@ def main() -> None:
         "FLUIDBOX_DATA_DIR": str(workdir),
         "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
         "LOG_LEVEL": "WARNING",
+        # The demo tracker listens on loopback, which the egress guard refuses by default.
+        "FLUIDBOX_CONNECTION_ALLOWED_HOSTS": "127.0.0.1",
     }
     for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
         env.pop(name, None)

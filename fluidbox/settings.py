@@ -201,6 +201,15 @@ FLUIDBOX_MACHINE_KEY_FILE = env_str("FLUIDBOX_MACHINE_KEY_FILE", str(DATA_DIR / 
 FLUIDBOX_VAULT_PASSPHRASE = env_str("FLUIDBOX_VAULT_PASSPHRASE")
 FLUIDBOX_STDIO_COMMANDS = env_list("FLUIDBOX_STDIO_COMMANDS", [], separator=";")
 FLUIDBOX_MCP_TIMEOUT = env_int("FLUIDBOX_MCP_TIMEOUT", 20, minimum=1)
+# The broker keeps upstream MCP sessions open between calls (governance/mcp_sessions.py):
+# a session's tools/list serves the drift check for this many seconds (0: list before every
+# call), a session idle this long or older than the max age is closed, and each process
+# keeps at most this many idle sessions per connection and in all.
+FLUIDBOX_MCP_TOOLS_TTL = env_int("FLUIDBOX_MCP_TOOLS_TTL", 5, minimum=0)
+FLUIDBOX_MCP_SESSION_IDLE = env_int("FLUIDBOX_MCP_SESSION_IDLE", 60, minimum=1)
+FLUIDBOX_MCP_SESSION_MAX_AGE = env_int("FLUIDBOX_MCP_SESSION_MAX_AGE", 600, minimum=1)
+FLUIDBOX_MCP_SESSIONS_PER_CONNECTION = env_int("FLUIDBOX_MCP_SESSIONS_PER_CONNECTION", 8, minimum=0)
+FLUIDBOX_MCP_SESSIONS_MAX = env_int("FLUIDBOX_MCP_SESSIONS_MAX", 64, minimum=0)
 # Hosts connections may reach although they are internal (loopback, private, link-local…):
 # hostnames, addresses or CIDR networks, each with an optional :port (governance/egress.py).
 FLUIDBOX_CONNECTION_ALLOWED_HOSTS = env_list("FLUIDBOX_CONNECTION_ALLOWED_HOSTS", [])

@@ -7,9 +7,15 @@ import tempfile
 
 os.environ.setdefault("FLUIDBOX_DEVELOPMENT", "1")
 os.environ.setdefault("FLUIDBOX_MACHINE_KEY", "3Qm3dYpHzOeWb0mCwJ5vQ4kVxFf5m0Zc1s9iB7Ytq2U=")
-os.environ.setdefault(
-    "FLUIDBOX_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "var", "test")
+# Each pytest-xdist worker (`make test` runs two) keeps its files apart; the servers a
+# test starts inherit the worker's directory.
+_data_dir = os.environ.get("FLUIDBOX_DATA_DIR") or os.path.join(
+    os.path.dirname(__file__), "..", "var", "test"
 )
+_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if _worker and os.path.basename(os.path.normpath(_data_dir)) != _worker:
+    _data_dir = os.path.join(_data_dir, _worker)
+os.environ["FLUIDBOX_DATA_DIR"] = _data_dir
 os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
 # The tests' own MCP servers listen on 127.0.0.1: allowed explicitly, as a deployment would
 # allow an internal server. The SSRF tests clear it (tests/security/test_connection_egress.py).

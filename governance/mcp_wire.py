@@ -135,7 +135,7 @@ def list_tools(endpoint: McpEndpoint, *, timeout: float) -> list[dict[str, Any]]
     """Every tool the server offers, each the whole object as it came off the wire."""
 
     async def photograph(client: Client) -> list[dict[str, Any]]:
-        return await _list_all_tools(client)
+        return await list_all_tools(client)
 
     return _run(endpoint, timeout, photograph)
 
@@ -156,31 +156,9 @@ def call_tool(
     """
 
     async def checked_call(client: Client) -> CallOutcome | ToolDrifted:
-        tools = await _list_all_tools(client)
-        matching = [tool for tool in tools if tool.get("name") == name]
-        # Two tools under one name is as untrustworthy as a changed one.
-        live_digest = tool_digest(matching[0]) if len(matching) == 1 else None
-        if live_digest != expected_digest:
-            # Returned, not raised: raising inside the SDK's task groups would wrap it in an
-            # ExceptionGroup, and the caller must be able to tell drift from failure.
-            return ToolDrifted(name, expected_digest, live_digest)
-        # The request's span (MCP conventions); its trace context rides in `params._meta`.
-        with tracing.mcp_client_span(
-            method="tools/call", tool=name, transport=endpoint.transport, url=endpoint.url
-        ) as span:
-            params = mcp_types.CallToolRequestParams(
-                name=name, arguments=dict(arguments), _meta=span.meta or None
-            )
-            try:
-                raw = await client.session.send_request(
-                    mcp_types.CallToolRequest(params=params), _RAW_RESULT
-                )
-            except MCPError as error:
-                span.failed(str(error.error.code))
-                raise
-            span.result(is_error=raw.get("isError") is True)
-        # A server that echoes the credential it was given must not carry it into the sandbox.
-        return _call_outcome(_redact_json(raw, _credential_values(endpoint)), live_digest)
+        return await call_if_unchanged(
+            client, endpoint, name, arguments, expected_digest, await list_all_tools(client)
+        )
 
     outcome = _run(endpoint, timeout, checked_call)
     if isinstance(outcome, ToolDrifted):
@@ -188,7 +166,44 @@ def call_tool(
     return outcome
 
 
-async def _list_all_tools(client: Client) -> list[dict[str, Any]]:
+async def call_if_unchanged(
+    client: Client,
+    endpoint: McpEndpoint,
+    name: str,
+    arguments: Mapping[str, Any],
+    expected_digest: str,
+    tools: list[dict[str, Any]],
+) -> CallOutcome | ToolDrifted:
+    """Send `tools/call` on `client` only if `name` in `tools` (a listing this session
+    received) still hashes to `expected_digest`; else the drift, and nothing is sent."""
+    matching = [tool for tool in tools if tool.get("name") == name]
+    # Two tools under one name is as untrustworthy as a changed one.
+    live_digest = tool_digest(matching[0]) if len(matching) == 1 else None
+    if live_digest != expected_digest:
+        # Returned, not raised: raising inside the SDK's task groups would wrap it in an
+        # ExceptionGroup, and the caller must be able to tell drift from failure.
+        return ToolDrifted(name, expected_digest, live_digest)
+    # The request's span (MCP conventions); its trace context rides in `params._meta`.
+    with tracing.mcp_client_span(
+        method="tools/call", tool=name, transport=endpoint.transport, url=endpoint.url
+    ) as span:
+        params = mcp_types.CallToolRequestParams(
+            name=name, arguments=dict(arguments), _meta=span.meta or None
+        )
+        try:
+            raw = await client.session.send_request(
+                mcp_types.CallToolRequest(params=params), _RAW_RESULT
+            )
+        except MCPError as error:
+            span.failed(str(error.error.code))
+            raise
+        span.result(is_error=raw.get("isError") is True)
+    # A server that echoes the credential it was given must not carry it into the sandbox.
+    return _call_outcome(_redact_json(raw, _credential_values(endpoint)), live_digest)
+
+
+async def list_all_tools(client: Client) -> list[dict[str, Any]]:
+    """Every tool on an open session, each the whole object as it came off the wire."""
     tools: list[dict[str, Any]] = []
     cursor: str | None = None
     seen_cursors: set[str] = set()
@@ -256,12 +271,16 @@ def _run(endpoint: McpEndpoint, timeout: float, work: Callable[[Client], Awaitab
     try:
         return anyio.run(partial(_in_session, endpoint, timeout, work))
     except Exception as exc:
-        refused = next((leaf for leaf in _leaves(exc) if isinstance(leaf, EgressRefused)), None)
-        if refused is not None:
-            raise AddressRefused(str(refused)) from None
-        message = _describe(exc, timeout, _credential_values(endpoint))
         # `from None`: the SDK's own exception text may quote what the server sent back.
-        raise UpstreamError(message) from None
+        raise failure_of(exc, endpoint, timeout) from None
+
+
+def failure_of(exc: BaseException, endpoint: McpEndpoint, timeout: float) -> UpstreamError:
+    """What an exception out of an MCP session means, worded without any credential."""
+    refused = next((leaf for leaf in leaves(exc) if isinstance(leaf, EgressRefused)), None)
+    if refused is not None:
+        return AddressRefused(str(refused))
+    return UpstreamError(_describe(exc, timeout, _credential_values(endpoint)))
 
 
 async def _in_session(
@@ -271,11 +290,23 @@ async def _in_session(
     deadline = anyio.current_time() + timeout
     with anyio.fail_after(timeout):
         async with AsyncExitStack() as stack:
-            transport = await _open_transport(stack, endpoint, timeout, deadline)
-            client = await stack.enter_async_context(
-                Client(transport, cache=None, read_timeout_seconds=timeout)
-            )
+            client = await open_client(stack, endpoint, timeout, deadline)
             return await work(client)
+
+
+async def open_client(
+    stack: AsyncExitStack,
+    endpoint: McpEndpoint,
+    timeout: float,
+    deadline: float,
+    message_handler: Callable[[Any], Awaitable[None]] | None = None,
+) -> Client:
+    """An MCP session on `stack`: the egress-guarded transport, then the handshake.
+    `deadline` bounds a stdio server's exit grace when the stack closes."""
+    transport = await _open_transport(stack, endpoint, timeout, deadline)
+    return await stack.enter_async_context(
+        Client(transport, cache=None, read_timeout_seconds=timeout, message_handler=message_handler)
+    )
 
 
 async def _open_transport(
@@ -299,16 +330,16 @@ async def _open_transport(
 
 
 def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
-    leaves = list(_leaves(exc))
-    for leaf in leaves:
+    found = list(leaves(exc))
+    for leaf in found:
         if isinstance(leaf, TimeoutError | httpx2.TimeoutException):
             return f"the MCP server did not answer within {timeout:g} s"
-    for leaf in leaves:
+    for leaf in found:
         if isinstance(leaf, httpx2.ConnectError | ConnectionRefusedError):
             return "could not connect to the MCP server"
         if isinstance(leaf, FileNotFoundError | PermissionError):
             return "could not start the MCP server program"
-    for leaf in leaves:
+    for leaf in found:
         if isinstance(leaf, MCPError):
             if leaf.code == mcp_types.REQUEST_TIMEOUT:
                 return f"the MCP server did not answer within {timeout:g} s"
@@ -323,13 +354,13 @@ def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
             return "the MCP server sent a response that is not valid MCP"
         if isinstance(leaf, httpx2.HTTPError | OSError):
             return f"the connection to the MCP server failed ({type(leaf).__name__})"
-    return f"the MCP call failed ({type(leaves[0]).__name__})"
+    return f"the MCP call failed ({type(found[0]).__name__})"
 
 
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
+def leaves(exc: BaseException) -> Iterator[BaseException]:
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            yield from _leaves(inner)
+            yield from leaves(inner)
     else:
         yield exc
 

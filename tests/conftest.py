@@ -164,6 +164,15 @@ def fresh_vault_cache():
     vault.reset_cache()
 
 
+@pytest.fixture(autouse=True)
+def no_upstream_sessions_between_tests():
+    """The broker's pooled upstream sessions outlive a call; not a test (whose servers stop)."""
+    from governance.mcp_sessions import pool
+
+    yield
+    pool.close_all()
+
+
 @pytest.fixture
 def broker_org(org):
     """The test org with a policy for the `crm` and personal `mine` connections."""

@@ -13,6 +13,8 @@ from ledger.redaction import ArgumentSecrets, argument_digest, argument_secrets
 # Frozen sandbox tools never change after run creation, so each process keeps the ones it
 # has read. Brokered tools are not cached: their connection is re-read on every call.
 _sandbox_tools = ProcessCache(size=4096)
+# A caller that has not read the frozen tool itself (None would mean "there is none").
+NOT_READ = object()
 
 
 @dataclass

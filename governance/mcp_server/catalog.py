@@ -16,6 +16,11 @@ from governance.gate.stages.trust_tier import check_trust_tier
 from governance.mcp_server.names import mcp_names
 from governance.mcp_wire import tool_digest
 from governance.models import FrozenTool, Run
+from governance.process_cache import ProcessCache
+
+# A run's brokered tools are frozen at its creation, so the names they are listed under
+# never change: each process keeps the mapping of the runs it has served.
+_mcp_names_of_runs = ProcessCache(size=4096)
 
 # Wire fields of a photographed tool that describe it to a model (never its live form).
 _DESCRIPTIVE_FIELDS = ("title", "description", "annotations", "outputSchema", "icons")
@@ -68,8 +73,9 @@ def run_mcp_catalog(run: Run) -> list[ListedTool]:
 
 def frozen_name_for(run: Run, mcp_name: str) -> str | None:
     """The frozen tool an MCP name stands for in this run, callable now or not."""
-    frozen = run.frozen_tools.filter(connection__isnull=False).values_list("name", flat=True)
-    for frozen_name, name in mcp_names(list(frozen)).items():
-        if name == mcp_name:
-            return frozen_name
-    return None
+    by_mcp_name = _mcp_names_of_runs.get(run.pk)
+    if by_mcp_name is None:
+        frozen = run.frozen_tools.filter(connection__isnull=False).values_list("name", flat=True)
+        by_mcp_name = {name: frozen_name for frozen_name, name in mcp_names(list(frozen)).items()}
+        _mcp_names_of_runs.put(run.pk, by_mcp_name)
+    return by_mcp_name.get(mcp_name)

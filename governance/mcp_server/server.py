@@ -10,8 +10,12 @@ Handlers run on the process's MCP event loop (see `bridge.py`); every database t
 a worker thread and closes its connection afterwards, as a Django request would.
 """
 
+import asyncio
+import contextvars
+import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import anyio
@@ -29,6 +33,7 @@ from governance.mcp_server.calls import (
     mcp_tool_call,
 )
 from governance.mcp_server.catalog import run_mcp_catalog
+from governance.mcp_server.db_threads import DatabaseThreads
 from governance.models import Run
 from governance.observability import tracing
 from governance.schemas import MAX_ARGUMENT_BYTES
@@ -36,20 +41,25 @@ from governance.schemas import MAX_ARGUMENT_BYTES
 RUN_ENVIRON_KEY = "fluidbox.mcp_run_id"
 # A request body larger than this is refused before it is parsed (arguments ≤ 256 KiB).
 MAX_BODY_BYTES = 2 * MAX_ARGUMENT_BYTES
+_QUICK_THREADS = 40
 
 
 class _Limiters:
     """Quick database work and approval waits draw threads from separate pools, so calls
-    waiting for a human never starve the ones that are not."""
+    waiting for a human never starve the ones that are not. Quick work runs on threads that
+    keep their database connection between calls (`db_threads.py`); a wait's thread holds
+    none while it waits."""
 
-    quick: anyio.CapacityLimiter | None = None
+    quick: DatabaseThreads | None = None
     waits: anyio.CapacityLimiter | None = None
+    _lock = threading.Lock()
 
     @classmethod
-    def get(cls) -> tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]:
-        if cls.quick is None:  # created on the loop that uses them
-            cls.quick = anyio.CapacityLimiter(40)
-            cls.waits = anyio.CapacityLimiter(settings.FLUIDBOX_MCP_MAX_WAITING)
+    def get(cls) -> tuple[DatabaseThreads, anyio.CapacityLimiter]:
+        with cls._lock:
+            if cls.quick is None:  # created on the loop that uses them
+                cls.quick = DatabaseThreads(_QUICK_THREADS, "fluidbox-mcp-db")
+                cls.waits = anyio.CapacityLimiter(settings.FLUIDBOX_MCP_MAX_WAITING)
         return cls.quick, cls.waits
 
 
@@ -66,9 +76,11 @@ def _with_connection_cleanup(job: Callable[[], Any]) -> Callable[[], Any]:
 
 async def _in_thread(job: Callable[[], Any], *, waiting: bool = False) -> Any:
     quick, waits = _Limiters.get()
-    return await anyio.to_thread.run_sync(
-        _with_connection_cleanup(job), limiter=waits if waiting else quick
-    )
+    if waiting:
+        return await anyio.to_thread.run_sync(_with_connection_cleanup(job), limiter=waits)
+    # The handler's context (its trace above all) goes with the job.
+    context = contextvars.copy_context()
+    return await asyncio.wrap_future(quick.submit(partial(context.run, job)))
 
 
 def _run_id(ctx) -> str:

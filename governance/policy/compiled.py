@@ -264,8 +264,8 @@ class CompiledPolicy:
         for requirement in requires:
             if not any(pattern_names(pattern, name) for name in requirement.names):
                 return (
-                    f"{requirement.reason}: rule {rule_number(index)} ({pattern!r}) matches but does not "
-                    f"name {requirement.names[0]}"
+                    f"{requirement.reason}: rule {rule_number(index)} ({pattern!r}) matches "
+                    f"but does not name {requirement.names[0]}"
                 )
         return None
 

@@ -176,7 +176,7 @@ def _tool_warnings(
                 LintWarning(
                     index,
                     "acting-option",
-                    f"rule {rule_number(index)} ({rule.pattern!r}) admits {program}'s acting options: {listed}",
+                    f"{rule.pattern!r} admits {program}'s acting options: {listed}",
                 )
             )
         if command is not None and "*" not in command:
@@ -226,7 +226,7 @@ def _config_path_warnings(index: int, rule: Rule) -> list[LintWarning]:
         LintWarning(
             index,
             "config-path",
-            f"rule {rule_number(index)} ({rule.pattern!r}) names {', '.join(named)}: it admits files that "
+            f"{rule.pattern!r} names {', '.join(named)}: it admits files that "
             "configure what programs run or hold credentials",
         )
     ]

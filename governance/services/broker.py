@@ -11,7 +11,8 @@ from governance import vault
 from governance.errors import Invalid
 from governance.gate.decision import FailClosed
 from governance.gate.stages.frozen_set import binding_problem
-from governance.mcp_wire import AddressRefused, ToolDrifted, UpstreamError, call_tool
+from governance.mcp_sessions import pool as upstream_sessions
+from governance.mcp_wire import AddressRefused, ToolDrifted, UpstreamError
 from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, ToolCall
 from governance.observability import metrics, tracing
 from governance.services.connections import endpoint_for
@@ -109,7 +110,12 @@ def _record(
     if fail_closed:
         metrics.fail_closed_recorded(fail_closed)
     tracing.current_tool_span().brokered(status)
-    call.refresh_from_db()
+    # What the update above wrote, without reading the row back.
+    call.broker_status = status
+    call.broker_latency_ms = latency_ms
+    call.broker_result_digest = result_digest
+    call.broker_is_error = is_error
+    call.broker_error = error
 
 
 def _mask_credentials(value, endpoint):
@@ -167,7 +173,12 @@ def _refuse(
 def broker_call(
     *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
 ) -> BrokeredAnswer:
-    frozen = FrozenTool.objects.filter(run=run, name=tool).select_related("connection").first()
+    # get(), not first(): (run, name) is unique. The organization comes along for the egress
+    # rules of the endpoint, and the gate is handed this row instead of reading it again.
+    try:
+        frozen = FrozenTool.objects.select_related("connection__org").get(run=run, name=tool)
+    except FrozenTool.DoesNotExist:
+        frozen = None
     if frozen is not None and not frozen.is_brokered:
         raise Invalid(f"{tool!r} is a sandbox tool: ask /permission and run it in the sandbox")
     # One execute_tool span for the gate and the upstream call (the gate joins it).
@@ -203,6 +214,7 @@ def _gated_call(
         arguments=arguments,
         wait_seconds=wait_seconds,
         brokered=True,
+        frozen_tool=frozen,
     )
     call = gate.tool_call
     if call.decision != Decision.ALLOW:
@@ -213,9 +225,10 @@ def _gated_call(
     claimed = ToolCall.objects.filter(pk=call.pk, broker_status=BrokerStatus.NOT_BROKERED).update(
         broker_status=BrokerStatus.RUNNING
     )
-    call.refresh_from_db()
     if not claimed:
+        call.refresh_from_db()
         return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
+    call.broker_status = BrokerStatus.RUNNING
 
     # Re-verify the binding right before the credential is unsealed: fail closed.
     problem = binding_problem(run, frozen)
@@ -231,11 +244,16 @@ def _gated_call(
         )
     started = time.monotonic()
     try:
-        endpoint = endpoint_for(frozen.connection)
-        outcome = call_tool(
-            endpoint,
-            frozen.upstream_name,
-            arguments,
+        connection = frozen.connection
+        endpoint = endpoint_for(connection)
+        # A pooled session of this connection under this very credential, URL and
+        # allow-list, never another's; drift is checked on that session's listing.
+        outcome = upstream_sessions.call_tool(
+            scope=f"{connection.org_id}/{connection.pk}",
+            generation=connection.authorization_generation,
+            endpoint=endpoint,
+            name=frozen.upstream_name,
+            arguments=arguments,
             expected_digest=frozen.definition_digest,
             timeout=settings.FLUIDBOX_MCP_TIMEOUT,
         )

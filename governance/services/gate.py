@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
 from governance.errors import Conflict
-from governance.gate.context import CallContext
+from governance.gate.context import NOT_READ, CallContext
 from governance.gate.decision import Decision, Outcome
 from governance.gate.pipeline import decide
-from governance.models import Approval, ApprovalStatus, Run, RunStatus, ToolCall
+from governance.models import Approval, ApprovalStatus, FrozenTool, Run, RunStatus, ToolCall
 from governance.observability import metrics, tracing
 from governance.queue import schedule_approval_followups
 from governance.services.settlement import approval_expire_if_due, decision_event_data
@@ -197,8 +197,13 @@ def permission_request(
     arguments,
     wait_seconds: float = 0,
     brokered: bool = False,
+    frozen_tool: FrozenTool | None | object = NOT_READ,
 ) -> GateAnswer:
-    """Decide one tool call (or return the settled decision for a retry)."""
+    """Decide one tool call (or return the settled decision for a retry).
+
+    `frozen_tool`: the run's frozen tool of that name (None: there is none) when the caller
+    has just read it, so the frozen-set stage does not read it again.
+    """
     with tracing.tool_call_span(
         run=run, tool=tool, tool_call_id=tool_call_id, session_id=session_id, brokered=brokered
     ) as span:
@@ -209,6 +214,7 @@ def permission_request(
             tool=tool,
             arguments=arguments,
             wait_seconds=wait_seconds,
+            frozen_tool=frozen_tool,
         )
         call = answer.tool_call
         span.answered(
@@ -223,7 +229,14 @@ def permission_request(
 
 
 def _decide_and_record(
-    *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
+    *,
+    run: Run,
+    session_id: str,
+    tool_call_id: str,
+    tool: str,
+    arguments,
+    wait_seconds: float,
+    frozen_tool: FrozenTool | None | object = NOT_READ,
 ) -> tuple[GateAnswer, Decision | None]:
     """The answer, and the decision when this request made a new one (None for a retry)."""
     if run.status != RunStatus.ACTIVE:
@@ -239,6 +252,8 @@ def _decide_and_record(
         tool=tool,
         arguments=arguments,
     )
+    if frozen_tool is not NOT_READ:
+        ctx.__dict__["frozen_tool"] = frozen_tool
     decision = decide(ctx).redacted(ctx.argument_secrets)
     digest = ctx.arguments_digest
     try:

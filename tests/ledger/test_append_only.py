@@ -133,3 +133,38 @@ def test_on_sqlite_another_program_opening_the_file_is_refused_too(signed):
     finally:
         other.close()
     assert Event.objects.get(pk=event.pk).hash == event.hash
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_leaf_naming_an_event_or_a_log_that_does_not_exist_is_refused(org, signed, make_run):
+    """The leaves' references hold on both databases: PostgreSQL checks them once per
+    statement (a trigger, migration 0007), SQLite with its foreign keys."""
+    from django.db import IntegrityError
+    from django.db.models import Max
+
+    from ledger.sequencer import log_for_org
+
+    event, _ = signed
+    log = log_for_org(org)
+    run_id, _ = make_run()  # its first event has no leaf yet
+    unsequenced = Event.objects.get(run_id=run_id, seq=1)
+    missing_event = Event.objects.aggregate(top=Max("pk"))["top"] + 1000
+    missing_log = OrgLog.objects.aggregate(top=Max("pk"))["top"] + 1000
+    table = LogLeaf._meta.db_table
+    insert = f"INSERT INTO {table} (log_id, {connection.ops.quote_name('index')}, event_id, hash) "
+    attempts = [
+        # One good leaf and one naming no event, in one statement: all of it is refused.
+        (
+            insert + "VALUES (%s, %s, %s, %s), (%s, %s, %s, %s)",
+            [log.pk, log.size, unsequenced.pk, bytes(32)]
+            + [log.pk, log.size + 1, missing_event, bytes(32)],
+        ),
+        (insert + "VALUES (%s, %s, %s, %s)", [missing_log, 0, unsequenced.pk, bytes(32)]),
+    ]
+    for sql, params in attempts:
+        with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, params)
+    assert not LogLeaf.objects.filter(event=unsequenced).exists()
+    assert not LogLeaf.objects.filter(event_id=missing_event).exists()
+    assert LogLeaf.objects.filter(log=log).count() == log.size
+    assert LogLeaf.objects.filter(event=event).exists()

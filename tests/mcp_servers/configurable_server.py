@@ -8,6 +8,11 @@ are served as they are. A `tools/call` echoes its arguments; a few arguments cha
 hostile server would, `echo_credentials: true` adds the headers (or environment) it
 received to the echo and `fail_echoing_credentials: true` quotes them in a JSON-RPC error
 (`fail_echoing_arguments: true` quotes the call's arguments instead).
+With `"legacy_only": true` it refuses `server/discover`, so clients fall back to the
+initialize handshake and a stateful session (`Mcp-Session-Id`), as a 2025-era server does.
+With `"announce_tool_changes": true` in the config, a change of `tools` is announced to every
+open session with `notifications/tools/list_changed` (sent on the session's own stream, and
+logged as a `notifications/tools/list_changed` entry with `"sent": true`).
 Every request the server receives is appended to a JSONL log with its pid, method, tool,
 arguments, `params._meta` and the HTTP headers (streamable HTTP) or the whole process
 environment (stdio), so a test can prove a call never arrived, or that a credential did.
@@ -31,6 +36,7 @@ import uvicorn
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -52,13 +58,19 @@ class RequestLog:
     def __init__(self, log_path: Path, transport: str) -> None:
         self.log_path = log_path
         self.transport = transport
+        self.sessions: dict[int, Any] = {}  # every session that sent a request, to announce to
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
+        self.sessions[id(ctx.session)] = ctx.session
         if ctx.request_id is not None:
             self.append(ctx.method, ctx.params, ctx.request)
         return await call_next(ctx)
+
+    def note(self, entry: dict[str, Any]) -> None:
+        with self.log_path.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({"pid": os.getpid(), **entry}, ensure_ascii=False) + "\n")
 
     def append(self, method: str, params: Mapping[str, Any] | None, http_request: Any) -> None:
         params = params or {}
@@ -79,7 +91,9 @@ class RequestLog:
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-def build_server(behaviour: ConfiguredBehaviour, log: RequestLog) -> Server[Any]:
+def build_server(
+    behaviour: ConfiguredBehaviour, log: RequestLog, bus: InMemorySubscriptionBus
+) -> Server[Any]:
     async def on_list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> dict[str, Any]:
@@ -142,13 +156,76 @@ def build_server(behaviour: ConfiguredBehaviour, log: RequestLog) -> Server[Any]
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         get_tool_input_schema=input_schema,
+        on_subscriptions_listen=ListenHandler(bus),
     )
+
+    async def legacy_only(
+        ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.method == "server/discover" and behaviour.read().get("legacy_only"):
+            raise MCPError(code=mcp_types.METHOD_NOT_FOUND, message="Method not found")
+        return await call_next(ctx)
+
     server.middleware.append(log)
+    server.middleware.append(legacy_only)
     return server
 
 
 def _wire(result: mcp_types.Result) -> dict[str, Any]:
     return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+async def announce_tool_changes(
+    behaviour: ConfiguredBehaviour, log: RequestLog, bus: InMemorySubscriptionBus
+) -> None:
+    """Tell every session the tools changed, when the config asks for it."""
+    last = json.dumps(behaviour.tools(), sort_keys=True)
+    while True:
+        await anyio.sleep(0.05)
+        try:
+            config = behaviour.read()
+        except (OSError, ValueError):
+            continue
+        tools = json.dumps(config.get("tools", []), sort_keys=True)
+        if tools == last:
+            continue
+        last = tools
+        if not config.get("announce_tool_changes"):
+            continue
+        await bus.publish(ToolsListChanged())  # 2026-07-28 listeners
+        log.note({"method": "notifications/tools/list_changed", "sent": True})
+        for key, session in list(log.sessions.items()):
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # a session that has ended
+                log.sessions.pop(key, None)
+                continue
+            log.note({"method": "notifications/tools/list_changed", "sent": True})
+
+
+class WithAnnouncer:
+    """Runs the announcer for as long as the app's lifespan lasts."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        behaviour: ConfiguredBehaviour,
+        log: RequestLog,
+        bus: InMemorySubscriptionBus,
+    ) -> None:
+        self.app = app
+        self.behaviour = behaviour
+        self.log = log
+        self.bus = bus
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(announce_tool_changes, self.behaviour, self.log, self.bus)
+            await self.app(scope, receive, send)
+            tasks.cancel_scope.cancel()
 
 
 class ConfiguredHttpStatus:
@@ -185,7 +262,9 @@ def main() -> None:
 
     behaviour = ConfiguredBehaviour(options.config)
     if options.stdio:
-        server = build_server(behaviour, RequestLog(options.log, "stdio"))
+        server = build_server(
+            behaviour, RequestLog(options.log, "stdio"), InMemorySubscriptionBus()
+        )
 
         async def serve_stdio() -> None:
             async with stdio_server() as (read_stream, write_stream):
@@ -194,8 +273,15 @@ def main() -> None:
         anyio.run(serve_stdio)
         return
 
-    server = build_server(behaviour, RequestLog(options.log, "streamable-http"))
-    app = ConfiguredHttpStatus(server.streamable_http_app(host="127.0.0.1"), behaviour)
+    log = RequestLog(options.log, "streamable-http")
+    bus = InMemorySubscriptionBus()
+    server = build_server(behaviour, log, bus)
+    app = WithAnnouncer(
+        ConfiguredHttpStatus(server.streamable_http_app(host="127.0.0.1"), behaviour),
+        behaviour,
+        log,
+        bus,
+    )
     uvicorn.run(app, host="127.0.0.1", port=options.port, log_level="warning", lifespan="on")
 
 

@@ -98,7 +98,13 @@ class ConfigurableMcpServer:
     def __init__(self, workdir: Path, tools: list[dict[str, Any]]) -> None:
         self.config_path = workdir / "config.json"
         self.log_path = workdir / "requests.jsonl"
-        self._config: dict[str, Any] = {"tools": [], "page_size": None, "http_status": None}
+        self._config: dict[str, Any] = {
+            "tools": [],
+            "page_size": None,
+            "http_status": None,
+            "announce_tool_changes": False,
+            "legacy_only": False,
+        }
         self.set_tools(tools)
         self.log_path.touch()
         self.port = free_port()
@@ -121,6 +127,14 @@ class ConfigurableMcpServer:
     def set_tools(self, tools: list[dict[str, Any]], *, page_size: int | None = None) -> None:
         self._write(tools=tools, page_size=page_size)
 
+    def speak_legacy_only(self, legacy: bool = True) -> None:
+        """Refuse `server/discover`: clients open 2025-era stateful sessions (initialize)."""
+        self._write(legacy_only=legacy)
+
+    def announce_tool_changes(self, announce: bool = True) -> None:
+        """Send `notifications/tools/list_changed` to every session when the tools change."""
+        self._write(announce_tool_changes=announce)
+
     def set_http_status(self, status: int | None) -> None:
         """Make every HTTP request answer `status` (e.g. 401, 500); None restores MCP."""
         self._write(http_status=status)
@@ -133,6 +147,10 @@ class ConfigurableMcpServer:
     def calls(self) -> list[dict[str, Any]]:
         """The `tools/call` requests the server received, oldest first."""
         return [entry for entry in self.requests() if entry["method"] == "tools/call"]
+
+    def requests_of(self, method: str) -> list[dict[str, Any]]:
+        """The requests (or, for a notification, the sends) of one method, oldest first."""
+        return [entry for entry in self.requests() if entry["method"] == method]
 
     def start(self) -> None:
         self._process.start()

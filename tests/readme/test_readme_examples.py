@@ -92,14 +92,9 @@ def live_demo(transactional_db, tmp_path):
     tracker.start()
     try:
         env = child_environment(FLUIDBOX_DATA_DIR=str(data_dir))
+        tracker_url = f"http://127.0.0.1:{port}/mcp"
         seeded = subprocess.run(
-            [
-                str(BIN / "python"),
-                "manage.py",
-                "seed_demo",
-                "--mcp-url",
-                f"http://127.0.0.1:{port}/mcp",
-            ],
+            [str(BIN / "python"), "manage.py", "seed_demo", "--mcp-url", tracker_url],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -120,6 +115,7 @@ def live_demo(transactional_db, tmp_path):
                 "FLUIDBOX_METRICS_TOKEN": metrics_token,
                 "FLUIDBOX_KEY": (data_dir / "demo-operator-key.txt").read_text().strip(),
                 "APPROVER_KEY": (data_dir / "demo-approver-key.txt").read_text().strip(),
+                "TRACKER_URL": tracker_url,
                 "FLUIDBOX_DATA_DIR": str(data_dir),
             }
     finally:

@@ -5,6 +5,19 @@ from governance.gate.decision import CONTINUE, Decision, FailClosed, deny
 from governance.models import CONSENTED, BindingConsent, ConnectionStatus, Source
 from governance.selectors import is_active_member
 
+_CURRENT_FIELDS = (
+    "status",
+    "authorization_generation",
+    "photograph_digest",
+    "owner_id",
+    "transport",
+    "url",
+    "command",
+    "credential_placement",
+    "credential_name",
+    "credential_sealed",
+)
+
 
 def check_frozen_set(ctx: CallContext) -> Decision | None:
     tool = ctx.frozen_tool
@@ -21,12 +34,18 @@ def binding_problem(run, tool) -> Decision | None:
     from governance import vault
 
     connection = tool.connection
-    connection.refresh_from_db(
-        fields=["status", "authorization_generation", "photograph_digest", "owner"]
+    # The binding and its connection's current state, read together (one query).
+    binding = next(
+        iter(run.bindings.filter(connection_id=connection.pk).select_related("connection")[:1]),
+        None,
     )
-    binding = run.bindings.filter(connection_id=connection.pk).first()
     if binding is None:
         return deny(Source.BINDING, f"no binding to connection {connection.slug!r}")
+    # The checks below, and the broker's credential and address after them, use what was
+    # just read, not what the caller loaded earlier.
+    current = binding.connection
+    for field in _CURRENT_FIELDS:
+        setattr(connection, field, getattr(current, field))
     if connection.photograph_digest != binding.photograph_digest:
         return deny(
             Source.CAPABILITY,
