@@ -200,6 +200,8 @@ class Gunicorn:
     ) -> None:
         self.runs_file = runs_file
         self.postmaster = postmaster_pid(env["DATABASE_URL"])
+        self.database_url = env["DATABASE_URL"]
+        self.pooled = int(env.get("DB_POOL_SIZE") or 0) > 0
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
@@ -232,6 +234,14 @@ class Gunicorn:
                 time.sleep(0.2)
         self.stop()
         sys.exit(f"gunicorn did not start:\n{log.read_text()[-3000:]}")
+
+    def database_cpu(self) -> float | None:
+        """PostgreSQL's CPU so far. With the pool, only this database's backends (they
+        outlive the requests); with a connection per request, the whole server's, since the
+        backends that exited are only counted in the postmaster's total."""
+        if self.pooled:
+            return backends_cpu_seconds(self.database_url)
+        return database_cpu_seconds(self.postmaster) if self.postmaster else None
 
     def workers(self) -> list[int]:
         children = []
@@ -275,6 +285,29 @@ def postmaster_pid(url: str) -> int | None:
         return None  # a server elsewhere
     parent = int(next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1])
     return parent if "postgres" in Path(f"/proc/{parent}/comm").read_text() else None
+
+
+def backends_cpu_seconds(url: str) -> float | None:
+    """CPU so far of the PostgreSQL backends connected to this database (not this look-up's
+    own). With the pool they live through a whole phase, so the difference between two
+    readings is what the requests cost PostgreSQL, and other databases on the same server
+    (other benches, test suites) do not count. None for a server elsewhere."""
+    with psycopg.connect(url) as conn:
+        pids = [
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        ]
+    ticks, total = os.sysconf("SC_CLK_TCK"), 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
 
 
 def database_cpu_seconds(postmaster: int) -> float:
@@ -341,12 +374,13 @@ def wrk(
     ]
     workers = server.workers()
     cpu_before = cpu_seconds(workers)
-    database_before = database_cpu_seconds(server.postmaster) if server.postmaster else None
+    database_before = server.database_cpu()
     output = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
     worker_cpu_s = cpu_seconds(workers) - cpu_before
     database_cpu_s = None
-    if database_before is not None:
-        database_cpu_s = database_cpu_seconds(server.postmaster) - database_before
+    database_after = server.database_cpu()
+    if database_before is not None and database_after is not None:
+        database_cpu_s = database_after - database_before
     line = next(line for line in output.splitlines() if line.startswith("GATE_LOAD_RESULT "))
     raw = json.loads(line.split(" ", 1)[1])
     result = Result(
@@ -383,7 +417,7 @@ def peaks(server: "Gunicorn", scenarios: list[str], args) -> dict[str, Result]:
     for scenario in scenarios:
         wrk(server, scenario, connections=8, seconds=2, threads=args.wrk_threads)  # warm up
     best: dict[str, Result] = {}
-    for connections in args.conns:
+    for connections in [n for _ in range(args.rounds) for n in args.conns]:
         for scenario in scenarios:
             result, nonce = wrk(
                 server,
@@ -480,6 +514,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8)
     parser.add_argument("--conns", default="8,16,32,64", help="connection counts for the peak")
     parser.add_argument("--half-conns", type=int, default=16, help="connections at half load")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="repeat the sweep and the half-load phase, scenarios taking turns each round; "
+        "peak: the best of all rounds, half load: the round with the median p99",
+    )
     parser.add_argument("--wrk-threads", type=int, default=1)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "2")))
     parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "128")))
@@ -527,7 +568,8 @@ def main() -> None:
     try:
         print(
             f"gunicorn gthread {args.workers} workers x {args.threads} threads, PostgreSQL "
-            f"{server_version(database_url)}, DB_CONN_MAX_AGE="
+            f"{server_version(database_url)}, DB_POOL_SIZE="
+            f"{os.environ.get('DB_POOL_SIZE', '0')}, DB_CONN_MAX_AGE="
             f"{os.environ.get('DB_CONN_MAX_AGE', '0')}, {args.runs} runs, "
             f"wrk {args.wrk_threads} thread(s), {os.cpu_count()} CPUs shared by all",
             flush=True,
@@ -536,9 +578,20 @@ def main() -> None:
         print("  flat out (each request a new decision):", flush=True)
         best = peaks(server, [scenario for scenario, _ in scenarios], args)
         print("  paced at half of each peak:", flush=True)
+        rounds: dict[str, list[Result]] = {scenario: [] for scenario, _ in scenarios}
+        for round_ in range(args.rounds):
+            for scenario, _ in scenarios:
+                half = paced(server, scenario, best[scenario].rate / 2, args)
+                rounds[scenario].append(half)
+                print(
+                    f"    {scenario:<8} round {round_ + 1} {half.rate:8.1f}/s  "
+                    f"p50 {half.p50_ms:6.1f} ms  p99 {half.p99_ms:7.1f} ms",
+                    flush=True,
+                )
+        # The round with the median p99 (the higher middle one for an even count).
         halves = {
-            scenario: paced(server, scenario, best[scenario].rate / 2, args)
-            for scenario, _ in scenarios
+            scenario: sorted(results, key=lambda r: r.p99_ms)[len(results) // 2]
+            for scenario, results in rounds.items()
         }
         print(f"  load average at end: {load_average()}", flush=True)
         if args.profile:
@@ -582,7 +635,8 @@ def report(scenarios: list, peaks: dict, halves: dict, memory: dict) -> None:
             verdicts.append(share >= TARGET_SHARE and half.p99_ms <= TARGET_P99_MS)
     print(
         "(CPU ms: gunicorn workers' CPU per request at the peak; CPU share: ceiling's / this;"
-        " PG ms: PostgreSQL's CPU per request, every backend included)"
+        " PG ms: PostgreSQL's CPU per request: this database's backends with the pool, the"
+        " whole server's otherwise)"
     )
     print()
     for name, values in memory.items():

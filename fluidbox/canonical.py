@@ -8,10 +8,14 @@ import hashlib
 import json
 from typing import Any
 
+# One encoder for the process: `json.dumps` with options builds a new one on every call, and
+# the gate takes several canonical forms per decision. An encoder keeps no state between calls.
+_encoder = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, no spaces, UTF-8 characters as they are."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _encoder.encode(value)
 
 
 def sha256_hex(text: str | bytes) -> str:

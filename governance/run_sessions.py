@@ -11,7 +11,7 @@ from functools import cache
 
 from django.db import connection
 
-from fluidbox.prebuilt_sql import ModelTable
+from fluidbox.prebuilt_sql import ModelTable, statement_cursor
 from governance.models import Run, RunBudget
 from governance.policy_store import frozen_version
 
@@ -33,7 +33,7 @@ def run_for_session_token(token_hash: str) -> Run | None:
     """The run whose session token hashes to `token_hash`, with `run.budget` and
     `run.policy_version` loaded; None when no run has it. Raises
     `policy_store.FrozenVersionMissing` when the run's frozen policy version is not there."""
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         cursor.execute(_select(connection.vendor), [token_hash])
         row = cursor.fetchone()
     if row is None:

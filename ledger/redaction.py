@@ -1,5 +1,6 @@
 """The redactor: the only way to build a `Redacted` envelope, which is all the ledger accepts."""
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -73,15 +74,18 @@ class _SecretRegistry:
     def __init__(self) -> None:
         self._values: set[str] = set()
         self._lock = threading.Lock()
+        # Read several times per gate decision, written rarely: kept sorted between writes.
+        self._sorted: tuple[str, ...] = ()
 
     def add(self, value: str) -> None:
         if value and len(value) >= 4:
             with self._lock:
-                self._values.add(value)
+                if value not in self._values:
+                    self._values.add(value)
+                    self._sorted = tuple(sorted(self._values, key=len, reverse=True))
 
     def snapshot(self) -> tuple[str, ...]:
-        with self._lock:
-            return tuple(sorted(self._values, key=len, reverse=True))
+        return self._sorted  # a tuple, replaced whole under the lock: reading it is atomic
 
 
 secret_registry = _SecretRegistry()
@@ -99,7 +103,16 @@ def mask_secrets(text: str, secrets: Iterable[str]) -> str:
 
 
 def _is_secret_key(key: str) -> bool:
+    # Events carry the same few dozen keys again and again; long keys (they come from a
+    # call's arguments) are checked without being kept.
+    return _is_secret_short_key(key) if len(key) <= 64 else _looks_secret(key)
+
+
+def _looks_secret(key: str) -> bool:
     return key not in _ALLOWED_KEYS and _SECRET_WORD.search(key.lower()) is not None
+
+
+_is_secret_short_key = functools.lru_cache(maxsize=4096)(_looks_secret)
 
 
 def _mask_inline(match: re.Match) -> str:
@@ -201,6 +214,11 @@ _NO_ARGUMENT_SECRETS = ArgumentSecrets(None)
 
 
 def argument_secrets(arguments: Any) -> ArgumentSecrets:
+    """What to mask of these arguments. Given an `ArgumentSecrets` already taken from them,
+    that (a gate decision redacts several texts from one call's arguments, and collects
+    their secrets once)."""
+    if isinstance(arguments, ArgumentSecrets):
+        return arguments
     return ArgumentSecrets(arguments) if arguments is not None else _NO_ARGUMENT_SECRETS
 
 
@@ -210,10 +228,20 @@ def _mask_text(text: str, secrets: tuple[str, ...], from_arguments: ArgumentSecr
     return mask_inline_secrets(mask_secrets(text, secrets))
 
 
+def _scrub_text(text: str, secrets: tuple[str, ...], args: ArgumentSecrets) -> str:
+    masked = _mask_text(text, secrets, args)
+    if len(masked) > MAX_STRING:
+        masked = masked[:MAX_STRING] + f"… ({len(text)} chars)"
+    return masked
+
+
 def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecrets) -> Any:
     if depth > MAX_DEPTH:
         return "[truncated]"
-    if isinstance(value, Mapping):
+    # Exact types first (most values are plain str and dict): an ABC check costs more.
+    if type(value) is str:
+        return _scrub_text(value, secrets, args)
+    if type(value) is dict or isinstance(value, Mapping):
         out = {}
         for index, (key, item) in enumerate(value.items()):
             if index >= MAX_ITEMS:
@@ -231,10 +259,7 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
             items.append(f"… {len(value) - MAX_ITEMS} more items")
         return items
     if isinstance(value, str):
-        text = _mask_text(value, secrets, args)
-        if len(text) > MAX_STRING:
-            text = text[:MAX_STRING] + f"… ({len(value)} chars)"
-        return text
+        return _scrub_text(value, secrets, args)
     if value is None or isinstance(value, (bool, int, float)):
         return value
     return _scrub(str(value), secrets, depth, args)
@@ -267,10 +292,14 @@ def argument_digest(arguments: Any) -> str:
     return sha256_hex(canonical_json(arguments))
 
 
-def argument_preview(arguments: Any, *, secrets: Iterable[str] = ()) -> str:
-    """A truncated, masked preview of arguments for the ledger (never the whole payload)."""
+def argument_preview(
+    arguments: Any, *, secrets: Iterable[str] = (), found: ArgumentSecrets | None = None
+) -> str:
+    """A truncated, masked preview of arguments for the ledger (never the whole payload).
+    `found`: `argument_secrets(arguments)` when the caller has it already."""
     known = tuple(secrets) + secret_registry.snapshot()
-    text = canonical_json(_scrub(arguments, known, 0, argument_secrets(arguments)))
+    found = found if found is not None else argument_secrets(arguments)
+    text = canonical_json(_scrub(arguments, known, 0, found))
     if len(text) > MAX_PREVIEW:
         text = text[:MAX_PREVIEW] + "…"
     return text

@@ -2,12 +2,13 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from fluidbox.canonical import canonical_json, sha256_hex
-from fluidbox.prebuilt_sql import ModelTable
+from fluidbox.prebuilt_sql import ModelTable, statement_cursor
 from governance.observability import metrics
 from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
 from ledger.redaction import Redacted
@@ -26,6 +27,25 @@ def event_hash(*, prev_hash: str, run_id, seq: int, type: str, at, data) -> str:
 
 _counters = ModelTable(RunCounter)
 _events = ModelTable(Event)
+# `EventType.values` builds a new list on every read; the check runs on every append.
+_EVENT_TYPES = frozenset(EventType.values)
+
+
+@cache
+def _advance_statement(vendor: str) -> str:
+    seq, head = _counters.column("last_seq"), _counters.column("last_hash")
+    return (
+        f"UPDATE {_counters.name} SET {seq} = {seq} + %s "
+        f"WHERE {_counters.column('run')} = %s RETURNING {seq}, {head}"
+    )
+
+
+@cache
+def _set_head_statement(vendor: str) -> str:
+    return (
+        f"UPDATE {_counters.name} SET {_counters.column('last_hash')} = %s "
+        f"WHERE {_counters.column('run')} = %s"
+    )
 
 
 def _advance_counter(cursor, run_id, count: int) -> tuple[int, str]:
@@ -35,11 +55,7 @@ def _advance_counter(cursor, run_id, count: int) -> tuple[int, str]:
     UPDATE … RETURNING waits for the row lock and then sees the latest committed row, which
     a SELECT … FOR UPDATE followed by an UPDATE would need two round trips for.
     """
-    seq, head = _counters.column("last_seq"), _counters.column("last_hash")
-    advance = (
-        f"UPDATE {_counters.name} SET {seq} = {seq} + %s "
-        f"WHERE {_counters.column('run')} = %s RETURNING {seq}, {head}"
-    )
+    advance = _advance_statement(connection.vendor)
     run = _counters.prepared("run", run_id)
     cursor.execute(advance, [count, run])
     row = cursor.fetchone()
@@ -59,10 +75,7 @@ def _insert_events(cursor, rows: list[Event], run_id, head_hash: str) -> None:
     """Insert the events and record the chain's new head. On PostgreSQL both writes are one
     statement (a data-modifying CTE); SQLite has no such thing and takes two."""
     insert, params = _events.insert_statement(len(rows)), _events.insert_params(rows)
-    set_head = (
-        f"UPDATE {_counters.name} SET {_counters.column('last_hash')} = %s "
-        f"WHERE {_counters.column('run')} = %s"
-    )
+    set_head = _set_head_statement(connection.vendor)
     head_params = [head_hash, _counters.prepared("run", run_id)]
     if connection.vendor == "postgresql":
         cursor.execute(
@@ -96,11 +109,11 @@ def events_append(*, run_id, events: Sequence[tuple[EventType | str, Redacted]])
     for type, redacted in events:
         if not isinstance(redacted, Redacted):
             raise LedgerError("the ledger accepts only Redacted envelopes built by the redactor")
-        if type not in EventType.values:
+        if type not in _EVENT_TYPES:
             raise LedgerError(f"unknown event type {type!r}")
     if not connection.in_atomic_block:
         raise LedgerError("event_append must run inside a transaction")
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         seq, prev_hash = _advance_counter(cursor, run_id, len(events))
         rows = []
         for type, redacted in events:

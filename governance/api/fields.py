@@ -1,5 +1,7 @@
 """Input fields shared by several endpoints."""
 
+import copy
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -134,3 +136,18 @@ class RememberField(serializers.Field):
 
     def to_representation(self, value):
         return value
+
+
+class ShallowFieldsSerializer(serializers.Serializer):
+    """A serializer whose instances copy the declared fields shallowly.
+
+    DRF deep-copies every declared field for each serializer instance, which re-runs each
+    field's `__init__`: for the gate's input, read on every decision, that was more CPU than
+    validating the request. A shallow copy is enough for flat input serializers like that
+    one: binding sets the name, parent, label and source on the copy itself, and validating
+    only reads what the copies share (validators, error messages). Not for serializers whose
+    fields are serializers, or that change their fields per instance.
+    """
+
+    def get_fields(self):
+        return {name: copy.copy(field) for name, field in self._declared_fields.items()}

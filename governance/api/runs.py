@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 from governance.api.fields import (
     ArgumentsField,
     IdField,
+    ShallowFieldsSerializer,
     StrictCharField,
     StrictFloatField,
     StrictIntegerField,
@@ -205,7 +206,7 @@ GateOut = inline_serializer(
 )
 
 
-class GateInput(serializers.Serializer):
+class GateInput(ShallowFieldsSerializer):
     session_id = IdField()
     tool_call_id = IdField()
     arguments = ArgumentsField()

@@ -8,7 +8,7 @@ from fluidbox.canonical import canonical_json
 from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import compiled_policy, match_argument_of
 from governance.process_cache import ProcessCache
-from ledger.redaction import argument_digest
+from ledger.redaction import ArgumentSecrets, argument_digest, argument_secrets
 
 # Frozen sandbox tools never change after run creation, so each process keeps the ones it
 # has read. Brokered tools are not cached: their connection is re-read on every call.
@@ -67,6 +67,12 @@ class CallContext:
     def arguments_digest(self) -> str:
         """The digest of the full arguments: what a remembered grant is bound to."""
         return argument_digest(self.arguments)
+
+    @cached_property
+    def argument_secrets(self) -> ArgumentSecrets:
+        """What the redactor masks of these arguments, collected once for every text this
+        call's decision stores (its reason, rule, events and preview)."""
+        return argument_secrets(self.arguments)
 
     @property
     def definition_digest(self) -> str:

@@ -339,6 +339,11 @@ _NAME_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _MODE = re.compile(r"[-+=ugoarwxXst0-7,]+")
 # Every `program [subcommand...]` prefix of a key: where the walk may descend.
 _PATHS = frozenset(" ".join(k.split()[:n]) for k in ACTING for n in range(1, len(k.split()) + 1))
+# Each program's `program subcommand...` keys, found once here rather than on every command.
+_SUBCOMMANDS = {
+    program: tuple(k for k in ACTING if k.startswith(program + " "))
+    for program in {k.split()[0] for k in ACTING}
+}
 
 
 @dataclass(frozen=True)
@@ -384,7 +389,7 @@ _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come be
 
 def _scan(program: str, args: list[str]) -> Iterator[Acting]:
     key, tables = program, [ACTING.get(program, {})]
-    subcommands = [k for k in ACTING if k.startswith(program + " ")]
+    subcommands = _SUBCOMMANDS.get(program, ())
     valued = VALUED_LETTERS.get(program, "")
     descending = True
     if program == "tar" and args and not args[0].startswith("-"):

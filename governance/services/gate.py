@@ -5,10 +5,10 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from fluidbox.prebuilt_sql import ModelTable
+from fluidbox.prebuilt_sql import ModelTable, statement_cursor
 from governance.errors import Conflict
 from governance.gate.context import NOT_READ, CallContext
 from governance.gate.decision import Decision, Outcome
@@ -71,7 +71,7 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         tool_error=decision.tool_error or "",
         decided_at=None if decision.outcome == Outcome.PENDING else now,
     )
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         _tool_calls.insert(cursor, [call])  # the unique ids index refuses a duplicate here
     version = run.policy_version.number
     requested = redact(
@@ -80,10 +80,10 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
             "tool_call_id": ctx.tool_call_id,
             "tool": ctx.tool,
             "arguments_digest": digest,
-            "arguments_preview": argument_preview(ctx.arguments),
+            "arguments_preview": argument_preview(ctx.arguments, found=ctx.argument_secrets),
             "definition_digest": ctx.definition_digest or None,
         },
-        arguments=ctx.arguments,
+        arguments=ctx.argument_secrets,
     )
     traced = tracing.ledger_ids()
     failed = {"fail_closed": str(decision.fail_closed)} if decision.fail_closed else {}
@@ -117,7 +117,7 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
                 **failed,
                 **traced,
             },
-            arguments=ctx.arguments,
+            arguments=ctx.argument_secrets,
         )
         # One lock of the run's ledger counter for both events (fewer round trips per call).
         events_append(
@@ -139,7 +139,7 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
             **failed,
             **traced,
         ),
-        arguments=ctx.arguments,
+        arguments=ctx.argument_secrets,
     )
     events_append(
         run_id=run.pk,
@@ -254,7 +254,7 @@ def _decide_and_record(
     )
     if frozen_tool is not NOT_READ:
         ctx.__dict__["frozen_tool"] = frozen_tool
-    decision = decide(ctx).redacted(arguments)
+    decision = decide(ctx).redacted(ctx.argument_secrets)
     digest = ctx.arguments_digest
     try:
         with transaction.atomic():

@@ -130,3 +130,50 @@ def test_the_cached_policy_version_carries_nothing_from_one_caller_to_the_next(m
 
     assert second.policy.name == "renamed-policy"
     assert (second.pk, second.digest) == (first.pk, first.digest)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_over_a_kept_connection_the_decisions_are_prepared_and_record_the_same_rows(make_run):
+    """With the pool or `DB_CONN_MAX_AGE` a connection outlives its request, and the prebuilt
+    statements are prepared on it (parsed and planned once). A retry's unique violation, a
+    denial and the ORM reading the rows back must all be as without."""
+    from django.db import connection
+
+    run_id, runner = make_run()
+    kept = connection.settings_dict["CONN_MAX_AGE"]
+    connection.settings_dict["CONN_MAX_AGE"] = None  # as the pool or DB_CONN_MAX_AGE keep it
+    try:
+        allowed = [
+            ask(runner, run_id, "write_file", ODD_ARGUMENTS, call_id=f"kept-{n}") for n in range(3)
+        ]
+        denied = ask(runner, run_id, "run_command", {"command": "rm -rf /"}, call_id="kept-no")
+        retry = ask(runner, run_id, "write_file", ODD_ARGUMENTS, call_id="kept-0")
+        after_retry = ask(runner, run_id, "write_file", ODD_ARGUMENTS, call_id="kept-3")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            prepared = [statement for (statement,) in cursor.fetchall()]
+    finally:
+        connection.settings_dict["CONN_MAX_AGE"] = kept
+        connection.connection.prepare_threshold = None  # as Django leaves it
+
+    assert any("governance_toolcall" in statement for statement in prepared), prepared
+    assert any("ledger_event" in statement for statement in prepared), prepared
+    assert [answer["decision"] for answer in allowed] == ["allow"] * 3
+    assert (denied["decision"], denied["source"]) == ("deny", "policy")
+    assert retry == allowed[0]
+    assert after_retry["decision"] == "allow"
+    calls = ToolCall.objects.filter(run_id=run_id).order_by("created_at", "id")
+    assert [call.tool_call_id for call in calls] == [
+        "kept-0",
+        "kept-1",
+        "kept-2",
+        "kept-no",
+        "kept-3",
+    ]
+    assert all(call.arguments == ODD_ARGUMENTS for call in calls if call.tool == "write_file")
+    events = list(Event.objects.filter(run_id=run_id).order_by("seq"))
+    assert len(events) == 1 + 2 * 5  # run.created, then requested + decision per new call
+    assert chain_verify(run_id) == []
+    counter = RunCounter.objects.get(run_id=run_id)
+    assert (counter.last_seq, counter.last_hash) == (11, events[-1].hash)

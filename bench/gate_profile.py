@@ -1,0 +1,231 @@
+"""Where one gate decision's CPU and round trips go, in one process, without a load generator.
+
+Seeds a throwaway PostgreSQL database exactly as bench/gate_load.py does (production
+settings, the same policy, bundle and runs), then calls the WSGI application directly with
+the same request bodies as bench/gate_load.lua: every call a new decision. For each scenario
+(and the ceiling endpoint) it prints the CPU time per request (`time.process_time`, one
+thread, so no other process's load counts), the SQL statements per request (counted with
+`connection.execute_wrapper`) and, with `--profile`, cProfile's hottest functions.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:55432/fluidbox DB_POOL_SIZE=16 \\
+        .venv/bin/python bench/gate_profile.py [--calls 2000] [--profile always] [--top 40]
+"""
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import secrets
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cryptography.fernet import Fernet
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.gate_load import (  # noqa: E402
+    backends_cpu_seconds,
+    drop_database,
+    seed,
+    throwaway_database,
+)
+
+SEGMENTS = (
+    "git status", "ls -la /workspace/src", "grep -n TODO /workspace/src/app.py", "wc -l",
+    "cat /workspace/README.md", "head -n 5", "echo step-{n}", "git log --oneline -n 3",
+    "ls /workspace/tests", "grep -c def", "cat /workspace/setup.cfg", "wc -c",
+    "echo checked-{n}", "git diff --stat", "head -n 20 /workspace/CHANGES.md", "grep -v '^#'",
+    "ls -1 /workspace/docs", "wc -w", "echo done-{n}", "git status --short",
+)  # fmt: skip
+SEPARATORS = (" && ", " | ", "; ", " | ")
+
+
+def shell_line(n: int) -> str:
+    parts = []
+    for index, segment in enumerate(SEGMENTS):
+        parts.append(segment.format(n=n))
+        if index < len(SEGMENTS) - 1:
+            parts.append(SEPARATORS[index % len(SEPARATORS)])
+    return "".join(parts)
+
+
+def request(scenario: str, n: int, runs: list[tuple[str, str]], nonce: str):
+    """(path, headers, body) of request n, as bench/gate_load.lua builds it."""
+    slot = n % len(runs)
+    if scenario == "ceiling":
+        payload = {"tool": "read_file", "path": f"/workspace/src/module_{n}.py", "id": f"{n}"}
+        return "/bench/ceiling", {}, {"counter": slot + 1, "payload": payload}
+    if scenario == "always":
+        tool, arguments = "read_file", {"path": f"/workspace/src/module_{n}.py"}
+    elif scenario == "never":
+        tool, arguments = "run_command", {"command": f"rm -rf /workspace/build-{n}"}
+    else:
+        tool, arguments = "run_command", {"command": shell_line(n)}
+    run_id, token = runs[slot]
+    body = {
+        "session_id": "load",
+        "tool_call_id": f"{nonce}-{n}",
+        "tool": tool,
+        "arguments": arguments,
+    }
+    return f"/v1/runs/{run_id}/permission", {"HTTP_AUTHORIZATION": f"Bearer {token}"}, body
+
+
+def call(application, path: str, headers: dict, body: dict) -> int:
+    raw = json.dumps(body).encode()
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(raw)),
+        "HTTP_HOST": "127.0.0.1:8000",
+        "wsgi.input": io.BytesIO(raw),
+        "wsgi.errors": sys.stderr,
+        "wsgi.url_scheme": "http",
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.version": (1, 0),
+        **headers,
+    }
+    status = []
+    result = application(environ, lambda code, _headers, exc_info=None: status.append(code))
+    b"".join(result)
+    if hasattr(result, "close"):
+        result.close()
+    return int(status[0].split()[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--calls", type=int, default=2000, help="per scenario and round")
+    parser.add_argument("--rounds", type=int, default=3, help="the scenarios take turns")
+    parser.add_argument("--scenarios", default="ceiling,always,never,shell20")
+    parser.add_argument("--profile", help="cProfile this scenario (one extra round)")
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--sort", default="cumulative", help="pstats sort key")
+    parser.add_argument("--dump", help="also write the raw cProfile stats here (pstats)")
+    parser.add_argument("--keep-db", action="store_true")
+    args = parser.parse_args()
+    scenarios = args.scenarios.split(",")
+
+    database_url = throwaway_database(os.environ.get("DATABASE_URL", ""))
+    workdir = Path(tempfile.mkdtemp(prefix="gate-profile-"))
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "fluidbox.settings",
+            "DATABASE_URL": database_url,
+            "SECRET_KEY": secrets.token_urlsafe(40),
+            "FLUIDBOX_DATA_DIR": str(workdir),
+            "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
+            "FLUIDBOX_BENCH_ENDPOINTS": "1",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
+        os.environ.pop(name, None)
+    try:
+        runs_file = workdir / "runs.txt"
+        seed(args.runs, runs_file)
+        runs = [tuple(line.split()) for line in runs_file.read_text().splitlines()]
+        measure(runs, scenarios, args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep_db:
+            drop_database(database_url)
+
+
+def measure(runs, scenarios, args) -> None:
+    from django.db import connection
+
+    from fluidbox.wsgi import application
+
+    statements = [0]
+
+    def count(execute, sql, params, many, context):
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
+    print(
+        f"pool={os.environ.get('DB_POOL_SIZE', '0')} {args.runs} runs, {args.calls} calls per "
+        f"scenario and round, load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
+    )
+    for scenario in scenarios:  # warm up: imports, caches, first connections
+        for n in range(50):
+            call(application, *request(scenario, n, runs, f"warm{scenario}"))
+    totals = {scenario: [0.0, 0.0, 0, 0, 0.0] for scenario in scenarios}
+    database_url = os.environ["DATABASE_URL"]
+    for round_ in range(args.rounds):
+        for scenario in scenarios:
+            nonce = f"r{round_}{scenario}{secrets.token_hex(3)}"
+            prepared = [request(scenario, n, runs, nonce) for n in range(args.calls)]
+            statements[0] = 0
+            database_before = backends_cpu_seconds(database_url)
+            with connection.execute_wrapper(count):
+                wall, cpu = time.perf_counter(), time.process_time()
+                for path, headers, body in prepared:
+                    status = call(application, path, headers, body)
+                    if status != 200:
+                        sys.exit(f"{scenario}: HTTP {status}")
+                cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            database_after = backends_cpu_seconds(database_url)
+            database = None
+            if database_before is not None and database_after is not None:
+                database = database_after - database_before
+            total = totals[scenario]
+            total[0] += cpu
+            total[1] += wall
+            total[2] += statements[0]
+            total[3] += args.calls
+            total[4] += database or 0.0
+            pg = "  n/a" if database is None else f"{1000 * database / args.calls:5.2f}"
+            print(
+                f"  round {round_} {scenario:<8} CPU {1000 * cpu / args.calls:5.2f} ms/req  "
+                f"PostgreSQL CPU {pg} ms/req  wall {1000 * wall / args.calls:5.2f} ms/req  "
+                f"SQL {statements[0] / args.calls:4.1f}/req",
+                flush=True,
+            )
+    print()
+    ceiling = totals.get("ceiling")
+    ceiling_cpu = ceiling[0] / ceiling[3] if ceiling else 0.0
+    for scenario, (cpu, wall, sql, n, database) in totals.items():
+        share = f"  ceiling/this CPU {ceiling_cpu / (cpu / n):4.0%}" if ceiling_cpu else ""
+        print(
+            f"{scenario:<8} CPU {1000 * cpu / n:5.2f} ms/req  PostgreSQL CPU "
+            f"{1000 * database / n:5.2f} ms/req  wall {1000 * wall / n:5.2f} ms/req"
+            f"  SQL {sql / n:4.1f}/req{share}"
+        )
+    print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    if args.profile:
+        prepared = [
+            request(args.profile, n, runs, f"prof{secrets.token_hex(3)}") for n in range(args.calls)
+        ]
+        profiler = cProfile.Profile(time.process_time)  # CPU, not waits
+        profiler.enable()
+        for path, headers, body in prepared:
+            call(application, path, headers, body)
+        profiler.disable()
+        if args.dump:
+            profiler.dump_stats(args.dump)
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out)
+        stats.sort_stats(args.sort).print_stats(args.top)
+        print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()
