@@ -1,6 +1,7 @@
 """fluidbox settings: everything that varies between deployments comes from the environment."""
 
 import os
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -102,6 +103,10 @@ def _database_from_env() -> dict:
         DATA_DIR.mkdir(parents=True, exist_ok=True)
         return _sqlite(env_str("SQLITE_PATH", str(DATA_DIR / "fluidbox.sqlite3")))
     pool_size = env_int("DB_POOL_SIZE", 0, minimum=0)
+    if sys.argv[1:2] == ["qcluster"]:
+        # django-q2 forks its workers from the cluster process, and a pool's connections and
+        # threads do not survive a fork: two processes would read one connection.
+        pool_size = 0
     conn_max_age = 0 if pool_size else env_int("DB_CONN_MAX_AGE", 0, minimum=0)
     config = dj_database_url.parse(url, conn_max_age=conn_max_age)
     if config["ENGINE"] not in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
