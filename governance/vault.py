@@ -143,9 +143,15 @@ def tier2_status() -> str:
     from governance.models import VaultKeyring
 
     ring = VaultKeyring.objects.filter(name=KEYRING).first()
-    if ring is not None and not ring.passphrase_protected:
+    return tier2_status_of(None if ring is None else ring.passphrase_protected)
+
+
+def tier2_status_of(passphrase_protected: bool | None) -> str:
+    """`tier2_status` for a keyring row the caller has just read with its own statement:
+    its `passphrase_protected`, None when there is no keyring yet."""
+    if passphrase_protected is False:
         return "machine-key"
-    if ring is None and not passphrase_configured():
+    if passphrase_protected is None and not passphrase_configured():
         return "machine-key"
     try:
         _tier2.fernet()

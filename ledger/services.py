@@ -71,36 +71,61 @@ def _advance_counter(cursor, run_id, count: int) -> tuple[int, str]:
     return last_seq - count, last_hash
 
 
-def _insert_events(cursor, rows: list[Event], run_id, head_hash: str) -> None:
-    """Insert the events and record the chain's new head. On PostgreSQL both writes are one
-    statement (a data-modifying CTE); SQLite has no such thing and takes two."""
+@dataclass(frozen=True)
+class Alongside:
+    """A write of another table that commits with the events it is recorded by, sent in
+    the same statement as their insert where the database allows it (one round trip). An
+    UPDATE or INSERT without RETURNING, with `%s` placeholders and prepared parameters."""
+
+    sql: str
+    params: Sequence
+
+
+def _insert_events(
+    cursor, rows: list[Event], run_id, head_hash: str, alongside: Alongside | None
+) -> None:
+    """Insert the events, record the chain's new head and run the caller's `alongside`
+    write. On PostgreSQL all of it is one statement (data-modifying CTEs); SQLite has no
+    such thing and takes one statement each."""
     insert, params = _events.insert_statement(len(rows)), _events.insert_params(rows)
     set_head = _set_head_statement(connection.vendor)
     head_params = [head_hash, _counters.prepared("run", run_id)]
     if connection.vendor == "postgresql":
+        also, also_params = "", []
+        if alongside is not None:
+            also, also_params = f", alongside AS ({alongside.sql})", list(alongside.params)
         cursor.execute(
-            f"WITH inserted AS ({insert}), head AS ({set_head}) SELECT * FROM inserted",
-            params + head_params,
+            f"WITH inserted AS ({insert}), head AS ({set_head}){also} SELECT * FROM inserted",
+            params + head_params + also_params,
         )
         _events.adopt(rows, [pk for (pk,) in cursor.fetchall()])
     else:
         cursor.execute(insert, params)
         _events.adopt(rows, [pk for (pk,) in cursor.fetchall()])
         cursor.execute(set_head, head_params)
+        if alongside is not None:
+            cursor.execute(alongside.sql, list(alongside.params))
 
 
-def event_append(*, run_id, type: EventType | str, redacted: Redacted) -> Event:
+def event_append(
+    *, run_id, type: EventType | str, redacted: Redacted, alongside: Alongside | None = None
+) -> Event:
     """Append one event: lock the run's counter, take the next seq, chain the hash.
 
     Must run inside the caller's transaction so the event commits or rolls back with the
-    write it records.
+    write it records (which may ride along with the insert: `alongside`).
     """
-    return events_append(run_id=run_id, events=[(type, redacted)])[0]
+    return events_append(run_id=run_id, events=[(type, redacted)], alongside=alongside)[0]
 
 
-def events_append(*, run_id, events: Sequence[tuple[EventType | str, Redacted]]) -> list[Event]:
+def events_append(
+    *,
+    run_id,
+    events: Sequence[tuple[EventType | str, Redacted]],
+    alongside: Alongside | None = None,
+) -> list[Event]:
     """Append several events to one run, in order, under one lock of its counter: two
-    statements however many events (three on SQLite).
+    statements however many events (three on SQLite, four with `alongside`).
 
     The hot path of every gate decision, so its statements are prebuilt
     (`fluidbox.prebuilt_sql`): the ORM's insert and update machinery cost more CPU than the
@@ -135,7 +160,7 @@ def events_append(*, run_id, events: Sequence[tuple[EventType | str, Redacted]])
                 )
             )
             prev_hash = digest
-        _insert_events(cursor, rows, run_id, prev_hash)
+        _insert_events(cursor, rows, run_id, prev_hash, alongside)
     metrics.ledger_events_appended(row.type for row in rows)
     return rows
 

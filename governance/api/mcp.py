@@ -13,7 +13,8 @@ from rest_framework.views import APIView
 from governance.api.parsers import json_refusal
 from governance.api.permissions import IsRunner
 from governance.mcp_server.bridge import bridge
-from governance.mcp_server.server import RUN_ENVIRON_KEY
+from governance.mcp_server.catalog import named_tools
+from governance.mcp_server.server import RUN_ENVIRON_KEY, TOOLS_ENVIRON_KEY
 
 
 @extend_schema(exclude=True)  # MCP's own JSON-RPC, not a REST resource
@@ -36,7 +37,9 @@ class McpEndpointApi(APIView):
                 )
         environ = dict(request._request.environ)
         environ["wsgi.input"] = request._request  # Django's length-limited body stream
-        environ[RUN_ENVIRON_KEY] = str(request.auth.run_id)
+        run = request.auth.run
+        environ[RUN_ENVIRON_KEY] = run
+        environ[TOOLS_ENVIRON_KEY] = named_tools(run)  # read once per run and process
         # The token check opened a database connection; a call that waits for a human must
         # not hold it (the worker threads open their own when they need one).
         connection.close()

@@ -5,6 +5,7 @@ from functools import cached_property
 from typing import Any
 
 from fluidbox.canonical import canonical_json
+from governance.binding_state import BindingNow, binding_now
 from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import compiled_policy, match_argument_of
 from governance.process_cache import ProcessCache
@@ -38,6 +39,12 @@ class CallContext:
         if not tool.is_brokered:
             _sandbox_tools.put((self.run.pk, self.tool), tool)
         return tool
+
+    @cached_property
+    def binding_now(self) -> BindingNow:
+        """A brokered tool's binding and connection as they are now (never cached: a
+        revocation must reach the next call)."""
+        return binding_now(self.run, self.frozen_tool.connection_id)
 
     @cached_property
     def budget(self) -> RunBudget:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 import anyio
 from a2wsgi import ASGIMiddleware
 
-from governance.mcp_server.server import build_session_manager
+from governance.mcp_server.server import asgi_app, build_session_manager
 
 # Hop-by-hop headers are the WSGI server's business, not the application's (PEP 3333).
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "upgrade"})
@@ -41,7 +41,7 @@ class McpBridge:
 
         asyncio.run_coroutine_threadsafe(hold_manager_open(), loop)
         started.result(timeout=_START_TIMEOUT)
-        return ASGIMiddleware(manager.handle_request, loop=loop)
+        return ASGIMiddleware(asgi_app(manager), loop=loop)
 
     def app(self) -> ASGIMiddleware:
         with self._lock:

@@ -10,6 +10,7 @@ policy and approval are decided per call.
 from dataclasses import dataclass
 from typing import Any
 
+from governance.binding_state import BindingNow, bindings_now
 from governance.gate.context import CallContext
 from governance.gate.stages.frozen_set import check_frozen_set
 from governance.gate.stages.trust_tier import check_trust_tier
@@ -18,12 +19,20 @@ from governance.mcp_wire import tool_digest
 from governance.models import FrozenTool, Run
 from governance.process_cache import ProcessCache
 
-# A run's brokered tools are frozen at its creation, so the names they are listed under
-# never change: each process keeps the mapping of the runs it has served.
-_mcp_names_of_runs = ProcessCache(size=4096)
+# A run's brokered tools are frozen at its creation, so the names they are listed under and
+# their input schemas never change: each process keeps those of the runs it has served.
+_tools_of_runs = ProcessCache(size=4096)
 
 # Wire fields of a photographed tool that describe it to a model (never its live form).
 _DESCRIPTIVE_FIELDS = ("title", "description", "annotations", "outputSchema", "icons")
+
+
+@dataclass(frozen=True)
+class NamedTool:
+    """A frozen brokered tool of a run under its MCP name."""
+
+    frozen_name: str
+    input_schema: dict[str, Any] | None  # the frozen one; None if it failed the schema guard
 
 
 @dataclass(frozen=True)
@@ -42,11 +51,13 @@ def _frozen_definition(tool: FrozenTool) -> dict[str, Any] | None:
     return None
 
 
-def _callable_now(run: Run, tool: FrozenTool) -> bool:
+def _callable_now(run: Run, tool: FrozenTool, binding: BindingNow) -> bool:
     if not tool.callable:  # failed the schema guard at freeze time
         return False
     ctx = CallContext(run=run, session_id="", tool_call_id="", tool=tool.name, arguments={})
-    ctx.__dict__["frozen_tool"] = tool  # the row in hand; the stage re-reads its connection
+    # The rows in hand: the tool, and its binding and connection as just read.
+    ctx.__dict__["frozen_tool"] = tool
+    ctx.__dict__["binding_now"] = binding
     return check_frozen_set(ctx) is None and check_trust_tier(ctx) is None
 
 
@@ -58,9 +69,11 @@ def run_mcp_catalog(run: Run) -> list[ListedTool]:
         .order_by("name")
     )
     names = mcp_names([tool.name for tool in frozen])
+    bindings = bindings_now(run)  # every binding in one statement, not one per tool
     listed = []
     for tool in frozen:
-        if not _callable_now(run, tool):
+        binding = bindings.get(tool.connection_id, BindingNow(None, False, None))
+        if not _callable_now(run, tool, binding):
             continue
         wire = _frozen_definition(tool)
         if wire is None:
@@ -71,11 +84,25 @@ def run_mcp_catalog(run: Run) -> list[ListedTool]:
     return listed
 
 
+def named_tools(run: Run) -> dict[str, NamedTool]:
+    """Every frozen brokered tool of the run by MCP name, callable now or not."""
+    tools = _tools_of_runs.get(run.pk)
+    if tools is None:
+        rows = list(
+            run.frozen_tools.filter(connection__isnull=False).values_list(
+                "name", "schema", "callable"
+            )
+        )
+        names = mcp_names([name for name, _schema, _callable in rows])
+        tools = {
+            names[name]: NamedTool(name, schema if callable else None)
+            for name, schema, callable in rows
+        }
+        _tools_of_runs.put(run.pk, tools)
+    return tools
+
+
 def frozen_name_for(run: Run, mcp_name: str) -> str | None:
     """The frozen tool an MCP name stands for in this run, callable now or not."""
-    by_mcp_name = _mcp_names_of_runs.get(run.pk)
-    if by_mcp_name is None:
-        frozen = run.frozen_tools.filter(connection__isnull=False).values_list("name", flat=True)
-        by_mcp_name = {name: frozen_name for frozen_name, name in mcp_names(list(frozen)).items()}
-        _mcp_names_of_runs.put(run.pk, by_mcp_name)
-    return by_mcp_name.get(mcp_name)
+    tool = named_tools(run).get(mcp_name)
+    return tool.frozen_name if tool is not None else None

@@ -32,13 +32,16 @@ from governance.mcp_server.calls import (
     client_call_id,
     mcp_tool_call,
 )
-from governance.mcp_server.catalog import run_mcp_catalog
+from governance.mcp_server.catalog import NamedTool, run_mcp_catalog
 from governance.mcp_server.db_threads import DatabaseThreads
 from governance.models import Run
 from governance.observability import tracing
 from governance.schemas import MAX_ARGUMENT_BYTES
 
-RUN_ENVIRON_KEY = "fluidbox.mcp_run_id"
+# What the view hands the SDK's app with the request: the run its token check read (with its
+# budget and frozen policy version) and the run's tools by MCP name (`catalog.named_tools`).
+RUN_ENVIRON_KEY = "fluidbox.mcp_run"
+TOOLS_ENVIRON_KEY = "fluidbox.mcp_tools"
 # A request body larger than this is refused before it is parsed (arguments ≤ 256 KiB).
 MAX_BODY_BYTES = 2 * MAX_ARGUMENT_BYTES
 _QUICK_THREADS = 40
@@ -83,17 +86,36 @@ async def _in_thread(job: Callable[[], Any], *, waiting: bool = False) -> Any:
     return await asyncio.wrap_future(quick.submit(partial(context.run, job)))
 
 
-def _run_id(ctx) -> str:
+def _token_run(ctx) -> Run:
+    """The run as the request's token check read it, moments ago."""
     return ctx.request.scope["wsgi_environ"][RUN_ENVIRON_KEY]
 
 
-def _run(run_id: str) -> Run:
+def _run(run_id) -> Run:
     return Run.objects.select_related("policy_version", "budget").get(pk=run_id)
 
 
+# The requested run's tools by MCP name, for `frozen_input_schema` (set per request).
+_request_tools: contextvars.ContextVar[dict[str, NamedTool] | None] = contextvars.ContextVar(
+    "fluidbox_mcp_request_tools", default=None
+)
+
+
+def frozen_input_schema(mcp_name: str) -> dict[str, Any] | None:
+    """The SDK's `Mcp-Param-*` header check (2026-07-28 era) asks for the called tool's
+    input schema. Without this it would run the whole `tools/list` handler, database reads
+    included, before every call. The schema a run lists is the frozen one, which never
+    changes, so it is taken from the run's own tools in hand; None (nothing to check) for a
+    name the run does not have or a tool that failed the schema guard. A tool the run may
+    not call now gets its header values checked too, and the gate still refuses it."""
+    tools = _request_tools.get()
+    tool = tools.get(mcp_name) if tools is not None else None
+    return tool.input_schema if tool is not None else None
+
+
 async def list_tools(ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    run_id = _run_id(ctx)
-    listed = await _in_thread(lambda: run_mcp_catalog(_run(run_id)))
+    run = _token_run(ctx)
+    listed = await _in_thread(lambda: run_mcp_catalog(run))
     return types.ListToolsResult(
         tools=[types.Tool.model_validate(tool.definition) for tool in listed]
     )
@@ -107,22 +129,25 @@ def _result(answer: McpAnswer) -> types.CallToolResult:
 
 
 async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-    run_id = _run_id(ctx)
+    token_run = _token_run(ctx)
     tool_call_id = client_call_id(params.meta or ctx.meta)
     arguments = params.arguments if params.arguments is not None else {}
 
-    def attempt(wait_seconds: float) -> McpAnswer:
+    def attempt(wait_seconds: float, run: Run | None = None) -> McpAnswer:
+        # The first attempt decides on the run the token check has just read, as a REST
+        # call does; a later one, after a wait, reads it again (its status, its budget).
+        run = run if run is not None else _run(token_run.pk)
         # The agent's trace continues from the request's `_meta` (its W3C `traceparent`).
         with tracing.continue_trace_from_meta(params.meta or ctx.meta):
             return mcp_tool_call(
-                run=_run(run_id),
+                run=run,
                 mcp_name=params.name,
                 arguments=arguments,
                 tool_call_id=tool_call_id,
                 wait_seconds=wait_seconds,
             )
 
-    answer = await _in_thread(lambda: attempt(0))
+    answer = await _in_thread(lambda: attempt(0, token_run))
     deadline = time.monotonic() + approval_wait_bound()
     beat = 0
     while answer.pending and (remaining := deadline - time.monotonic()) > 0:
@@ -145,7 +170,18 @@ def build_server() -> Server:
         ),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        get_tool_input_schema=frozen_input_schema,
     )
+
+
+def asgi_app(manager: StreamableHTTPSessionManager):
+    """The manager's ASGI app, with the requested run's tools in `_request_tools`."""
+
+    async def app(scope, receive, send) -> None:
+        _request_tools.set(scope.get("wsgi_environ", {}).get(TOOLS_ENVIRON_KEY))
+        await manager.handle_request(scope, receive, send)
+
+    return app
 
 
 def build_session_manager() -> StreamableHTTPSessionManager:

@@ -3,12 +3,17 @@
 import json
 import time
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
+from django.db import connection as db
 from django.db import transaction
 
+from fluidbox.prebuilt_sql import ModelTable
 from governance import vault
+from governance.binding_state import BindingNow, claim_with_binding, frozen_tool_with_binding
 from governance.errors import Invalid
+from governance.gate.context import NOT_READ
 from governance.gate.decision import FailClosed
 from governance.gate.stages.frozen_set import binding_problem
 from governance.mcp_sessions import pool as upstream_sessions
@@ -19,7 +24,7 @@ from governance.services.connections import endpoint_for
 from governance.services.gate import GateAnswer, permission_request
 from ledger.models import EventType
 from ledger.redaction import mask_secrets, payload_digest, redact, redact_text, secret_registry
-from ledger.services import event_append
+from ledger.services import Alongside, event_append
 
 SETTLED = (
     BrokerStatus.SUCCEEDED,
@@ -27,6 +32,22 @@ SETTLED = (
     BrokerStatus.FAILED,
     BrokerStatus.REFUSED,
 )
+
+
+_tool_calls = ModelTable(ToolCall)
+_OUTCOME_FIELDS = (
+    "broker_status",
+    "broker_latency_ms",
+    "broker_result_digest",
+    "broker_is_error",
+    "broker_error",
+)
+
+
+@cache
+def _outcome_statement(vendor: str) -> str:
+    columns = ", ".join(f"{_tool_calls.column(name)} = %s" for name in _OUTCOME_FIELDS)
+    return f"UPDATE {_tool_calls.name} SET {columns} WHERE {_tool_calls.pk} = %s"
 
 
 @dataclass(frozen=True)
@@ -75,13 +96,19 @@ def _record(
 ) -> None:
     # A server's error text may echo what it was sent: the arguments' secrets are masked.
     error = redact_text(error, arguments=call.arguments)[:300]
+    outcome = {
+        "broker_status": status,
+        "broker_latency_ms": latency_ms,
+        "broker_result_digest": result_digest,
+        "broker_is_error": is_error,
+        "broker_error": error,
+    }
     with transaction.atomic():
-        ToolCall.objects.filter(pk=call.pk).update(
-            broker_status=status,
-            broker_latency_ms=latency_ms,
-            broker_result_digest=result_digest,
-            broker_is_error=is_error,
-            broker_error=error,
+        # The outcome rides with the ledger's insert: one round trip for both writes.
+        written = Alongside(
+            _outcome_statement(db.vendor),
+            [_tool_calls.prepared(name, value) for name, value in outcome.items()]
+            + [_tool_calls.prepared("id", call.pk)],
         )
         event_append(
             run_id=run.pk,
@@ -101,6 +128,7 @@ def _record(
                 },
                 arguments=call.arguments,
             ),
+            alongside=written,
         )
     metrics.brokered_call_recorded(
         connection=call.tool.partition(".")[0],  # brokered tools are `<connection-slug>.<tool>`
@@ -111,11 +139,8 @@ def _record(
         metrics.fail_closed_recorded(fail_closed)
     tracing.current_tool_span().brokered(status)
     # What the update above wrote, without reading the row back.
-    call.broker_status = status
-    call.broker_latency_ms = latency_ms
-    call.broker_result_digest = result_digest
-    call.broker_is_error = is_error
-    call.broker_error = error
+    for name, value in outcome.items():
+        setattr(call, name, value)
 
 
 def _mask_credentials(value, endpoint):
@@ -173,12 +198,10 @@ def _refuse(
 def broker_call(
     *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
 ) -> BrokeredAnswer:
-    # get(), not first(): (run, name) is unique. The organization comes along for the egress
-    # rules of the endpoint, and the gate is handed this row instead of reading it again.
-    try:
-        frozen = FrozenTool.objects.select_related("connection__org").get(run=run, name=tool)
-    except FrozenTool.DoesNotExist:
-        frozen = None
+    # The frozen tool, its connection and organization (for the egress rules of the
+    # endpoint) and its binding as it is now, in one statement; the gate is handed them
+    # instead of reading them again.
+    frozen, binding = frozen_tool_with_binding(run, tool)
     if frozen is not None and not frozen.is_brokered:
         raise Invalid(f"{tool!r} is a sandbox tool: ask /permission and run it in the sandbox")
     # One execute_tool span for the gate and the upstream call (the gate joins it).
@@ -188,6 +211,7 @@ def broker_call(
         return _gated_call(
             run=run,
             frozen=frozen,
+            binding=binding,
             session_id=session_id,
             tool_call_id=tool_call_id,
             tool=tool,
@@ -200,6 +224,7 @@ def _gated_call(
     *,
     run: Run,
     frozen: FrozenTool | None,
+    binding: BindingNow | None,
     session_id: str,
     tool_call_id: str,
     tool: str,
@@ -215,6 +240,7 @@ def _gated_call(
         wait_seconds=wait_seconds,
         brokered=True,
         frozen_tool=frozen,
+        binding_now=binding if binding is not None else NOT_READ,
     )
     call = gate.tool_call
     if call.decision != Decision.ALLOW:
@@ -222,16 +248,20 @@ def _gated_call(
     if call.broker_status:
         # At most once: a retry after the call ran (or while it runs) never calls again.
         return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
-    claimed = ToolCall.objects.filter(pk=call.pk, broker_status=BrokerStatus.NOT_BROKERED).update(
-        broker_status=BrokerStatus.RUNNING
+    # Claim the call and re-verify the binding right before the credential is unsealed, in
+    # one statement (see `claim_with_binding`): fail closed.
+    claimed, binding = claim_with_binding(
+        call,
+        run,
+        frozen.connection_id,
+        running=BrokerStatus.RUNNING,
+        idle=BrokerStatus.NOT_BROKERED,
     )
     if not claimed:
         call.refresh_from_db()
         return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
     call.broker_status = BrokerStatus.RUNNING
-
-    # Re-verify the binding right before the credential is unsealed: fail closed.
-    problem = binding_problem(run, frozen)
+    problem = binding_problem(run, frozen, binding)
     if problem is not None:
         return _refuse(
             gate,

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
+from governance.binding_state import BindingNow
 from governance.errors import Conflict
 from governance.gate.context import NOT_READ, CallContext
 from governance.gate.decision import Decision, Outcome
@@ -198,11 +199,13 @@ def permission_request(
     wait_seconds: float = 0,
     brokered: bool = False,
     frozen_tool: FrozenTool | None | object = NOT_READ,
+    binding_now: BindingNow | object = NOT_READ,
 ) -> GateAnswer:
     """Decide one tool call (or return the settled decision for a retry).
 
     `frozen_tool`: the run's frozen tool of that name (None: there is none) when the caller
-    has just read it, so the frozen-set stage does not read it again.
+    has just read it, so the frozen-set stage does not read it again; `binding_now`: a
+    brokered tool's binding as the caller read it with the tool, in the same statement.
     """
     with tracing.tool_call_span(
         run=run, tool=tool, tool_call_id=tool_call_id, session_id=session_id, brokered=brokered
@@ -215,6 +218,7 @@ def permission_request(
             arguments=arguments,
             wait_seconds=wait_seconds,
             frozen_tool=frozen_tool,
+            binding_now=binding_now,
         )
         call = answer.tool_call
         span.answered(
@@ -237,6 +241,7 @@ def _decide_and_record(
     arguments,
     wait_seconds: float,
     frozen_tool: FrozenTool | None | object = NOT_READ,
+    binding_now: BindingNow | object = NOT_READ,
 ) -> tuple[GateAnswer, Decision | None]:
     """The answer, and the decision when this request made a new one (None for a retry)."""
     if run.status != RunStatus.ACTIVE:
@@ -254,6 +259,8 @@ def _decide_and_record(
     )
     if frozen_tool is not NOT_READ:
         ctx.__dict__["frozen_tool"] = frozen_tool
+    if binding_now is not NOT_READ:
+        ctx.__dict__["binding_now"] = binding_now
     decision = decide(ctx).redacted(ctx.argument_secrets)
     digest = ctx.arguments_digest
     try:

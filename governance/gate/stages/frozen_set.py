@@ -1,9 +1,10 @@
 """Stage 2: only tools the run froze, over bindings that still hold (rug-pull defence)."""
 
+from governance import vault
+from governance.binding_state import BindingNow
 from governance.gate.context import CallContext
 from governance.gate.decision import CONTINUE, Decision, FailClosed, deny
 from governance.models import CONSENTED, BindingConsent, ConnectionStatus, Source
-from governance.selectors import is_active_member
 
 _CURRENT_FIELDS = (
     "status",
@@ -25,20 +26,15 @@ def check_frozen_set(ctx: CallContext) -> Decision | None:
         return deny(Source.CAPABILITY, f"tool {ctx.tool!r} is not in this run's frozen tool set")
     if not tool.is_brokered:
         return CONTINUE
-    return binding_problem(ctx.run, tool)
+    return binding_problem(ctx.run, tool, ctx.binding_now)
 
 
-def binding_problem(run, tool) -> Decision | None:
-    """Capability drift or a stale binding for a brokered tool; shared with the broker's
-    re-verification right before a credential is unsealed."""
-    from governance import vault
-
+def binding_problem(run, tool, now: BindingNow) -> Decision | None:
+    """Capability drift or a stale binding for a brokered tool, judged on `now` (the
+    binding and its connection as just read, see `governance.binding_state`); shared with
+    the broker's re-verification right before a credential is unsealed."""
     connection = tool.connection
-    # The binding and its connection's current state, read together (one query).
-    binding = next(
-        iter(run.bindings.filter(connection_id=connection.pk).select_related("connection")[:1]),
-        None,
-    )
+    binding = now.binding
     if binding is None:
         return deny(Source.BINDING, f"no binding to connection {connection.slug!r}")
     # The checks below, and the broker's credential and address after them, use what was
@@ -58,7 +54,7 @@ def binding_problem(run, tool) -> Decision | None:
             Source.BINDING,
             f"connection {connection.slug!r} was re-authorized since this run started",
         )
-    if connection.is_personal and not is_active_member(connection.owner_id, run.org_id):
+    if connection.is_personal and not now.owner_active:
         return deny(
             Source.BINDING, f"the owner of personal connection {connection.slug!r} is inactive"
         )
@@ -68,6 +64,6 @@ def binding_problem(run, tool) -> Decision | None:
         else:
             why = "its owner has not yet approved this run's use of it (GET /v1/bindings)"
         return deny(Source.BINDING, f"personal connection {connection.slug!r}: {why}")
-    if vault.tier2_status() == "sealed":
+    if vault.tier2_status_of(now.keyring_protected) == "sealed":
         return deny(Source.BINDING, "vault sealed", fail_closed=FailClosed.VAULT_SEALED)
     return CONTINUE

@@ -1,0 +1,234 @@
+"""A run's binding to a connection and that connection as they are now, read in one statement.
+
+The gate's frozen-set stage checks it before deciding, the broker again right before it
+unseals the credential, and the MCP catalog for every tool it lists. Each read brings
+everything the check needs in one round trip: the binding, the connection's current row,
+whether a personal connection's owner is still an active member of the run's organization,
+and whether the vault's keyring is passphrase-protected. The statements are prebuilt
+(`fluidbox.prebuilt_sql`), like the gate's own hot path, and never carry the connection's
+photographs (they can be large, and nothing here needs them).
+"""
+
+from dataclasses import dataclass
+from functools import cache
+
+from django.db import connection as db
+
+from fluidbox.prebuilt_sql import ModelTable, statement_cursor
+from governance.models import (
+    Connection,
+    FrozenBinding,
+    FrozenTool,
+    Membership,
+    Organization,
+    Run,
+    ToolCall,
+    VaultKeyring,
+)
+from governance.vault import KEYRING
+
+_tools = ModelTable(FrozenTool)
+# Left out, they are deferred fields: read only if something asks for them.
+_connections = ModelTable(Connection, leave_out=frozenset({"photograph", "previous_photograph"}))
+_orgs = ModelTable(Organization)
+_bindings = ModelTable(FrozenBinding)
+_tool_calls = ModelTable(ToolCall)
+_memberships = ModelTable(Membership)
+_keyrings = ModelTable(VaultKeyring)
+
+
+@dataclass(frozen=True)
+class BindingNow:
+    """`binding` is None when the run has no binding to the connection; otherwise its
+    `connection` is the connection's row as read with it."""
+
+    binding: FrozenBinding | None
+    owner_active: bool  # the connection's owner is an active member of the run's org
+    keyring_protected: bool | None  # the keyring's passphrase_protected; None: no keyring yet
+
+
+def _state_columns() -> str:
+    """The keyring and owner columns that follow a binding and its connection (`b`, `c`)."""
+    member = _memberships
+    return (
+        f"k.{_keyrings.column('passphrase_protected')}, "
+        f"EXISTS (SELECT 1 FROM {member.name} m "
+        f"WHERE m.{member.column('user')} = c.{_connections.column('owner')} "
+        f"AND m.{member.column('org')} = %s AND m.{member.column('is_active')})"
+    )
+
+
+def _keyring_join() -> str:
+    return f"LEFT JOIN {_keyrings.name} k ON k.{_keyrings.column('name')} = %s"
+
+
+@cache
+def _binding_select(vendor: str) -> str:
+    bindings = _bindings
+    return (
+        f"SELECT {_connections.columns('c')}, {bindings.columns('b')}, {_state_columns()} "
+        f"FROM (SELECT 1 AS one) one "
+        f"LEFT JOIN {bindings.name} b "
+        f"ON b.{bindings.column('run')} = %s AND b.{bindings.column('connection')} = %s "
+        f"LEFT JOIN {_connections.name} c "
+        f"ON c.{_connections.pk} = b.{bindings.column('connection')} "
+        f"{_keyring_join()}"
+    )
+
+
+@cache
+def _tool_statement(vendor: str) -> str:
+    tools, connections, bindings = _tools, _connections, _bindings
+    return (
+        f"SELECT {tools.columns('t')}, {connections.columns('c')}, {_orgs.columns('o')}, "
+        f"{bindings.columns('b')}, {_state_columns()} "
+        f"FROM {tools.name} t "
+        f"LEFT JOIN {connections.name} c ON c.{connections.pk} = t.{tools.column('connection')} "
+        f"LEFT JOIN {_orgs.name} o ON o.{_orgs.pk} = c.{connections.column('org')} "
+        f"LEFT JOIN {bindings.name} b ON b.{bindings.column('run')} = t.{tools.column('run')} "
+        f"AND b.{bindings.column('connection')} = t.{tools.column('connection')} "
+        f"{_keyring_join()} "
+        f"WHERE t.{tools.column('run')} = %s AND t.{tools.column('name')} = %s"
+    )
+
+
+@cache
+def _claim_statement(vendor: str) -> str:
+    status = _tool_calls.column("broker_status")
+    return (
+        f"UPDATE {_tool_calls.name} SET {status} = %s "
+        f"WHERE {_tool_calls.pk} = %s AND {status} = %s RETURNING {_tool_calls.pk}"
+    )
+
+
+@cache
+def _claim_with_binding_statement(vendor: str) -> str:
+    """PostgreSQL: the claim as a data-modifying CTE, the binding read as its SELECT."""
+    select = _binding_select(vendor).removeprefix("SELECT ")
+    return (
+        f"WITH claimed AS ({_claim_statement(vendor)}) "
+        f"SELECT (SELECT count(*) FROM claimed), {select}"
+    )
+
+
+@cache
+def _all_bindings_statement(vendor: str) -> str:
+    return (
+        f"SELECT {_connections.columns('c')}, {_bindings.columns('b')}, {_state_columns()} "
+        f"FROM {_bindings.name} b "
+        f"JOIN {_connections.name} c ON c.{_connections.pk} = b.{_bindings.column('connection')} "
+        f"{_keyring_join()} "
+        f"WHERE b.{_bindings.column('run')} = %s"
+    )
+
+
+def _state(row, run: Run) -> BindingNow:
+    """A row of `_connections.columns('c')`, `_bindings.columns('b')`, `_state_columns()`."""
+    connection_end = len(_connections.fields)
+    binding_end = connection_end + len(_bindings.fields)
+    protected, owner_active = row[binding_end], row[binding_end + 1]
+    keyring_protected = None if protected is None else bool(protected)
+    if row[connection_end] is None:  # no binding row: the LEFT JOIN gave NULLs
+        return BindingNow(None, False, keyring_protected)
+    connection = _connections.instance(row[:connection_end], "c")
+    binding = _bindings.instance(row[connection_end:binding_end], "b")
+    FrozenBinding._meta.get_field("connection").set_cached_value(binding, connection)
+    FrozenBinding._meta.get_field("run").set_cached_value(binding, run)
+    return BindingNow(binding, bool(owner_active), keyring_protected)
+
+
+def frozen_tool_with_binding(run: Run, name: str) -> tuple[FrozenTool | None, BindingNow | None]:
+    """The run's frozen tool `name` (None: there is none) with its connection and the
+    connection's organization, and, for a brokered tool, its binding as it is now."""
+    with statement_cursor() as cursor:
+        cursor.execute(
+            _tool_statement(db.vendor),
+            [
+                run.org_id,
+                KEYRING,
+                _tools.prepared("run", run.pk),
+                _tools.prepared("name", name),
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None, None
+    tool_end = len(_tools.fields)
+    tool = _tools.instance(row[:tool_end], "t")
+    FrozenTool._meta.get_field("run").set_cached_value(tool, run)
+    if tool.connection_id is None:
+        return tool, None
+    connection_end = tool_end + len(_connections.fields)
+    org_end = connection_end + len(_orgs.fields)
+    connection = _connections.instance(row[tool_end:connection_end], "c")
+    Connection._meta.get_field("org").set_cached_value(
+        connection, _orgs.instance(row[connection_end:org_end], "o")
+    )
+    FrozenTool._meta.get_field("connection").set_cached_value(tool, connection)
+    state = _state(row[tool_end:connection_end] + row[org_end:], run)
+    if state.binding is not None:
+        # The binding's connection is the tool's: one row, read once.
+        FrozenBinding._meta.get_field("connection").set_cached_value(state.binding, connection)
+    return tool, state
+
+
+def binding_now(run: Run, connection_id: int) -> BindingNow:
+    """The run's binding to `connection_id` and the connection, as they are now."""
+    with statement_cursor() as cursor:
+        cursor.execute(
+            _binding_select(db.vendor),
+            [
+                run.org_id,
+                _bindings.prepared("run", run.pk),
+                _bindings.prepared("connection", connection_id),
+                KEYRING,
+            ],
+        )
+        return _state(cursor.fetchone(), run)
+
+
+def claim_with_binding(call: ToolCall, run: Run, connection_id: int, *, running: str, idle: str):
+    """Claim the call for the broker (its status from `idle` to `running`) and re-read the
+    binding, for the check right before the credential is unsealed: (claimed, BindingNow).
+
+    On PostgreSQL both happen in one statement (the claim in a data-modifying CTE), whose
+    snapshot is taken as it starts: it sees every revocation, re-authorization and consent
+    change committed before it, as a read sent after the claim would. Only a claim that has
+    to wait for another transaction's lock on this tool-call row could see an older state,
+    and every transaction that locks an allowed, unbrokered call's row is a concurrent claim
+    of the same call, which wins it (this one then claims nothing and unseals nothing).
+    SQLite, which has no data-modifying CTEs, runs the two statements one after the other.
+    """
+    claim = _claim_statement(db.vendor)
+    claim_params = [running, _tool_calls.prepared("id", call.pk), idle]
+    select = _binding_select(db.vendor)
+    select_params = [
+        run.org_id,
+        _bindings.prepared("run", run.pk),
+        _bindings.prepared("connection", connection_id),
+        KEYRING,
+    ]
+    with statement_cursor() as cursor:
+        if db.vendor == "postgresql":
+            statement = _claim_with_binding_statement(db.vendor)
+            cursor.execute(statement, claim_params + select_params)
+            row = cursor.fetchone()
+            return bool(row[0]), _state(row[1:], run)
+        cursor.execute(claim, claim_params)
+        claimed = cursor.fetchone() is not None
+        if not claimed:
+            return False, None
+        cursor.execute(select, select_params)
+        return True, _state(cursor.fetchone(), run)
+
+
+def bindings_now(run: Run) -> dict[int, BindingNow]:
+    """Every binding of the run with its connection as it is now, by connection id (a
+    connection the run has no binding to is absent)."""
+    with statement_cursor() as cursor:
+        cursor.execute(
+            _all_bindings_statement(db.vendor),
+            [run.org_id, KEYRING, _bindings.prepared("run", run.pk)],
+        )
+        states = [_state(row, run) for row in cursor.fetchall()]
+    return {state.binding.connection_id: state for state in states}
