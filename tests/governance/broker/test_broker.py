@@ -140,6 +140,49 @@ def test_an_inactive_personal_owner_is_a_binding_denial(
     assert echo_server.calls() == []
 
 
+@pytest.mark.parametrize("change", ["revoke", "reconnect"])
+def test_a_connection_revoked_after_the_approval_is_refused_before_the_credential_is_used(
+    broker_org, operator, echo_server, approver, change
+):
+    """The gate decided while the binding held; a human approved; then the connection was
+    revoked (or re-authorized). The retry gets the recorded allow without a new decision,
+    so only the broker's re-check, right before it unseals the credential, can stop it."""
+    from tests.conftest import Api
+
+    connection_id = connect(operator, echo_server, slug="mine")
+    run_id, runner = brokered_run(operator, slug="mine")
+    asked = call(runner, run_id, "mine.update", {"id": "1", "value": "x"})
+    assert asked["decision"] == "pending"
+    decided = Api(user=approver).post(
+        f"/v1/approvals/{asked['approval']['id']}/decision", {"decision": "approve"}
+    )
+    assert decided.status_code == 200, decided.content
+    if change == "revoke":
+        assert operator.post(f"/v1/connections/{connection_id}/revoke").status_code == 200
+    else:
+        response = operator.post(
+            f"/v1/connections/{connection_id}/reconnect",
+            {"credential": {"header": "Authorization", "value": "Bearer crm-secret-2"}},
+        )
+        assert response.status_code == 200
+
+    retry = call(runner, run_id, "mine.update", {"id": "1", "value": "x"})
+
+    assert (retry["decision"], retry["source"]) == ("deny", "binding")
+    assert retry["result"] is None
+    assert echo_server.calls() == []
+    recorded = ToolCall.objects.get(run_id=run_id)
+    assert (recorded.decision, recorded.broker_status) == ("allow", "refused")
+    brokered = Event.objects.get(run_id=run_id, type="tool.brokered").data
+    assert (brokered["status"], brokered["source"]) == ("refused", "binding")
+    assert brokered["tool_call_id"] == "c-1"
+    # Refused once, recorded once: a further retry neither calls nor records again.
+    again = call(runner, run_id, "mine.update", {"id": "1", "value": "x"})
+    assert (again["decision"], again["replayed"]) == ("deny", True)
+    assert Event.objects.filter(run_id=run_id, type="tool.brokered").count() == 1
+    assert echo_server.calls() == []
+
+
 def test_a_read_only_run_calling_a_write_tool_is_denied_and_the_server_sees_nothing(
     broker_org, operator, echo_server
 ):
