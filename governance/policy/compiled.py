@@ -204,37 +204,53 @@ class CompiledPolicy:
     def _decide(self, reading: CallReading) -> Evaluation:
         segments: list[Segment] = []
         error = reading.error
-        merged: dict[str, list] = {}  # key -> [binding, never_only, requirements]
+        merged: dict[tuple[str, bool], list] = {}  # (key, open) -> [binding, never_only, reqs]
         for probe in reading.probes:
-            entry = merged.get(probe.key)
+            entry = merged.get((probe.key, probe.open_tail))
             if entry is None:
-                merged[probe.key] = [probe.binding, probe.never_only, probe.requires]
+                merged[(probe.key, probe.open_tail)] = [
+                    probe.binding,
+                    probe.never_only,
+                    probe.requires,
+                ]
             else:
                 entry[0] = entry[0] or probe.binding
                 entry[1] = entry[1] and probe.never_only
                 entry[2] = entry[2] + probe.requires if probe.requires else entry[2]
-        for key, (binds, never_only, requires) in merged.items():
+        for (key, open_tail), (binds, never_only, requires) in merged.items():
+            subject = key + "…" if open_tail else key
             try:
-                index = self.first_match(key)
+                index, partly = (
+                    self.first_match_open(key)
+                    if open_tail
+                    else (
+                        self.first_match(key),
+                        False,
+                    )
+                )
             except GlobError as problem:
                 error = error or str(problem)
-                segments.append(Segment(key, Verdict.ASK, None, str(problem)))
+                segments.append(Segment(subject, Verdict.ASK, None, str(problem)))
                 continue
             if index is None:
                 if binds and not never_only:
-                    segments.append(Segment(key, Verdict.ASK, None))
+                    segments.append(Segment(subject, Verdict.ASK, None))
                 continue
             action = self._actions[index]
+            if partly:
+                if binds and not never_only:
+                    segments.append(Segment(subject, Verdict.ASK, None, self._partly(index)))
+                continue
             if action is Verdict.ALWAYS:
                 if not binds or never_only:
                     continue  # a non-binding view that is allowed cannot change the outcome
                 unnamed = self._unnamed(index, requires)
                 if unnamed:
-                    segments.append(Segment(key, Verdict.ASK, None, unnamed))
+                    segments.append(Segment(subject, Verdict.ASK, None, unnamed))
                     continue
             elif never_only and action is not Verdict.NEVER:
                 continue
-            segments.append(Segment(key, action, index))
+            segments.append(Segment(subject, action, index))
         segments += [Segment(c.subject, Verdict.ASK, None, c.reason) for c in reading.concerns]
         if not segments:
             segments.append(Segment(reading.whole_key, Verdict.ASK, None))
@@ -257,6 +273,30 @@ class CompiledPolicy:
                 )
                 return Evaluation(Verdict.ALWAYS, self.matched_rule(exact), tuple(segments))
         return Evaluation(verdict, rule, tuple(segments), error)
+
+    def first_match_open(self, start: str) -> tuple[int | None, bool]:
+        """The rule that decides every key beginning with `start` and going on (words the
+        script does not show follow it): (index, False) for the first rule that matches
+        all of them; (index, True) when the first rule that may match some of them and is
+        not ALWAYS does not match them all (it decides only some: the caller asks).
+        An ALWAYS rule that matches only some is passed over: the rest go on down.
+        Raises GlobError."""
+        for index, glob in enumerate(self._globs):
+            if not glob.could_continue(start):
+                continue
+            if glob.matches_every_continuation(start):
+                return index, False
+            if self._actions[index] is not Verdict.ALWAYS:
+                return index, True
+        return None, False
+
+    def _partly(self, index: int) -> str:
+        rule = self.rules[index]
+        return (
+            "words the command does not show follow (a glob's expansion, xargs' input): "
+            f"rule {rule_number(index)} ({rule.pattern!r}, {rule.action.value}) matches some "
+            "of them, so the call is asked about"
+        )
 
     def _unnamed(self, index: int, requires: tuple) -> str | None:
         """Why ALWAYS rule `index` cannot allow a probe whose requirements it does not name."""

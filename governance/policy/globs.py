@@ -161,6 +161,8 @@ class CompiledGlob:
         "_middle",
         "_tail",
         "_searched_cost",
+        "_atoms",
+        "_open_ended",
     )
 
     def __init__(self, pattern: str):
@@ -171,6 +173,8 @@ class CompiledGlob:
             self.regex_limit, self.regex_match, self.required = -1, None, ""
             return
         atoms = parse_atoms(pattern)
+        self._atoms = atoms
+        self._open_ended = bool(atoms) and atoms[-1] is _STAR
         prefix = []
         for atom in atoms:
             if atom is _STAR or atom.literal is None:
@@ -203,6 +207,41 @@ class CompiledGlob:
             return self.regex_match(subject) is not None
         return self._match_piecewise(subject)
 
+    def could_continue(self, start: str) -> bool:
+        """Whether some subject that is `start` followed by more characters matches."""
+        if self.oversize:
+            raise PatternTooLong(f"pattern is longer than {MAX_PATTERN_BYTES} bytes")
+        prefix = self.literal_prefix
+        if not (start.startswith(prefix) or prefix.startswith(start)):
+            return False
+        atoms, done = self._atoms, min(len(prefix), len(start))
+        if (len(start) - done) * (len(atoms) + 1) > STEP_BUDGET:
+            raise MatchTooExpensive(
+                f"pattern {self.pattern[:60]!r} is too costly to match against every "
+                f"continuation of a {len(start)}-character start"
+            )
+        # The pattern as a set of positions in its atoms (a star stays where it is).
+        states = _after_stars({done}, atoms)
+        for char in start[done:]:
+            following = set()
+            for i in states:
+                if i < len(atoms):
+                    atom = atoms[i]
+                    if atom is _STAR:
+                        following.add(i)
+                    elif atom.literal == char or (
+                        atom.literal is None and re.fullmatch(atom.regex, char, re.DOTALL)
+                    ):
+                        following.add(i + 1)
+            if not following:
+                return False
+            states = _after_stars(following, atoms)
+        return any(i < len(atoms) for i in states)
+
+    def matches_every_continuation(self, start: str) -> bool:
+        """Whether every subject that starts with `start` matches: a final star does the rest."""
+        return self._open_ended and self.matches(start)
+
     def _match_piecewise(self, subject: str) -> bool:
         n = len(subject)
         if n * self._searched_cost > STEP_BUDGET:
@@ -225,6 +264,16 @@ class CompiledGlob:
                 return False
             position = found.end()
         return True
+
+
+def _after_stars(states: set[int], atoms: list[Atom | None]) -> set[int]:
+    """The positions reachable without reading a character: a star may match nothing."""
+    reached = set(states)
+    for i in sorted(states):
+        while i < len(atoms) and atoms[i] is _STAR:
+            i += 1
+            reached.add(i)
+    return reached
 
 
 def _longest_literal_run(pieces: list[list[Atom]]) -> str:
