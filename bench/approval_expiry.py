@@ -23,25 +23,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fluidbox.settings")
-os.environ.setdefault("FLUIDBOX_DEVELOPMENT", "1")
 
-import django  # noqa: E402
+from bench.harness import bench_org, bench_runs, django_setup, migrate, percentile  # noqa: E402
 
-django.setup()
+django_setup()
 
-from django.core.management import call_command  # noqa: E402
 from django.db import close_old_connections, connection  # noqa: E402
 from django_q.models import Schedule, Success  # noqa: E402
 from django_q.tasks import async_task  # noqa: E402
 
 import governance.queue  # noqa: E402
 from governance.models import Approval  # noqa: E402
-from governance.services.bundles import bundle_import  # noqa: E402
 from governance.services.gate import permission_request  # noqa: E402
-from governance.services.orgs import org_create  # noqa: E402
-from governance.services.policies import policy_save  # noqa: E402
-from governance.services.runs import run_create  # noqa: E402
 
 POLICY = 'name: bench\napproval_timeout: 2\nrules:\n  - {pattern: "send_email:*", action: ASK}\n'
 BUNDLE = "name: bench\ntools:\n  - {name: send_email, access: write}\n"
@@ -73,22 +66,11 @@ def main() -> None:
     parser.add_argument("--spacing", type=float, default=0.37, help="seconds between calls")
     parser.add_argument("--via-schedule", action="store_true")
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
+    migrate()
     if args.via_schedule:
         governance.queue.task_enqueue_at = schedule_row
-    org = org_create(slug=f"bench-expiry-{int(time.time() * 1000)}")
-    policy_save(org=org, text=POLICY, author=None)
-    bundle_import(org=org, text=BUNDLE)
-    run = run_create(
-        org=org,
-        agent="bench",
-        policy_name="bench",
-        autonomy="supervised",
-        source={"kind": "manual"},
-        budget_tokens=1,
-        bundles=["bench"],
-        connections=[],
-    ).run
+    org = bench_org(slug=f"bench-expiry-{int(time.time() * 1000)}", policy=POLICY, bundle=BUNDLE)
+    run = bench_runs(org, 1)[0].run
     log = open(ROOT / "var" / "bench-qcluster.log", "ab")  # noqa: SIM115
     worker = subprocess.Popen(
         [sys.executable, "manage.py", "qcluster"],
@@ -128,7 +110,7 @@ def main() -> None:
     print(f"database: {connection.vendor}  mechanism: {mechanism}  approvals: {len(ids)}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     if late:
-        p90 = late[min(len(late) - 1, int(len(late) * 0.9))]
+        p90 = percentile(late, 0.9)
         print(
             f"settled after expiry, seconds: median {statistics.median(late):.2f}  "
             f"p90 {p90:.2f}  max {late[-1]:.2f}  min {late[0]:.2f}"

@@ -21,22 +21,34 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
-
-import httpx
-import psycopg
-from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+
+from bench.harness import (  # noqa: E402
+    BIN,
+    SANDBOX_BUNDLE,
+    Gunicorn,
+    bench_org,
+    bench_runs,
+    cpu_seconds,
+    drop_database,
+    free_port,  # noqa: F401  (bench/broker_profile.py imports it from here)
+    load_average,
+    memory_kib,
+    migrate,
+    production_environment,
+    runs_write,
+    server_version,
+    throwaway_database,
+)
+
 LUA = ROOT / "bench" / "gate_load.lua"
 SCENARIOS = (
     ("ceiling", "bare DRF ceiling"),
@@ -100,35 +112,6 @@ class Result:
         return self.requests / self.seconds
 
 
-# --- the throwaway database -------------------------------------------------------------
-
-
-def throwaway_database(base_url: str) -> str:
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("postgres", "postgresql"):
-        sys.exit("gate_load needs DATABASE_URL=postgres://… (the production database)")
-    name = f"{parts.path.lstrip('/') or 'fluidbox'}_gate_load"
-    with _maintenance(parts) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
-def drop_database(url: str) -> None:
-    parts = urlsplit(url)
-    with _maintenance(parts) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
-
-
-def _maintenance(parts):
-    return psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True)
-
-
-def server_version(url: str) -> str:
-    with psycopg.connect(url) as conn:
-        return conn.execute("SHOW server_version").fetchone()[0]
-
-
 # --- data: org, policy, bundle, runs (in this process, through the services) -------------
 
 
@@ -136,37 +119,25 @@ def seed(run_count: int, runs_file: Path) -> None:
     import django
 
     django.setup()
-    from django.core.management import call_command
     from django.db import connection
 
     from bench.ceiling_app import CEILING_COUNTERS, CEILING_TABLES
-    from governance.services.bundles import bundle_import
-    from governance.services.orgs import org_create
-    from governance.services.policies import policy_save
-    from governance.services.runs import run_create
 
-    call_command("migrate", verbosity=0)
+    migrate()
     with connection.cursor() as cursor:
         for statement in CEILING_TABLES:
             cursor.execute(statement)
         cursor.execute(CEILING_COUNTERS, [run_count])
-    org = org_create(slug="gate-load")
-    policy_save(org=org, text=POLICY, author=None)
-    bundle_import(org=org, text=(ROOT / "runner" / "bundles" / "sandbox-basic.yaml").read_text())
-    lines = []
-    for _ in range(run_count):
-        created = run_create(
-            org=org,
-            agent="gate-load",
-            policy_name="bench",
-            autonomy="autonomous",
-            source={"kind": "manual"},
-            budget_tokens=10**12,
-            bundles=["sandbox-basic"],
-            connections=[],
-        )
-        lines.append(f"{created.run.pk} {created.session_token}")
-    runs_file.write_text("\n".join(lines) + "\n")
+    org = bench_org(slug="gate-load", policy=POLICY, bundle=SANDBOX_BUNDLE.read_text())
+    created = bench_runs(
+        org,
+        run_count,
+        agent="gate-load",
+        autonomy="autonomous",
+        budget_tokens=10**12,
+        bundles=("sandbox-basic",),
+    )
+    runs_write(runs_file, created)
     connection.close()
 
 
@@ -183,162 +154,6 @@ def recorded_decisions(nonce: str) -> dict[str, int]:
     )
     connection.close()
     return counts
-
-
-# --- the server ------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Gunicorn:
-    def __init__(
-        self, env: dict[str, str], workers: int, threads: int, log: Path, runs_file: Path
-    ) -> None:
-        self.runs_file = runs_file
-        self.postmaster = postmaster_pid(env["DATABASE_URL"])
-        self.database_url = env["DATABASE_URL"]
-        self.pooled = int(env.get("DB_POOL_SIZE") or 0) > 0
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        args = [
-            str(BIN / "gunicorn"),
-            "fluidbox.wsgi:application",
-            "--config",
-            "fluidbox/gunicorn_conf.py",
-            "--bind",
-            f"127.0.0.1:{self.port}",
-        ]
-        env = {**env, "WEB_WORKERS": str(workers), "WEB_THREADS": str(threads)}
-        with open(log, "ab") as out:
-            self.process = subprocess.Popen(
-                args,
-                cwd=ROOT,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                sys.exit(f"gunicorn exited:\n{log.read_text()[-3000:]}")
-            try:
-                httpx.get(f"{self.url}/v1/schema", timeout=2).raise_for_status()
-                return
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        self.stop()
-        sys.exit(f"gunicorn did not start:\n{log.read_text()[-3000:]}")
-
-    def database_cpu(self) -> float | None:
-        """PostgreSQL's CPU so far. With the pool, only this database's backends (they
-        outlive the requests); with a connection per request, the whole server's, since the
-        backends that exited are only counted in the postmaster's total."""
-        if self.pooled:
-            return backends_cpu_seconds(self.database_url)
-        return database_cpu_seconds(self.postmaster) if self.postmaster else None
-
-    def workers(self) -> list[int]:
-        children = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == self.process.pid:
-                children.append(int(entry.name))
-        return sorted(children)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
-
-
-def postmaster_pid(url: str) -> int | None:
-    """The PostgreSQL server's main process when it runs on this machine, else None."""
-    with psycopg.connect(url) as conn:
-        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-    try:
-        status = Path(f"/proc/{backend}/status").read_text()
-    except OSError:
-        return None  # a server elsewhere
-    parent = int(next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1])
-    return parent if "postgres" in Path(f"/proc/{parent}/comm").read_text() else None
-
-
-def backends_cpu_seconds(url: str) -> float | None:
-    """CPU so far of the PostgreSQL backends connected to this database (not this look-up's
-    own). With the pool they live through a whole phase, so the difference between two
-    readings is what the requests cost PostgreSQL, and other databases on the same server
-    (other benches, test suites) do not count. None for a server elsewhere."""
-    with psycopg.connect(url) as conn:
-        pids = [
-            pid
-            for (pid,) in conn.execute(
-                "SELECT pid FROM pg_stat_activity "
-                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-        ]
-    ticks, total = os.sysconf("SC_CLK_TCK"), 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        total += int(fields[11]) + int(fields[12])
-    return total / ticks
-
-
-def database_cpu_seconds(postmaster: int) -> float:
-    """CPU of the PostgreSQL server so far: the postmaster, the backends that have exited
-    (reaped into its cutime/cstime) and the ones still running."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # exited while we looked
-        pid, parent = int(stat.parent.name), int(fields[1])
-        if pid == postmaster:
-            total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-        elif parent == postmaster:
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
-
-
-def load_average() -> str:
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
-
-
-def memory_kib(pid: int) -> dict[str, int]:
-    values = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, rest = line.partition(":")
-        if key in ("VmHWM", "VmRSS"):
-            values[key] = int(rest.split()[0])
-    return values
 
 
 # --- wrk ---------------------------------------------------------------------------------
@@ -373,10 +188,10 @@ def wrk(
         server.url,
     ]
     workers = server.workers()
-    cpu_before = cpu_seconds(workers)
+    cpu_before = cpu_seconds(*workers)
     database_before = server.database_cpu()
     output = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
-    worker_cpu_s = cpu_seconds(workers) - cpu_before
+    worker_cpu_s = cpu_seconds(*workers) - cpu_before
     database_cpu_s = None
     database_after = server.database_cpu()
     if database_before is not None and database_after is not None:
@@ -547,20 +362,8 @@ def main() -> None:
 
     database_url = throwaway_database(os.environ.get("DATABASE_URL", ""))
     workdir = Path(tempfile.mkdtemp(prefix="gate-load-"))
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "fluidbox.settings",
-        "DATABASE_URL": database_url,
-        "SECRET_KEY": secrets.token_urlsafe(40),
-        "FLUIDBOX_DATA_DIR": str(workdir),
-        "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
-        "FLUIDBOX_BENCH_ENDPOINTS": "1",
-        "LOG_LEVEL": "WARNING",
-    }
-    for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
-        env.pop(name, None)
+    env = production_environment(database_url, workdir, FLUIDBOX_BENCH_ENDPOINTS="1")
     os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
     runs_file = workdir / "runs.txt"
     seed(args.runs, runs_file)
 

@@ -23,15 +23,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from cryptography.fernet import Fernet
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.gate_load import (  # noqa: E402
+from bench.gate_load import seed  # noqa: E402
+from bench.harness import (  # noqa: E402
     backends_cpu_seconds,
     drop_database,
-    seed,
+    load_average,
+    production_environment,
+    runs_read,
     throwaway_database,
 )
 
@@ -123,23 +124,14 @@ def main() -> None:
 
     database_url = throwaway_database(os.environ.get("DATABASE_URL", ""))
     workdir = Path(tempfile.mkdtemp(prefix="gate-profile-"))
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "fluidbox.settings",
-            "DATABASE_URL": database_url,
-            "SECRET_KEY": secrets.token_urlsafe(40),
-            "FLUIDBOX_DATA_DIR": str(workdir),
-            "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
-            "FLUIDBOX_BENCH_ENDPOINTS": "1",
-            "LOG_LEVEL": "WARNING",
-        }
-    )
-    for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
-        os.environ.pop(name, None)
+    # This process serves the calls: the production settings, as gunicorn has them.
+    env = production_environment(database_url, workdir, FLUIDBOX_BENCH_ENDPOINTS="1")
+    os.environ.clear()
+    os.environ.update(env)
     try:
         runs_file = workdir / "runs.txt"
         seed(args.runs, runs_file)
-        runs = [tuple(line.split()) for line in runs_file.read_text().splitlines()]
+        runs = runs_read(runs_file)
         measure(runs, scenarios, args)
     finally:
         from django.db import connections
@@ -162,7 +154,7 @@ def measure(runs, scenarios, args) -> None:
 
     print(
         f"pool={os.environ.get('DB_POOL_SIZE', '0')} {args.runs} runs, {args.calls} calls per "
-        f"scenario and round, load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
+        f"scenario and round, load average {load_average()}"
     )
     for scenario in scenarios:  # warm up: imports, caches, first connections
         for n in range(50):
@@ -209,7 +201,7 @@ def measure(runs, scenarios, args) -> None:
             f"{1000 * database / n:5.2f} ms/req  wall {1000 * wall / n:5.2f} ms/req"
             f"  SQL {sql / n:4.1f}/req{share}"
         )
-    print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"load average at end: {load_average()}")
     if args.profile:
         prepared = [
             request(args.profile, n, runs, f"prof{secrets.token_hex(3)}") for n in range(args.calls)

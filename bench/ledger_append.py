@@ -7,63 +7,50 @@ runs in that database; run it against a scratch database.
 """
 
 import argparse
-import os
 import sys
 import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fluidbox.settings")
-os.environ.setdefault("FLUIDBOX_DEVELOPMENT", "1")
 
-import django  # noqa: E402
+from bench.harness import (  # noqa: E402
+    READ_BUNDLE,
+    READ_POLICY,
+    bench_org,
+    bench_runs,
+    django_setup,
+    migrate,
+)
 
-django.setup()
+django_setup()
 
-from django.core.management import call_command  # noqa: E402
 from django.db import connection, connections, transaction  # noqa: E402
 
-from governance.services.bundles import bundle_import  # noqa: E402
-from governance.services.orgs import org_create  # noqa: E402
-from governance.services.policies import policy_save  # noqa: E402
-from governance.services.runs import run_create  # noqa: E402
 from ledger.redaction import redact  # noqa: E402
 from ledger.services import chain_verify, event_append  # noqa: E402
 
-POLICY = 'name: bench\nrules:\n  - {pattern: "read_file:*", action: ALWAYS}\n'
-BUNDLE = "name: bench\ntools:\n  - {name: read_file, access: read}\n"
-
 
 def make_runs(count: int) -> list:
-    org = org_create(slug=f"bench-{int(time.time() * 1000)}")
-    policy_save(org=org, text=POLICY, author=None)
-    bundle_import(org=org, text=BUNDLE)
-    return [
-        run_create(
-            org=org,
-            agent="bench",
-            policy_name="bench",
-            autonomy="supervised",
-            source={"kind": "manual"},
-            budget_tokens=1,
-            bundles=["bench"],
-            connections=[],
-        ).run.pk
-        for _ in range(count)
-    ]
+    org = bench_org(slug=f"bench-{int(time.time() * 1000)}", policy=READ_POLICY, bundle=READ_BUNDLE)
+    return [created.run.pk for created in bench_runs(org, count)]
+
+
+def append_events(run_ids: list, offset: int, count: int) -> None:
+    """`count` appends, each in its own transaction, taking the runs in turn from `offset`."""
+    for index in range(count):
+        run_id = run_ids[(offset + index) % len(run_ids)]
+        with transaction.atomic():
+            event_append(
+                run_id=run_id,
+                type="tool.requested",
+                redacted=redact({"tool": "read_file", "i": index, "digest": "0" * 64}),
+            )
 
 
 def hammer(run_ids: list, per_thread: int, threads: int) -> float:
     def work(offset: int) -> None:
-        for index in range(per_thread):
-            run_id = run_ids[(offset + index) % len(run_ids)]
-            with transaction.atomic():
-                event_append(
-                    run_id=run_id,
-                    type="tool.requested",
-                    redacted=redact({"tool": "read_file", "i": index, "digest": "0" * 64}),
-                )
+        append_events(run_ids, offset, per_thread)
         connections.close_all()
 
     workers = [threading.Thread(target=work, args=(n * 7,)) for n in range(threads)]
@@ -80,7 +67,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=4000)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
+    migrate()
     per_thread = args.events // args.threads
     total = per_thread * args.threads
     print(f"database: {connection.vendor}  events: {total}  threads: {args.threads}")

@@ -24,61 +24,39 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fluidbox.settings")
-os.environ.setdefault("FLUIDBOX_DEVELOPMENT", "1")
 
-import django  # noqa: E402
+from bench.harness import (  # noqa: E402
+    READ_BUNDLE,
+    READ_POLICY,
+    bench_org,
+    bench_runs,
+    cpu_seconds,
+    django_setup,
+    migrate,
+    percentile,
+)
 
-django.setup()
+django_setup()
 
 from django.conf import settings  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connection, connections, transaction  # noqa: E402
+from django.db import connection, connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from governance.services.bundles import bundle_import  # noqa: E402
-from governance.services.orgs import org_create  # noqa: E402
-from governance.services.policies import policy_save  # noqa: E402
-from governance.services.runs import run_create  # noqa: E402
+from bench.ledger_append import append_events  # noqa: E402
 from ledger.checkpoints import active_key, checkpoint_sign, vkey_of  # noqa: E402
 from ledger.export import bundle_write  # noqa: E402
 from ledger.log_models import LogLeaf  # noqa: E402
 from ledger.models import Event, RunCounter  # noqa: E402
-from ledger.redaction import redact  # noqa: E402
 from ledger.sequencer import log_for_org, sequence_all  # noqa: E402
-from ledger.services import event_append, event_hash  # noqa: E402
+from ledger.services import event_hash  # noqa: E402
 from ledger.tree import TILES, TreeReader  # noqa: E402
 
-POLICY = 'name: bench\nrules:\n  - {pattern: "read_file:*", action: ALWAYS}\n'
-BUNDLE = "name: bench\ntools:\n  - {name: read_file, access: read}\n"
 PYTHON = sys.executable
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def make_org(runs: int):
-    org = org_create(slug=f"bench-{int(time.time() * 1000)}")
-    policy_save(org=org, text=POLICY, author=None)
-    bundle_import(org=org, text=BUNDLE)
-    ids = [
-        run_create(
-            org=org,
-            agent="bench",
-            policy_name="bench",
-            autonomy="supervised",
-            source={"kind": "manual"},
-            budget_tokens=1,
-            bundles=["bench"],
-            connections=[],
-        ).run.pk
-        for _ in range(runs)
-    ]
-    return org, ids
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU a process has used (a PostgreSQL backend, too: same machine)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    org = bench_org(slug=f"bench-{int(time.time() * 1000)}", policy=READ_POLICY, bundle=READ_BUNDLE)
+    return org, [created.run.pk for created in bench_runs(org, runs)]
 
 
 def backend_pid() -> int:
@@ -109,14 +87,7 @@ def hammer(run_ids: list, total: int, threads: int) -> tuple[float, float]:
     def work(offset: int) -> None:
         pid = backend_pid()
         started = cpu_seconds(pid)
-        for index in range(per_thread):
-            run_id = run_ids[(offset + index) % len(run_ids)]
-            with transaction.atomic():
-                event_append(
-                    run_id=run_id,
-                    type="tool.requested",
-                    redacted=redact({"tool": "read_file", "i": index, "digest": "0" * 64}),
-                )
+        append_events(run_ids, offset, per_thread)
         backends_cpu.append(cpu_seconds(pid) - started)
         connections.close_all()
 
@@ -292,9 +263,8 @@ def bulk_events(run_ids: list, total: int) -> None:
 
 
 def percentiles(samples: list[float]) -> str:
-    samples = sorted(samples)
-    p50, p99 = samples[len(samples) // 2], samples[int(len(samples) * 0.99)]
-    return f"p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms, max {samples[-1] * 1000:.2f} ms"
+    p50, p99 = percentile(samples, 0.5), percentile(samples, 0.99)
+    return f"p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms, max {max(samples) * 1000:.2f} ms"
 
 
 class QueryCounter:
@@ -440,7 +410,7 @@ def main() -> None:
     parser.add_argument("--skip-appends", action="store_true")
     parser.add_argument("--skip-big-log", action="store_true")
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
+    migrate()
     print(f"database: {connection.vendor}; {os.cpu_count()} CPUs; load average {load():.1f}")
     if connection.vendor != "postgresql":
         raise SystemExit("this bench reads PostgreSQL backends' CPU: give a postgres DATABASE_URL")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import statistics
 import subprocess
 import sys
@@ -26,14 +25,25 @@ from pathlib import Path
 import anyio
 import httpx
 import httpx2
-from cryptography.fernet import Fernet
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.gate_load import Gunicorn, drop_database, free_port, throwaway_database  # noqa: E402
+from bench.harness import (  # noqa: E402
+    SANDBOX_BUNDLE,
+    Gunicorn,
+    bench_org,
+    bench_runs,
+    drop_database,
+    free_port,
+    migrate,
+    percentile,
+    production_environment,
+    runs_write,
+    throwaway_database,
+)
 
 TOKEN = "bench-tracker-token"
 POLICY = """
@@ -51,21 +61,14 @@ def seed(tracker_url: str, runs_file: Path) -> None:
     import django
 
     django.setup()
-    from django.core.management import call_command
     from django.db import connection
 
     from governance.authentication import Actor, ActorKind
-    from governance.services.bundles import bundle_import
     from governance.services.connections import connection_create, connection_refresh
-    from governance.services.orgs import org_create
-    from governance.services.policies import policy_save
-    from governance.services.runs import run_create
 
-    call_command("migrate", verbosity=0)
-    org = org_create(slug="mcp-bench")
+    migrate()
+    org = bench_org(slug="mcp-bench", policy=POLICY, bundle=SANDBOX_BUNDLE.read_text())
     operator = Actor(kind=ActorKind.OPERATOR, org_id=org.pk, roles={org.pk: "operator"})
-    policy_save(org=org, text=POLICY, author=None)
-    bundle_import(org=org, text=(ROOT / "runner" / "bundles" / "sandbox-basic.yaml").read_text())
     tracker = connection_create(
         org=org,
         actor=operator,
@@ -76,24 +79,21 @@ def seed(tracker_url: str, runs_file: Path) -> None:
         credential={"header": "Authorization", "value": f"Bearer {TOKEN}"},
     )
     connection_refresh(connection=tracker, actor=operator)
-    created = run_create(
-        org=org,
+    created = bench_runs(
+        org,
+        1,
         agent="mcp-bench",
-        policy_name="bench",
         autonomy="autonomous",
-        source={"kind": "manual"},
         budget_tokens=10**12,
-        bundles=["sandbox-basic"],
-        connections=["tracker"],
+        bundles=("sandbox-basic",),
+        connections=("tracker",),
     )
-    runs_file.write_text(f"{created.run.pk} {created.session_token}\n")
+    runs_write(runs_file, created)
     connection.close()
 
 
 def percentiles(samples: list[float]) -> tuple[float, float, float]:
-    ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return statistics.median(ordered), pick(0.90), pick(0.99)
+    return statistics.median(samples), percentile(samples, 0.90), percentile(samples, 0.99)
 
 
 async def measure(base_url: str, tracker_url: str, run_id: str, token: str, calls: int, era: str):
@@ -166,19 +166,10 @@ def main() -> None:
 
     database_url = throwaway_database(os.environ.get("DATABASE_URL", ""))
     workdir = Path(tempfile.mkdtemp(prefix="mcp-call-"))
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "fluidbox.settings",
-        "DATABASE_URL": database_url,
-        "SECRET_KEY": secrets.token_urlsafe(40),
-        "FLUIDBOX_DATA_DIR": str(workdir),
-        "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
-        "LOG_LEVEL": "WARNING",
-        # The demo tracker listens on loopback, which the egress guard refuses by default.
-        "FLUIDBOX_CONNECTION_ALLOWED_HOSTS": "127.0.0.1",
-    }
-    for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
-        env.pop(name, None)
+    # The demo tracker listens on loopback, which the egress guard refuses by default.
+    env = production_environment(
+        database_url, workdir, FLUIDBOX_CONNECTION_ALLOWED_HOSTS="127.0.0.1"
+    )
     os.environ.update(env)
     tracker_port = free_port()
     tracker_url = f"http://127.0.0.1:{tracker_port}/mcp"

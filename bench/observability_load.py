@@ -29,12 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from cryptography.fernet import Fernet
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import gate_load  # noqa: E402
+from bench import gate_load, harness  # noqa: E402
 from tests.support.receivers import OtlpReceiver  # noqa: E402
 
 CONFIGS = ("off", "metrics", "tracing")
@@ -80,19 +78,10 @@ def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: apt-get install -y wrk")
 
-    database_url = gate_load.throwaway_database(os.environ.get("DATABASE_URL", ""))
+    database_url = harness.throwaway_database(os.environ.get("DATABASE_URL", ""))
     workdir = Path(tempfile.mkdtemp(prefix="observability-load-"))
-    base = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "fluidbox.settings",
-        "DATABASE_URL": database_url,
-        "SECRET_KEY": secrets.token_urlsafe(40),
-        "FLUIDBOX_DATA_DIR": str(workdir),
-        "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
-        "LOG_LEVEL": "WARNING",
-    }
-    for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG", "PROMETHEUS_MULTIPROC_DIR"):
-        base.pop(name, None)
+    base = harness.production_environment(database_url, workdir)
+    base.pop("PROMETHEUS_MULTIPROC_DIR", None)
     os.environ.update({k: v for k, v in base.items() if k != "PROMETHEUS_MULTIPROC_DIR"})
     os.environ["FLUIDBOX_METRICS"] = "0"  # the seeding in this process counts nothing
     runs_file = workdir / "runs.txt"
@@ -103,17 +92,17 @@ def main() -> None:
     servers = {}
     try:
         for name in CONFIGS:
-            servers[name] = gate_load.Gunicorn(
+            servers[name] = harness.Gunicorn(
                 envs[name], args.workers, args.threads, workdir / f"{name}.log", runs_file
             )
         print(
             f"gunicorn gthread {args.workers} workers x {args.threads} threads per server, "
-            f"PostgreSQL {gate_load.server_version(database_url)}, {args.runs} runs, "
+            f"PostgreSQL {harness.server_version(database_url)}, {args.runs} runs, "
             f"wrk -c{args.conns}, {args.rounds} rounds of {args.seconds:g} s, "
             f"{os.cpu_count()} CPUs shared by all",
             flush=True,
         )
-        print(f"  load average at start: {gate_load.load_average()}", flush=True)
+        print(f"  load average at start: {harness.load_average()}", flush=True)
         for name in CONFIGS:  # warm up
             gate_load.wrk(
                 servers[name], "always", connections=8, seconds=2, threads=args.wrk_threads
@@ -136,7 +125,7 @@ def main() -> None:
                     f"worker CPU {result.cpu_ms:5.2f} ms/req",
                     flush=True,
                 )
-        print(f"  load average at end: {gate_load.load_average()}", flush=True)
+        print(f"  load average at end: {harness.load_average()}", flush=True)
         # Let the batch processors flush what they hold before counting spans.
         for _ in range(100):
             before = len(receiver.snapshot())
@@ -149,7 +138,7 @@ def main() -> None:
         for server in servers.values():
             server.stop()
         receiver.stop()
-        gate_load.drop_database(database_url)
+        harness.drop_database(database_url)
         shutil.rmtree(workdir, ignore_errors=True)
     report(results, spans, traced_requests)
 

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cedarpy  # noqa: E402
 
+from bench.harness import percentile  # noqa: E402
 from governance.policy import MatchArgument, compile_policy  # noqa: E402
 from governance.policy.globs import CompiledGlob, MatchTooExpensive  # noqa: E402
 
@@ -52,8 +53,7 @@ def measure(function, rounds: int = ROUNDS) -> tuple[float, float]:
         start = clock()
         function()
         timings.append(clock() - start)
-    timings.sort()
-    return statistics.median(timings) / 1000, timings[int(len(timings) * 0.99)] / 1000
+    return statistics.median(timings) / 1000, percentile(timings, 0.99) / 1000
 
 
 def cedar_like(glob: str) -> str:

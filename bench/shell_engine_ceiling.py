@@ -55,6 +55,12 @@ INPUTS = {
     "comments": fill("# c\n"),
     "NFKC-folded fullwidth": ("ｌｓ；" * SIZE)[: SIZE // 3],
     "control bytes": fill("ls\x01; "),
+    # Inside the subset's 1,024 words: each command is matched as open (every continuation).
+    "250 distinct globs `ls a…aN*;`": fill("".join(f"ls {'a' * 256}{i}* ; " for i in range(250))),
+    "a 64 KiB start before a glob": "ls " + "a" * (SIZE - 6) + " *",
+    "170 distinct `x | xargs ls a…aN`": fill(
+        "".join(f"x | xargs ls {'a' * 380}{i}; " for i in range(170))
+    ),
 }
 
 

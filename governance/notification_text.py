@@ -10,9 +10,9 @@ comes first, apart from anything the agent wrote.
 
 import json
 
-from governance.policy.invisible import escape_char, flagged
+from governance.json_layout import json_layout
+from governance.policy.invisible import LONG_SPACE_RUN, escape_char, flagged
 
-LONG_SPACE_RUN = 4
 SLACK_SECTION_LIMIT = 2900  # Slack refuses a section text over 3,000 characters
 SLACK_MAX_CHUNKS = 40  # of Slack's 50 blocks per message
 AGENT_WROTE = (
@@ -50,29 +50,7 @@ def _visible_literal(literal: str) -> str:
 def visible_json(value) -> str:
     """`value` as indented JSON (sorted keys, like the approval page) with every string made
     visible by `_visible_literal`; the layout's own spaces and newlines are left alone."""
-    return "".join(_parts(value, 0))
-
-
-def _parts(value, depth: int):
-    pad = "  " * (depth + 1)
-    if isinstance(value, dict) and value:
-        yield "{\n"
-        for index, key in enumerate(sorted(value)):
-            yield pad + _visible_literal(json.dumps(str(key), ensure_ascii=False)) + ": "
-            yield from _parts(value[key], depth + 1)
-            yield ",\n" if index < len(value) - 1 else "\n"
-        yield "  " * depth + "}"
-    elif isinstance(value, list) and value:
-        yield "[\n"
-        for index, item in enumerate(value):
-            yield pad
-            yield from _parts(item, depth + 1)
-            yield ",\n" if index < len(value) - 1 else "\n"
-        yield "  " * depth + "]"
-    elif isinstance(value, str):
-        yield _visible_literal(json.dumps(value, ensure_ascii=False))
-    else:
-        yield json.dumps(value, ensure_ascii=False)
+    return json_layout(value, key=_visible_literal, string=_visible_literal, scalar=str)
 
 
 def one_line(text: str) -> str:

@@ -18,6 +18,7 @@ Remember writes them) that matches the whole call key and allows it lifts an ASK
 to ALWAYS: a human approved that exact call. It never lifts a NEVER or an error.
 """
 
+import bisect
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Any
 
 from governance.policy.acting_options import pattern_names
 from governance.policy.document import PolicyDocument, Rule, parse_rule
-from governance.policy.globs import CompiledGlob, GlobError
+from governance.policy.globs import OPEN_STEP_BUDGET, CompiledGlob, GlobError
 from governance.policy.subjects import (
     CallReading,
     MatchArgument,
@@ -141,6 +142,10 @@ class CompiledPolicy:
                 shared.append((glob.literal_prefix, index))
         self._shared = _PrefixIndex(shared)
         self._by_tool = {tool: _PrefixIndex(entries) for tool, entries in by_tool.items()}
+        # Every literal prefix in order, to find those that extend a given start (bisect).
+        self._prefixes = sorted(
+            (glob.literal_prefix, index) for index, glob in enumerate(self._globs)
+        )
 
     def first_match(self, key: str) -> int | None:
         """Index of the first rule whose pattern matches `key`; raises GlobError."""
@@ -204,37 +209,50 @@ class CompiledPolicy:
     def _decide(self, reading: CallReading) -> Evaluation:
         segments: list[Segment] = []
         error = reading.error
-        merged: dict[str, list] = {}  # key -> [binding, never_only, requirements]
+        merged: dict[tuple[str, bool], list] = {}  # (key, open) -> [binding, never_only, reqs]
+        open_budget = [OPEN_STEP_BUDGET]  # steps for every open key of the call together
         for probe in reading.probes:
-            entry = merged.get(probe.key)
+            entry = merged.get((probe.key, probe.open_tail))
             if entry is None:
-                merged[probe.key] = [probe.binding, probe.never_only, probe.requires]
+                merged[(probe.key, probe.open_tail)] = [
+                    probe.binding,
+                    probe.never_only,
+                    probe.requires,
+                ]
             else:
                 entry[0] = entry[0] or probe.binding
                 entry[1] = entry[1] and probe.never_only
                 entry[2] = entry[2] + probe.requires if probe.requires else entry[2]
-        for key, (binds, never_only, requires) in merged.items():
+        for (key, open_tail), (binds, never_only, requires) in merged.items():
+            subject = key + "…" if open_tail else key
             try:
-                index = self.first_match(key)
+                if open_tail:
+                    index, partly = self.first_match_open(key, open_budget)
+                else:
+                    index, partly = self.first_match(key), False
             except GlobError as problem:
                 error = error or str(problem)
-                segments.append(Segment(key, Verdict.ASK, None, str(problem)))
+                segments.append(Segment(subject, Verdict.ASK, None, str(problem)))
                 continue
             if index is None:
                 if binds and not never_only:
-                    segments.append(Segment(key, Verdict.ASK, None))
+                    segments.append(Segment(subject, Verdict.ASK, None))
                 continue
             action = self._actions[index]
+            if partly:
+                if binds and not never_only:
+                    segments.append(Segment(subject, Verdict.ASK, None, self._partly(index)))
+                continue
             if action is Verdict.ALWAYS:
                 if not binds or never_only:
                     continue  # a non-binding view that is allowed cannot change the outcome
                 unnamed = self._unnamed(index, requires)
                 if unnamed:
-                    segments.append(Segment(key, Verdict.ASK, None, unnamed))
+                    segments.append(Segment(subject, Verdict.ASK, None, unnamed))
                     continue
             elif never_only and action is not Verdict.NEVER:
                 continue
-            segments.append(Segment(key, action, index))
+            segments.append(Segment(subject, action, index))
         segments += [Segment(c.subject, Verdict.ASK, None, c.reason) for c in reading.concerns]
         if not segments:
             segments.append(Segment(reading.whole_key, Verdict.ASK, None))
@@ -257,6 +275,41 @@ class CompiledPolicy:
                 )
                 return Evaluation(Verdict.ALWAYS, self.matched_rule(exact), tuple(segments))
         return Evaluation(verdict, rule, tuple(segments), error)
+
+    def first_match_open(self, start: str, budget: list[int]) -> tuple[int | None, bool]:
+        """The rule that decides every key beginning with `start` and going on (words the
+        script does not show follow it): (index, False) for the first rule that matches
+        all of them; (index, True) when the first rule that may match some of them and is
+        not ALWAYS does not match them all (it decides only some: the caller asks).
+        An ALWAYS rule that matches only some is passed over: the rest go on down.
+        Raises GlobError, also when the call's `budget` of steps runs out."""
+        candidates: list[tuple[int, ...]] = []
+        self._shared.collect(start, candidates)  # literal prefixes `start` begins with
+        tool, colon, _ = start.partition(":")
+        if colon and (index := self._by_tool.get(tool)) is not None:
+            index.collect(start, candidates)
+        longer = []  # ... and those that begin with `start`
+        at = bisect.bisect_left(self._prefixes, (start, -1))
+        while at < len(self._prefixes) and self._prefixes[at][0].startswith(start):
+            longer.append(self._prefixes[at][1])
+            at += 1
+        for index in sorted({*itertools.chain(*candidates), *longer}):
+            glob = self._globs[index]
+            if not glob.could_continue(start, budget):
+                continue
+            if glob.matches_every_continuation(start):
+                return index, False
+            if self._actions[index] is not Verdict.ALWAYS:
+                return index, True
+        return None, False
+
+    def _partly(self, index: int) -> str:
+        rule = self.rules[index]
+        return (
+            "words the command does not show follow (a glob's expansion, xargs' input): "
+            f"rule {rule_number(index)} ({rule.pattern!r}, {rule.action.value}) matches some "
+            "of them, so the call is asked about"
+        )
 
     def _unnamed(self, index: int, requires: tuple) -> str | None:
         """Why ALWAYS rule `index` cannot allow a probe whose requirements it does not name."""

@@ -47,6 +47,11 @@ def is_invisible(char: str, *, layout_is_visible: bool = True) -> bool:
 
 LONG_COMBINING_RUN = 3
 
+# A run of this many spaces or more is escaped or marked wherever a call is shown (the approval
+# page, the notifications, the timeline): enough blank to push the rest of a line out of sight.
+# Kept equal to LONG_SPACE_RUN in static/fluidbox/timeline.js.
+LONG_SPACE_RUN = 4
+
 # The scripts told apart; a letter of none of them counts as a script of its own. Kept in the
 # same order as SCRIPTS in static/fluidbox/timeline.js.
 SCRIPTS = [

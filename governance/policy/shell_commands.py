@@ -67,6 +67,9 @@ class Finding(NamedTuple):
     binding: bool
     never_only: bool = False  # from the best-effort reading: only a NEVER rule counts
     requires: tuple[Requirement, ...] = ()
+    # `text` is only how the command starts: words the script does not show follow (a
+    # glob's expansion, xargs' input), so a rule must allow whatever comes after it.
+    open_tail: bool = False
 
 
 @dataclass
@@ -160,7 +163,13 @@ def _directory_change(command: Command, cwds: tuple[str | None, ...]) -> tuple |
         return (None,)
     if argv[0] not in ("cd", "pushd", "popd"):
         return None
-    if argv[0] == "popd" or len(argv) != 2 or argv[1].startswith("-") or not argv[1]:
+    if (
+        argv[0] == "popd"
+        or command.glob_at is not None
+        or len(argv) != 2
+        or argv[1].startswith("-")
+        or not argv[1]
+    ):
         return (None,)
     target = argv[1]
     if target.startswith("/"):
@@ -190,7 +199,45 @@ def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReadin
             kind = "read" if redirect.operator == "<" else "write"
             for path in reading.paths(redirect.target):
                 reading.findings.append(Finding(kind, path, binding=True))
+    if command.glob_at is not None:
+        _read_globbed(command, reading)
+        return
     _read_chain(command.argv, dialect, depth, reading, exact=True)
+
+
+# Builtins whose arguments are directories, signals or limits the engine follows or
+# must see exactly: a glob among them is not matched as open words.
+_NO_OPEN_WORDS = frozenset(
+    {"cd", "pushd", "popd", "dirs", "umask", "ulimit", "kill", "trap", "exit", "return"}
+    | {"shift", "break", "continue", "logout", "suspend", "disown", "fg", "bg"}
+)
+
+
+def takes_open_words(program: str) -> bool:
+    """Whether `program` may get words the script does not show (a glob's expansion,
+    xargs' input) and still be allowed by a rule that admits any words: it runs nothing
+    else, and no option of it acts (a file named `-exec` or `--output=x` then adds
+    nothing a rule ending in `*` did not already admit)."""
+    return _is_plain(program) and program not in _NO_OPEN_WORDS
+
+
+def _read_globbed(command: Command, reading: ShellReading) -> None:
+    """`wc -l src/*.py`: the words from the glob on are the shell's to choose, so the
+    command is matched by how it starts, as open (and as written, for NEVER rules)."""
+    index, head = command.glob_at
+    program, source = command.argv[0], " ".join(command.argv)
+    reading.findings.append(Finding("command", source, False, never_only=True))
+    if not takes_open_words(program):
+        reading.concern(
+            source,
+            f"the glob {command.argv[index]!r} expands to words the script does not show, "
+            f"and {program} runs other programs, has options that act or is a builtin "
+            "the engine follows",
+        )
+        return
+    start = " ".join([*command.argv[:index], head])
+    reading.findings.append(Finding("command", start, True, open_tail=True))
+    reading.runs_project_code = reading.runs_project_code or program in RUNS_PROJECT_CODE
 
 
 def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
@@ -235,7 +282,9 @@ def _read_chain(
         return
     levels: list[_Level] = []
     writes: list[Finding] = []
+    open_views: list[Finding] = []
     appends_input = False
+    input_words_follow = False  # xargs appends its input's words to this command
     stdin = stdin or []
     while words:
         if len(levels) > MAX_WRAPPERS:
@@ -255,6 +304,9 @@ def _read_chain(
             rest = text[len(program) :]
             level.aliases = [a + rest for a in dict.fromkeys([normalise_path(program), base])]
         levels.append(level)
+        if input_words_follow:
+            open_views.append(Finding("command", text + " ", True, open_tail=True))
+            input_words_follow = False
         written = written_operands(base, arguments)
         name = canonical_program(base)
         kind = "modify" if name in WRITES_NO_CONTENT else "write"
@@ -285,11 +337,17 @@ def _read_chain(
         writes += [Finding("write", path, exact, not exact) for path in step_paths]
         appends_input = appends_input or step.appends_input
         if exact and step.appends_input and step.words:
-            # xargs runs a program with words the script never shows: the rule must name it.
-            inner = step.words[0].rsplit("/", 1)[-1]
-            level.requires.append(
-                Requirement((inner,), f"xargs runs {inner} with arguments read from its input")
-            )
+            inner = step.words[0]
+            if not step.input_does_more and "/" not in inner and takes_open_words(inner):
+                # `xargs wc -l`: `wc -l`, and `wc -l` followed by any words read from input.
+                input_words_follow = True
+            else:
+                # Input words spliced into an argument, or given to a program that runs
+                # others or whose options act: the rule must name the program.
+                inner = inner.rsplit("/", 1)[-1]
+                level.requires.append(
+                    Requirement((inner,), f"xargs runs {inner} with arguments read from its input")
+                )
         if step.script is not None:
             _read_inner(step.script, step.dialect or dialect, depth, reading, exact)
             break
@@ -302,6 +360,7 @@ def _read_chain(
         for alias in level.aliases:
             if alias != level.text:
                 reading.findings.append(Finding("command", alias, False, not exact, requires))
+    reading.findings += open_views
     reading.findings += writes
 
 

@@ -18,11 +18,15 @@ at least ASK (a best-effort reading still looks for NEVER hits; see shell_comman
     dq         := any but " \\ $ ` | '\\' ('"' | '\\') | '\\' other (kept as two characters)
     blank      := " " | tab | " \\<newline>" (a line continuation after a blank)
 
-Unquoted, a word may not contain `$`, a backtick, `(`, `)`, `*`, `?`, `[`, `{`, `}`
-(the whole words `[` and, as an argument, `{}` excepted), `!` (the whole word `!` as an
-argument excepted), `~` at its start or after `=` or `:`, or `=`, `^`, `#` at its start.
-A command name may not be a reserved word of any of the three shells, contain `=`,
-or start with `-` or `%`; a redirection target may not name /dev/tcp, /dev/udp or
+Unquoted, a word may not contain `$`, a backtick, `(`, `)`, `[`, `{`, `}` (the whole
+words `[` and, as an argument, `{}` excepted), `!` (the whole word `!` as an argument
+excepted), `~` at its start or after `=` or `:`, or `=`, `^`, `#` at its start. `*` and
+`?` may stand unquoted in an argument only (a glob: the three shells expand it alike to
+words the script does not show; `Command.glob_at` says where, for the caller to match
+what follows as open). A command name may not be a reserved word of any of the three
+shells, contain `=`, or start with `-` or `%`, with one exception: `time` before a
+plain command (`time npm test`: bash's and zsh's keyword, and dash's /usr/bin/time,
+both run that command). A redirection target may not name /dev/tcp, /dev/udp or
 /dev/fd. Control characters (below U+0020 but tab and newline, and DEL) are refused
 anywhere. Here-documents, `&>`, `>|`, `<>`, other descriptors, subshells, groups,
 loops, functions, `[[`, arithmetic and every expansion are outside; so is an empty
@@ -56,6 +60,8 @@ _PIECE = re.compile(r"([^'\"\\]++)|\\(.)|'([^']*+)'|\"((?:[^\"\\]++|\\.)*+)\"", 
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _QUOTING = re.compile(r"['\"\\]")
 _UNQUOTED_FORBIDDEN = re.compile(r"[$`*?\[{}!]")
+_UNQUOTED_FORBIDDEN_IN_ARGUMENT = re.compile(r"[$`\[{}!]")
+_GLOB = re.compile(r"[*?]")
 _DOUBLE_QUOTED_FORBIDDEN = re.compile(r"[$`]|\\[$`\n]")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _SPECIAL_TARGET = re.compile(r"/dev/(?:tcp|udp|fd)(?:/|$)")
@@ -78,6 +84,9 @@ class Command:
     assignments: list[tuple[str, str]] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     then: str = ""  # the operator after it: ; & && || | or "" (a newline, the end)
+    # The first argument holding an unquoted `*` or `?`: (its index in argv, the text of
+    # the word before the first of them). From there on, the words are the shell's to choose.
+    glob_at: tuple[int, str] | None = None
 
 
 def recognize(script: str) -> list[Command]:
@@ -122,7 +131,7 @@ def recognize(script: str) -> list[Command]:
                 position, target_of = position + 1, None
         elif kind == "newline":
             if command.argv:
-                commands.append(command)
+                commands.append(_finished(command))
                 command, pending = Command(), None
             elif command.assignments or command.redirects:
                 raise OutsideSubset("a command without a program")
@@ -132,13 +141,13 @@ def recognize(script: str) -> list[Command]:
             if not command.argv:
                 raise OutsideSubset(f"{text!r} without a command before it")
             command.then = text
-            commands.append(command)
+            commands.append(_finished(command))
             command = Command()
             pending = text if text in ("&&", "||", "|") else None
     if target_of is not None:
         raise OutsideSubset(f"redirection {target_of[1]} without a target")
     if command.argv:
-        commands.append(command)
+        commands.append(_finished(command))
     elif command.assignments or command.redirects:
         raise OutsideSubset("a command without a program")
     elif pending:
@@ -159,9 +168,22 @@ def _what_stops(script: str, position: int) -> str:
     return f"the character {char!r}"
 
 
+def _finished(command: Command) -> Command:
+    if command.argv == ["time"]:
+        raise OutsideSubset("`time` without a command after it")
+    return command
+
+
 def _add_word(command: Command, raw: str) -> None:
+    if command.argv == ["time"]:
+        # After the keyword `time` comes a command, read as a command name.
+        _add_name(command, raw)
+        return
     if command.argv:
-        command.argv.append(_unquote(raw, "argument"))
+        text, head = _unquote_argument(raw)
+        if head is not None and command.glob_at is None:
+            command.glob_at = (len(command.argv), head)
+        command.argv.append(text)
         return
     assignment = _ASSIGNMENT.match(raw)
     if assignment:
@@ -170,6 +192,15 @@ def _add_word(command: Command, raw: str) -> None:
         name = assignment.group(1)
         command.assignments.append((name, _unquote(raw[assignment.end() :], "value", name + "=")))
         return
+    if raw == "time":
+        command.argv.append(raw)
+        return
+    _add_name(command, raw)
+
+
+def _add_name(command: Command, raw: str) -> None:
+    if _ASSIGNMENT.match(raw):
+        raise OutsideSubset(f"an assignment after `time`: {raw!r}")
     text = _unquote(raw, "name")
     if raw in RESERVED:
         raise OutsideSubset(f"the reserved word {raw!r}")
@@ -179,18 +210,35 @@ def _add_word(command: Command, raw: str) -> None:
 
 
 def _unquote(raw: str, role: str, before: str = "") -> str:
-    """Quote removal of one word; `role` is name, argument, value (after `NAME=`) or target."""
+    """Quote removal of one word; `role` is name, value (after `NAME=`) or target."""
+    return _unquote_word(raw, role, before)[0]
+
+
+def _unquote_argument(raw: str) -> tuple[str, str | None]:
+    """Quote removal of an argument, and the text before its first unquoted `*` or `?`
+    (None when it holds none: the word is then exactly the text)."""
+    return _unquote_word(raw, "argument")
+
+
+def _unquote_word(raw: str, role: str, before: str = "") -> tuple[str, str | None]:
+    """The word after quote removal, and for an argument the text before its first glob."""
     if (raw == "[" and role != "target") or (role == "argument" and raw in ("!", "{}")):
-        return raw
-    if not _QUOTING.search(raw):
-        _check_unquoted(raw, raw, before[-1:], at_start=True)  # the common case
-        return raw
+        return raw, None
+    glob = role == "argument"
+    if not _QUOTING.search(raw):  # the common case
+        _check_unquoted(raw, raw, before[-1:], at_start=True, glob=glob)
+        star = _GLOB.search(raw) if glob else None
+        return raw, (raw[: star.start()] if star else None)
     out: list[str] = []
+    head: str | None = None
     previous = before[-1:]  # the character before the next piece; "" at the start of a word
     for plain, escaped, single, double in _PIECE.findall(raw):
         if plain:
             # `''=ls` too: nothing before the `=` but empty quotes (a value counts from `=`).
-            _check_unquoted(plain, raw, previous, at_start=not any(out))
+            _check_unquoted(plain, raw, previous, at_start=not any(out), glob=glob)
+            star = _GLOB.search(plain) if glob else None
+            if star and head is None:
+                head = "".join(out) + plain[: star.start()]
             piece = plain
         elif escaped:
             piece = escaped
@@ -202,11 +250,13 @@ def _unquote(raw: str, role: str, before: str = "") -> str:
             piece = single
         out.append(piece)
         previous = piece[-1:] or previous
-    return "".join(out)
+    return "".join(out), head
 
 
-def _check_unquoted(plain: str, raw: str, previous: str, *, at_start: bool) -> None:
-    bad = _UNQUOTED_FORBIDDEN.search(plain)
+def _check_unquoted(
+    plain: str, raw: str, previous: str, *, at_start: bool, glob: bool = False
+) -> None:
+    bad = (_UNQUOTED_FORBIDDEN_IN_ARGUMENT if glob else _UNQUOTED_FORBIDDEN).search(plain)
     if bad:
         raise OutsideSubset(f"the unquoted {bad.group()!r} in {raw!r}")
     if at_start and plain[:1] in ("=", "^"):

@@ -36,6 +36,9 @@ class Unwrapped:
     concern: str | None = None
     writes: list[str] = field(default_factory=list)
     appends_input: bool = False  # the wrapped command also gets words read from input
+    # ... and input does more than add words at the end (`xargs -I` splices it into a word,
+    # `--process-slot-var` names a variable of the command's environment).
+    input_does_more: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,8 +203,29 @@ _XARGS = _Options(
 def _xargs(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     # -e/-i/-l take an optional value glued to them: the whole word is one flag.
     flags = [w[:2] if len(w) > 2 and w[0] == "-" and w[1] in "eil" else w for w in args]
-    k = _skip_options(program, flags, _XARGS)
-    return Unwrapped(words=args[k:] or ["echo"], transparent=False, appends_input=True)
+    taken: dict[str, str] = {}
+    k = _skip_options(program, flags, _XARGS, taken)
+    return Unwrapped(
+        words=args[k:] or ["echo"],
+        transparent=False,
+        appends_input=True,
+        input_does_more=_xargs_replaces(flags[:k]) or "process-slot-var" in taken,
+    )
+
+
+def _xargs_replaces(options: list[str]) -> bool:
+    """Whether xargs' options include -I/-i/--replace (input replaces a word's part)."""
+    for word in options:
+        if word.startswith("--"):
+            if word[2:].partition("=")[0] == "replace":
+                return True
+            continue
+        for letter in word[1:]:
+            if letter in "iI":
+                return True
+            if letter in _XARGS.valued:
+                break
+    return False
 
 
 def _simple(spec: _Options, operands_before_command: int = 0) -> Unwrapper:

@@ -82,6 +82,7 @@ class Probe(NamedTuple):
     binding: bool
     never_only: bool = False
     requires: tuple[Requirement, ...] = ()
+    open_tail: bool = False  # the key is how the call starts: a rule must allow any rest
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,9 @@ class CallReading:
         binding: bool,
         never_only: bool = False,
         requires: tuple[Requirement, ...] = (),
+        open_tail: bool = False,
     ) -> None:
-        self.probes.append(Probe(key, binding, never_only, requires))
+        self.probes.append(Probe(key, binding, never_only, requires, open_tail))
 
 
 def call_key(tool: str, arguments: Any, match_argument: MatchArgument | None) -> str:
@@ -212,7 +214,11 @@ def _add_shell_reading(
     for finding in shell.findings:
         if finding.kind == "command":
             reading.add(
-                f"{tool}:{finding.text}", finding.binding, finding.never_only, finding.requires
+                f"{tool}:{finding.text}",
+                finding.binding,
+                finding.never_only,
+                finding.requires,
+                finding.open_tail,
             )
             continue
         path = normalise_path(finding.text)

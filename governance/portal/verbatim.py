@@ -8,11 +8,14 @@ import re
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from governance.policy.invisible import describe_invisible, escape_char, flagged
+from governance.json_layout import json_layout
+from governance.policy.invisible import (
+    LONG_SPACE_RUN,
+    describe_invisible,
+    escape_char,
+    flagged,
+)
 
-# A run of this many spaces or more is marked (with its length) wherever a call is shown:
-# enough blank to push the rest of a line out of sight.
-LONG_SPACE_RUN = 4
 _SPACE_RUN = re.compile(f" {{{LONG_SPACE_RUN},}}")
 
 
@@ -76,32 +79,11 @@ def arguments_html(arguments) -> SafeString:
     """`arguments_text` as HTML: every key in a `fb-arg-key` span and every string highlighted
     on its own, so the layout's indentation is never marked and a key never passes for the
     page's own labels."""
-    return mark_safe("".join(_json_parts(arguments, 0)))
+    return mark_safe(json_layout(arguments, key=_key_html, string=_string_html, scalar=escape))
 
 
-def _json_parts(value, depth: int):
-    pad = "  " * (depth + 1)
-    if isinstance(value, dict) and value:
-        yield "{\n"
-        for index, key in enumerate(sorted(value)):
-            yield pad
-            key_literal = json.dumps(str(key), ensure_ascii=False)
-            yield format_html('<span class="fb-arg-key">{}</span>', _string_html(key_literal))
-            yield ": "
-            yield from _json_parts(value[key], depth + 1)
-            yield ",\n" if index < len(value) - 1 else "\n"
-        yield "  " * depth + "}"
-    elif isinstance(value, list) and value:
-        yield "[\n"
-        for index, item in enumerate(value):
-            yield pad
-            yield from _json_parts(item, depth + 1)
-            yield ",\n" if index < len(value) - 1 else "\n"
-        yield "  " * depth + "]"
-    elif isinstance(value, str):
-        yield _string_html(json.dumps(value, ensure_ascii=False))
-    else:
-        yield escape(json.dumps(value, ensure_ascii=False))
+def _key_html(literal: str) -> str:
+    return format_html('<span class="fb-arg-key">{}</span>', _string_html(literal))
 
 
 def _string_html(literal: str) -> str:

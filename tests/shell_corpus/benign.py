@@ -6,8 +6,8 @@ admit it, one per simple command. Under `benign_policy()` at least 95% must stay
 (tests/governance/policy/test_policy_benign_corpus.py prints those that lose it).
 
 `OUTSIDE` holds shapes agents do write that lie outside the subset the engine reads
-exactly (here-documents, loops, globs, `$VAR`, `$(...)`, `~`, `time`, a variable
-assignment that changes what runs): they count in the corpus, and lose ALWAYS on purpose.
+exactly (here-documents, loops, `$VAR`, `$(...)`, `~`, a variable assignment that
+changes what runs): they count in the corpus, and lose ALWAYS on purpose.
 """
 
 from dataclasses import dataclass
@@ -44,6 +44,8 @@ LISTING = _entries(
     ("tail -n 50 CHANGELOG.md", "tail"),
     ("wc -l src/main.py", "wc"),
     ("wc -l README.md CONTRIBUTING.md", "wc"),
+    ("wc -l src/*.py", "wc"),
+    ("ls *.md", "ls"),
     ("file dist/app", "file"),
     ("stat -c '%s %n' dist/bundle.js", "stat"),
     ("du -sh node_modules", "du"),
@@ -296,6 +298,7 @@ PYTHON = _entries(
 JAVASCRIPT = _entries(
     ("npm test", "npm test"),
     ("npm test -- --watch=false", "npm test"),
+    ("time npm test", "npm test"),
     ("npm run build", "npm run"),
     ("npm run lint", "npm run"),
     ("npm run test:unit", "npm run"),
@@ -442,13 +445,10 @@ OUTSIDE = _entries(
         "cat",
     ),
     ('for f in src/*.py; do wc -l "$f"; done', "wc"),
-    ("wc -l src/*.py", "wc"),
-    ("ls *.md", "ls"),
     ("echo $PATH", "echo"),
     ("cd $(git rev-parse --show-toplevel) && git status", "cd", "git rev-parse", "git status"),
     ("PYTHONPATH=src python -m pytest -q", "python -m pytest"),
     ("ls ~/.cache", "ls"),
-    ("time npm test", "npm test"),
     ("cat > /workspace/notes.txt <<'EOF'\ndone\nEOF", "cat"),
 )
 

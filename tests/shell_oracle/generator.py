@@ -3,7 +3,8 @@
 A script is one to four commands joined by the list and pipe operators; a command is
 an optional wrapper, a program the review's policy admits (mostly) or not, a few
 arguments and a few redirections. Every word is built from parts written in one of
-the quoting forms, and now and then a part is a *trick*: something near or outside
+the quoting forms (globs among them: `*.py`, `src/*`), a command sometimes behind
+`time` or xargs, and now and then a part is a *trick*: something near or outside
 the subset the engine reads exactly (expansions, substitutions, ANSI-C and locale
 quotes, backslash-newlines, control bytes, comments, globs, braces, tildes, here-
 documents, other file descriptors, `/dev/tcp`, nested `sh -c`). Payloads are the
@@ -39,6 +40,9 @@ ADMITTED = (
 SLOW_ADMITTED = "python -m pytest -q"
 OTHERS = ("touch", "rm -rf", "wc -l", "head -1", "sort", "true", "printf %s", "sed -n 1p")
 WRAPPERS = ("env ", "timeout 5 ", "nice ", "command ", "nohup ", "exec ", "\\", "builtin ")
+# Prefixes whose command the engine may allow: `time` (bash's keyword, dash's
+# /usr/bin/time) and xargs, which appends the words of its input (fed by a pipe).
+OPEN_PREFIXES = ("time ", "xargs ", "xargs -n1 ", "xargs -0 ", "xargs -r ")
 ARGUMENTS = (
     "-la",
     "-n",
@@ -58,6 +62,10 @@ ARGUMENTS = (
     "victim",
     "-name",
     "*.py",
+    "src/*",
+    "*",
+    "?otes.txt",
+    "-*",
     "--oneline",
     "/etc/hostname",
     "-maxdepth",
@@ -209,7 +217,7 @@ def _part(c: Choices, tricky: bool) -> str:
         at = c.number(0, len(text))
         text = text[:at] + c.pick(ODD_CHARACTERS) + text[at:]
     form = c.number(0, 9)
-    if form <= 4 and " " not in text and text != "*.py":
+    if form <= 4 and " " not in text:
         return text
     if form <= 6:
         return "'" + text.replace("'", "") + "'"
@@ -245,6 +253,8 @@ def _command(c: Choices, tricky: bool, depth: int) -> str:
         program = c.pick(ADMITTED if c.number(0, 7) else OTHERS)
     if tricky and c.number(0, 7) == 0:
         program = c.pick(WRAPPERS) + program
+    elif c.number(0, 9) == 0:
+        program = c.pick(OPEN_PREFIXES) + program
     words = [program] + [_word(c, tricky) for _ in range(c.number(0, 3))]
     if c.number(0, 11) == 0:
         words.append(c.pick(ACTING))

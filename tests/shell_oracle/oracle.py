@@ -18,7 +18,9 @@ sandbox must itself be ALWAYS that way:
   makes is what its rule admits (`git fetch`, `pip install`): listed, not counted;
 - no child process of a program the shell ran, other than the program's own helpers
   (git's git-core, tar's compressor): an option that executes (`find -exec`, git's
-  fsmonitor, xargs) is an admitted program executing something.
+  fsmonitor) is an admitted program executing something. The one exception is the
+  command xargs runs, xargs' whole purpose: it is a program run like any other
+  (`run_command:wc -l a.go b.go` must be allowed), and what it runs in turn is a child.
 
 Anything else while the engine said ALWAYS is a `Disagreement`. The converse (the
 engine did not allow a script whose effects were all allowed) is reported as
@@ -31,7 +33,7 @@ from enum import StrEnum
 from fnmatch import fnmatchcase
 
 from governance.policy import CompiledPolicy, Evaluation, MatchArgument, Verdict
-from tests.shell_oracle.observation import Observation
+from tests.shell_oracle.observation import Observation, ProgramRun
 from tests.shell_oracle.sandbox import WORKING_DIRECTORY, Job, run_jobs
 
 # A write that fails anywhere, not only in the sandbox: `mkdir -p` of a folder that exists.
@@ -71,6 +73,15 @@ def shows(observation: Observation, kind: str, subject: str) -> bool:
     if kind == Kind.SOCKET:
         return any(socket.by is None for socket in observation.sockets)
     raise ValueError(f"unknown effect kind {kind!r}")
+
+
+def _run_by_xargs(child: ProgramRun, observation: Observation) -> bool:
+    """Whether the shell ran xargs (a system one) and xargs ran `child` itself."""
+    parent = child.parent or ()
+    return bool(parent) and any(
+        run.argv == parent and run.path in ("/usr/bin/xargs", "/bin/xargs")
+        for run in observation.runs
+    )
 
 
 class LiteralRules:
@@ -165,6 +176,9 @@ class Oracle:
             if socket.by is None:
                 found.append(Disagreement(Kind.SOCKET, f"{socket.call} {socket.address}", "-"))
         for child in observation.children:
+            if _run_by_xargs(child, observation):
+                check(Kind.PROGRAM_RUN, f"{self.tool}:{child.command}")
+                continue
             parent = " ".join(child.parent or ())
             found.append(Disagreement(Kind.CHILD_PROCESS, f"{parent} → {child.command}", "-"))
         return list(dict.fromkeys(found))

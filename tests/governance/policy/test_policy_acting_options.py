@@ -138,12 +138,51 @@ def test_the_files_a_program_writes_from_its_operands_are_writes(command, writte
     assert f"write_file:{written}" in {s.subject for s in evaluation.segments}
 
 
-def test_xargs_runs_only_a_program_its_rule_names_and_never_one_that_acts():
-    assert decide(["xargs *", "wc *"], "xargs wc -l").verdict is Verdict.ASK
+def test_xargs_runs_a_program_whose_rule_admits_any_words_read_from_its_input():
+    # `xargs wc -l` runs `wc -l`, then `wc -l` with any words its input holds.
+    assert decide(["xargs *", "wc *"], "xargs wc -l").verdict is Verdict.ALWAYS
+    assert decide(["xargs *", "wc", "wc *"], "xargs wc").verdict is Verdict.ALWAYS
+    assert decide(["xargs *", "wc -l"], "xargs wc -l").verdict is Verdict.ASK  # no more words
+    assert decide(["xargs *", "wc -l", "wc -l src/*"], "xargs wc -l").verdict is Verdict.ASK
     assert decide(["xargs wc *", "wc *"], "xargs wc -l").verdict is Verdict.ALWAYS
+
+
+def test_xargs_input_never_reaches_a_program_that_acts_or_runs_others_unless_named():
+    # Input words could be `-exec`, `--output=…`: the rule must name the program, and one
+    # with acting options stays ASK even then.
+    assert decide(["xargs *", "git *"], "xargs git log").verdict is Verdict.ASK
+    assert decide(["xargs *", "find *"], "xargs find").verdict is Verdict.ASK
+    assert decide(["xargs *", "sh *"], "xargs sh -c ls").verdict is Verdict.ASK
+    assert decide(["xargs *", "env *", "ls *"], "xargs env ls").verdict is Verdict.ASK
+    assert decide(["xargs *", "cd *"], "xargs cd").verdict is Verdict.ASK
+    assert decide(["xargs *", "*"], "xargs ./wc").verdict is Verdict.ASK
     assert decide(["xargs git *", "git *"], "xargs git log").verdict is Verdict.ASK
-    assert decide(["xargs run*", "run*"], "xargs run").verdict is Verdict.ALWAYS
-    assert decide(["xargs *", "run*"], "xargs run").verdict is Verdict.ASK  # not `run_command`
+    never_rm = compile_policy(
+        [
+            {"pattern": "run_command:rm *", "action": "NEVER"},
+            {"pattern": "run_command:xargs *", "action": "ALWAYS"},
+        ]
+    )
+    evaluation = never_rm.evaluate("run_command", {"command": "xargs rm -rf"}, SHELL)
+    assert evaluation.verdict is Verdict.NEVER
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "xargs -I X wc X",
+        "xargs -i wc",
+        "xargs -0IX wc X",
+        "xargs --replace wc",
+        "xargs --process-slot-var=PATH wc",
+        "xargs --process-slot-var PATH wc",
+    ],
+)
+def test_xargs_splicing_its_input_into_a_word_or_a_variable_needs_a_rule_naming_the_program(
+    command,
+):
+    assert decide(["xargs *", "wc *"], command).verdict is Verdict.ASK
+    assert decide(["xargs * wc*", "wc", "wc *"], command).verdict is Verdict.ALWAYS
 
 
 def test_a_java_build_writes_the_jvms_performance_data_in_tmp():

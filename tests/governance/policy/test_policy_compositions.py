@@ -109,9 +109,17 @@ def test_output_of_the_run_itself_and_empty_directories_do_not_count(command):
     )
 
 
-@pytest.mark.parametrize("command", ["find * -delete", "git log *", "cat -- *", "ls ./*"])
+@pytest.mark.parametrize("command", ["find * -delete", "git log *", "find . -name x *"])
 def test_globs_that_could_expand_to_option_words_are_never_allowed(command):
     # A file the agent created named `-delete` or `--output=/x` would become an option.
     assert review_policy().evaluate("run_command", {"command": command}, SHELL).verdict is (
         Verdict.ASK
+    )
+
+
+@pytest.mark.parametrize("command", ["cat -- *", "ls ./*", "ls -la *.md", "grep -n x src/*"])
+def test_a_glob_for_a_program_no_option_of_which_acts_is_what_its_rule_admits(command):
+    # `cat *` admits any words: a file named `-n` adds nothing it did not already admit.
+    assert review_policy().evaluate("run_command", {"command": command}, SHELL).verdict is (
+        Verdict.ALWAYS
     )

@@ -170,3 +170,21 @@ def test_a_64_kib_script_over_the_reading_ceiling_is_ask_never_always():
     assert evaluation.verdict is Verdict.ASK
     assert "steps read" in evaluation.error
     assert any("more than 1024 words," in (s.reason or "") for s in evaluation.segments)
+
+
+def test_a_glob_whose_continuations_cost_too_much_to_match_fails_closed():
+    # Each `*a*b…` rule must be walked over the whole start to know whether some file name
+    # could complete it: past the call's step budget the answer is ASK, never ALWAYS.
+    policy = compile_policy(
+        [{"pattern": f"run_command:*a*b*c*d*e{i}", "action": "NEVER"} for i in range(200)]
+        + [{"pattern": "run_command:ls *", "action": "ALWAYS"}]
+    )
+
+    costly = policy.evaluate("run_command", {"command": "ls " + "a" * 40 * KIB + " *"}, SHELL)
+    cheap = policy.evaluate("run_command", {"command": "ls -la *"}, SHELL)
+
+    assert costly.verdict is Verdict.ASK
+    assert "more than 20000 steps" in costly.error
+    assert cheap.verdict is Verdict.ASK  # `*a*b*c*d*e0` may match a file name: asked
+    assert cheap.error is None
+    assert "matches some of them" in " ".join(s.reason or "" for s in cheap.segments)

@@ -67,10 +67,17 @@ def test_assignments_and_redirections_are_read_apart_from_the_argv():
         ("if true; then ls; fi", "reserved word 'if'"),
         ("for x do rm -rf /; done", "reserved word 'for'"),
         ("while :; do ls; done", "reserved word 'while'"),
-        ("time ls", "reserved word 'time'"),
+        ("time -p ls", "command name '-p'"),
+        ("time X=1 ls", "assignment after `time`"),
+        ("time", "`time` without a command"),
+        ("time for x in a; do ls; done", "reserved word 'for'"),
+        ("ls && time", "`time` without a command"),
         ("[[ -f x ]]", "'['"),
-        ("ls *.py", "'*'"),
-        ("ls ?", "'?'"),
+        ("*.py", "'*'"),
+        ("l? -la", "'?'"),
+        ("echo x > *.txt", "'*'"),
+        ("X=*.py ls", "'*'"),
+        ("ls [ab]*", "'['"),
         ("ls [ab]", "'['"),
         ("echo {a,b}", "'{'"),
         ("ls ~/x", "'~'"),
@@ -164,3 +171,16 @@ def test_what_it_reads_from_any_text_it_accepts_reads_back_the_same_when_requote
         return
     requoted = "\n".join(" ".join(shlex.quote(w) for w in command.argv) for command in commands)
     assert argvs(requoted) == [command.argv for command in commands]
+
+
+def test_a_glob_in_an_argument_is_read_with_the_text_before_it():
+    (command,) = recognize("wc -l 'a b'/*.py -c")
+    assert command.argv == ["wc", "-l", "a b/*.py", "-c"]
+    assert command.glob_at == (2, "a b/")
+    (quoted,) = recognize("ls '*'.md \\?x \"?\"")
+    assert quoted.glob_at is None
+
+
+def test_time_before_a_plain_command_is_read_as_that_command_behind_it():
+    assert argvs("time npm test | tail -5") == [["time", "npm", "test"], ["tail", "-5"]]
+    assert argvs("true && time ls") == [["true"], ["time", "ls"]]
