@@ -24,7 +24,6 @@ import io
 import json
 import os
 import pstats
-import secrets
 import statistics
 import subprocess
 import sys
@@ -35,12 +34,17 @@ import uuid
 from pathlib import Path
 
 import httpx
-from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.gate_load import drop_database, free_port, throwaway_database  # noqa: E402
+from bench.harness import (  # noqa: E402
+    drop_database,
+    free_port,
+    load_average,
+    production_environment,
+    throwaway_database,
+)
 from bench.mcp_call import TOKEN, seed  # noqa: E402
 
 KINDS = ("rest", "brokered", "mcp")
@@ -166,16 +170,9 @@ def main() -> None:
 
     database_url = throwaway_database(os.environ.get("DATABASE_URL", ""))
     workdir = Path(tempfile.mkdtemp(prefix="broker-profile-"))
+    # The demo tracker listens on loopback, which the egress guard refuses by default.
     os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "fluidbox.settings",
-            "DATABASE_URL": database_url,
-            "SECRET_KEY": secrets.token_urlsafe(40),
-            "FLUIDBOX_DATA_DIR": str(workdir),
-            "FLUIDBOX_MACHINE_KEY": Fernet.generate_key().decode(),
-            "LOG_LEVEL": "WARNING",
-            "FLUIDBOX_CONNECTION_ALLOWED_HOSTS": "127.0.0.1",
-        }
+        production_environment(database_url, workdir, FLUIDBOX_CONNECTION_ALLOWED_HOSTS="127.0.0.1")
     )
     for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
         os.environ.pop(name, None)
@@ -219,8 +216,8 @@ def measure(run_id: str, token: str, kinds: list[str], args) -> None:
     statements = Statements()
     statements.install()
     print(
-        f"{args.calls} calls per kind and round, {args.rounds} rounds; load average "
-        f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}"
+        f"{args.calls} calls per kind and round, {args.rounds} rounds; "
+        f"load average {load_average()}"
     )
     for kind in kinds:  # warm up: imports, caches, connections, the upstream session
         for _ in range(20):
@@ -254,7 +251,7 @@ def measure(run_id: str, token: str, kinds: list[str], args) -> None:
             f"{kind:<10} {statistics.median(walls[kind]):9.2f} "
             f"{1000 * totals[kind][0] / n:9.2f} {totals[kind][1] / n:9.1f}"
         )
-    print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"load average {load_average()}")
     if args.profile:
         profile(application, run_id, token, args)
 

@@ -38,6 +38,7 @@ from bench.harness import (  # noqa: E402
     bench_runs,
     drop_database,
     free_port,
+    load_average,
     migrate,
     percentile,
     production_environment,
@@ -195,7 +196,9 @@ def main() -> None:
         seed(tracker_url, runs_file)
         run_id, token = runs_file.read_text().split()
         server = Gunicorn(env, args.workers, args.threads, workdir / "gunicorn.log", runs_file)
+        load_before = load_average()
         timings = anyio.run(measure, server.url, tracker_url, run_id, token, args.calls, args.era)
+        load_after = load_average()
     finally:
         if server is not None:
             server.stop()
@@ -205,7 +208,7 @@ def main() -> None:
 
     print(
         f"{args.calls} calls each, taking turns; gunicorn gthread {args.workers}x{args.threads}, "
-        f"MCP era {args.era}"
+        f"MCP era {args.era}; load average {load_before} at the start, {load_after} at the end"
     )
     print(f"{'path':<58} {'p50':>7} {'p90':>7} {'p99':>7}  (ms)")
     labels = {
