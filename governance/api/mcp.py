@@ -14,12 +14,30 @@ from governance.api.parsers import json_refusal
 from governance.api.permissions import IsRunner
 from governance.mcp_server.bridge import bridge
 from governance.mcp_server.catalog import named_tools
-from governance.mcp_server.server import RUN_ENVIRON_KEY, TOOLS_ENVIRON_KEY
+from governance.mcp_server.server import (
+    RUN_ENVIRON_KEY,
+    TOOLS_ENVIRON_KEY,
+    in_database_thread,
+)
 
 
 @extend_schema(exclude=True)  # MCP's own JSON-RPC, not a REST resource
 class McpEndpointApi(APIView):
     permission_classes = [IsRunner]
+
+    def perform_authentication(self, request):
+        # The token check, and the first read of the run's tool names in this process, run
+        # on one of the endpoint's database threads, which keep their connection between
+        # jobs (`governance/mcp_server/db_threads.py`). This request thread then opens none:
+        # with production's default of a new connection per request, that is a PostgreSQL
+        # backend start-up saved on every MCP request.
+        def authenticate() -> None:
+            _ = request.user  # DRF authenticates on first access (raises on a bad token)
+            run = getattr(request.auth, "run", None)
+            if run is not None:
+                named_tools(run)
+
+        in_database_thread(authenticate)
 
     def _serve(self, request):
         if request.method == "POST":

@@ -60,10 +60,22 @@ class _Limiters:
     @classmethod
     def get(cls) -> tuple[DatabaseThreads, anyio.CapacityLimiter]:
         with cls._lock:
-            if cls.quick is None:  # created on the loop that uses them
-                cls.quick = DatabaseThreads(_QUICK_THREADS, "fluidbox-mcp-db")
+            if cls.waits is None:  # created on the loop that uses it
                 cls.waits = anyio.CapacityLimiter(settings.FLUIDBOX_MCP_MAX_WAITING)
-        return cls.quick, cls.waits
+        return cls.quick_threads(), cls.waits
+
+    @classmethod
+    def quick_threads(cls) -> DatabaseThreads:
+        with cls._lock:
+            if cls.quick is None:
+                cls.quick = DatabaseThreads(_QUICK_THREADS, "fluidbox-mcp-db")
+        return cls.quick
+
+
+def in_database_thread(job: Callable[[], Any]) -> Any:
+    """Run `job` on one of the endpoint's quick database threads and wait for it (from a
+    request thread: the view's token check)."""
+    return _Limiters.quick_threads().submit(job).result()
 
 
 def _with_connection_cleanup(job: Callable[[], Any]) -> Callable[[], Any]:
