@@ -20,6 +20,7 @@ requirement), else cProfile on the calling thread.
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import os
@@ -201,6 +202,9 @@ def measure(runs, scenarios, args) -> None:
     for scenario in scenarios:  # warm up: imports, caches, first connections
         for n in range(50):
             call(application, *request(scenario, n, runs, f"warm{scenario}"))
+    gc.freeze()  # as fluidbox/gunicorn_conf.py does in each worker once it has loaded
+    collector = GcClock()
+    gc.callbacks.append(collector)
     totals = {scenario: [0.0, 0.0, 0, 0, 0.0] for scenario in scenarios}
     database_url = os.environ["DATABASE_URL"]
     for round_ in range(args.rounds):
@@ -208,6 +212,7 @@ def measure(runs, scenarios, args) -> None:
             nonce = f"r{round_}{scenario}{secrets.token_hex(3)}"
             prepared = [request(scenario, n, runs, nonce) for n in range(args.calls)]
             statements[0] = 0
+            collector.reset()
             database_before = backends_cpu_seconds(database_url)
             with connection.execute_wrapper(count):
                 wall, cpu = time.perf_counter(), time.process_time()
@@ -230,7 +235,7 @@ def measure(runs, scenarios, args) -> None:
             print(
                 f"  round {round_} {scenario:<8} CPU {1000 * cpu / args.calls:5.2f} ms/req  "
                 f"PostgreSQL CPU {pg} ms/req  wall {1000 * wall / args.calls:5.2f} ms/req  "
-                f"SQL {statements[0] / args.calls:4.1f}/req",
+                f"SQL {statements[0] / args.calls:4.1f}/req  {collector.summary(args.calls)}",
                 flush=True,
             )
     print()
@@ -266,6 +271,33 @@ def measure(runs, scenarios, args) -> None:
         stats = pstats.Stats(profiler, stream=out)
         stats.sort_stats(args.sort).print_stats(args.top)
         print(out.getvalue())
+
+
+class GcClock:
+    """Garbage collections and the wall time they took (every thread waits), by generation."""
+
+    def __init__(self) -> None:
+        self.reset()
+        self._started = None
+
+    def reset(self) -> None:
+        self.counts = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started is not None:
+            generation = info["generation"]
+            self.counts[generation] += 1
+            self.seconds[generation] += time.perf_counter() - self._started
+            self._started = None
+
+    def summary(self, calls: int) -> str:
+        return (
+            f"GC {1000 * sum(self.seconds) / calls:4.2f} ms/req (collections by generation "
+            f"{'/'.join(map(str, self.counts))})"
+        )
 
 
 def profile_threads(yappi, application, prepared, args) -> None:
