@@ -29,12 +29,13 @@ def statement_cursor():
     PostgreSQL parses and plans them once instead of on every call.
 
     With tracing on, OpenTelemetry's psycopg instrumentation has replaced Django's cursor
-    class on the connection by a traced subclass; these statements then run on a
-    server-binding cursor traced by that same instrumentation (`tracing_setup.traced_cursor_class`),
-    so they are spans like every other statement and still cost no more than untraced (Django's
-    client-side cursor here doubled the database's CPU per decision and quoted ~40
-    parameters in Python). When anything else has replaced the cursor class, Django's own
-    cursor is used. SQLite has nothing to gain.
+    class on the connection by a traced subclass; these statements then run on the same
+    server-binding cursor, traced by that instrumentation's own cursor class
+    (`tracing_setup.traced_cursor_class`): spans like every other statement's, at no extra
+    cost to the database (Django's client-side cursor here had PostgreSQL parse and plan all
+    of them again on every call, and psycopg quote ~40 parameters in Python). When anything
+    else has replaced the cursor class, Django's own cursor is used. SQLite has nothing to
+    gain.
     """
     db = connections[DEFAULT_DB_ALIAS]
     if db.vendor != "postgresql":

@@ -74,7 +74,8 @@ def _strip_url_path(span, request) -> None:
 # `traced_cursor_class` builds: no SQL comment appended, no parameter captured (they hold
 # a call's arguments).
 _PSYCOPG_OPTIONS = {"enable_commenter": False, "capture_parameters": False}
-# Where the psycopg instrumentation keeps the traced cursor classes built for a connection.
+# Where `traced_cursor_class` keeps the classes it built for a psycopg connection (as the
+# instrumentation itself marks the connections it has instrumented).
 _TRACED_CURSORS = "_fluidbox_traced_cursor_classes"
 
 
@@ -92,7 +93,12 @@ def traced_cursor_class(base: type, connection) -> type:
     """`base` (a psycopg cursor class) traced by the official psycopg instrumentation, as
     the connection's own cursors are: the same span names and attributes (the connection's
     database, host, port and user), made by the same code. For the prebuilt statements,
-    which run on a server-binding cursor instead of Django's client-side one."""
+    which run on a server-binding cursor instead of Django's client-side one.
+
+    The instrumentation has no public call for a cursor class: this does what its own
+    connection wrapper does on connect (`DatabaseApiIntegration.wrapped_connection`), with
+    the names it uses there. tests/observability/test_traces.py fails if an upgrade moves
+    them (the statements' spans would be missing)."""
     from opentelemetry.instrumentation import psycopg as psycopg_instrumentation
 
     built = getattr(connection, _TRACED_CURSORS, None)
@@ -101,10 +107,11 @@ def traced_cursor_class(base: type, connection) -> type:
         setattr(connection, _TRACED_CURSORS, built)
     traced = built.get(base)
     if traced is None:
+        instrumentor = psycopg_instrumentation.PsycopgInstrumentor
         integration = psycopg_instrumentation.DatabaseApiIntegration(
             psycopg_instrumentation.__name__,
-            psycopg_instrumentation.PsycopgInstrumentor._DATABASE_SYSTEM,
-            connection_attributes=psycopg_instrumentation.PsycopgInstrumentor._CONNECTION_ATTRIBUTES,
+            instrumentor._DATABASE_SYSTEM,
+            connection_attributes=instrumentor._CONNECTION_ATTRIBUTES,
             version=psycopg_instrumentation.__version__,
             tracer_provider=tracing.provider(),
             connect_module=psycopg_instrumentation.psycopg,
