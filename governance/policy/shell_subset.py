@@ -210,50 +210,35 @@ def _add_name(command: Command, raw: str) -> None:
 
 
 def _unquote(raw: str, role: str, before: str = "") -> str:
-    """Quote removal of one word; `role` is name, argument, value (after `NAME=`) or target."""
-    if (raw == "[" and role != "target") or (role == "argument" and raw in ("!", "{}")):
-        return raw
-    if not _QUOTING.search(raw):
-        _check_unquoted(raw, raw, before[-1:], at_start=True)  # the common case
-        return raw
-    out: list[str] = []
-    previous = before[-1:]  # the character before the next piece; "" at the start of a word
-    for plain, escaped, single, double in _PIECE.findall(raw):
-        if plain:
-            # `''=ls` too: nothing before the `=` but empty quotes (a value counts from `=`).
-            _check_unquoted(plain, raw, previous, at_start=not any(out))
-            piece = plain
-        elif escaped:
-            piece = escaped
-        elif double:
-            if _DOUBLE_QUOTED_FORBIDDEN.search(double):
-                raise OutsideSubset(f"`$`, a backtick or a backslash-newline in {raw!r}")
-            piece = _DOUBLE_QUOTED_ESCAPE.sub(_double_quoted_escape, double)
-        else:
-            piece = single
-        out.append(piece)
-        previous = piece[-1:] or previous
-    return "".join(out)
+    """Quote removal of one word; `role` is name, value (after `NAME=`) or target."""
+    return _unquote_word(raw, role, before)[0]
 
 
 def _unquote_argument(raw: str) -> tuple[str, str | None]:
     """Quote removal of an argument, and the text before its first unquoted `*` or `?`
     (None when it holds none: the word is then exactly the text)."""
-    if raw in ("[", "!", "{}"):
+    return _unquote_word(raw, "argument")
+
+
+def _unquote_word(raw: str, role: str, before: str = "") -> tuple[str, str | None]:
+    """The word after quote removal, and for an argument the text before its first glob."""
+    if (raw == "[" and role != "target") or (role == "argument" and raw in ("!", "{}")):
         return raw, None
-    if not _QUOTING.search(raw):
-        _check_unquoted(raw, raw, "", at_start=True, glob=True)
-        glob = _GLOB.search(raw)
-        return raw, (raw[: glob.start()] if glob else None)
+    glob = role == "argument"
+    if not _QUOTING.search(raw):  # the common case
+        _check_unquoted(raw, raw, before[-1:], at_start=True, glob=glob)
+        star = _GLOB.search(raw) if glob else None
+        return raw, (raw[: star.start()] if star else None)
     out: list[str] = []
     head: str | None = None
-    previous = ""
+    previous = before[-1:]  # the character before the next piece; "" at the start of a word
     for plain, escaped, single, double in _PIECE.findall(raw):
         if plain:
-            _check_unquoted(plain, raw, previous, at_start=not any(out), glob=True)
-            glob = _GLOB.search(plain)
-            if glob and head is None:
-                head = "".join(out) + plain[: glob.start()]
+            # `''=ls` too: nothing before the `=` but empty quotes (a value counts from `=`).
+            _check_unquoted(plain, raw, previous, at_start=not any(out), glob=glob)
+            star = _GLOB.search(plain) if glob else None
+            if star and head is None:
+                head = "".join(out) + plain[: star.start()]
             piece = plain
         elif escaped:
             piece = escaped
