@@ -163,6 +163,9 @@ def main() -> None:
         if not args.keep_db:
             drop_database(database_url)
         if receiver is not None:
+            from governance.observability import tracing
+
+            tracing.flush(30000)  # before the receiver goes: the exporter would retry
             receiver.terminate()
             receiver.wait()
 
