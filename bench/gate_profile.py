@@ -7,17 +7,26 @@ the same request bodies as bench/gate_load.lua: every call a new decision. For e
 thread, so no other process's load counts), the SQL statements per request (counted with
 `connection.execute_wrapper`) and, with `--profile`, cProfile's hottest functions.
 
+With `--trace`, tracing is on as bench/observability_load.py has it: every span exported
+over OTLP/HTTP to a receiver in a separate process (so its CPU does not count), and the CPU
+per request includes the batch exporter's thread (`time.process_time` counts every thread).
+`--profile` then profiles every thread with yappi when it is installed (profiling only, not a
+requirement), else cProfile on the calling thread.
+
     DATABASE_URL=postgres://postgres@127.0.0.1:55432/fluidbox DB_POOL_SIZE=16 \\
-        .venv/bin/python bench/gate_profile.py [--calls 2000] [--profile always] [--top 40]
+        .venv/bin/python bench/gate_profile.py [--calls 2000] [--profile always] [--top 40] \\
+        [--trace]
 """
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import os
 import pstats
 import secrets
+import subprocess
 import sys
 import tempfile
 import time
@@ -119,6 +128,7 @@ def main() -> None:
     parser.add_argument("--sort", default="cumulative", help="pstats sort key")
     parser.add_argument("--dump", help="also write the raw cProfile stats here (pstats)")
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument("--trace", action="store_true", help="export every span over OTLP")
     args = parser.parse_args()
     scenarios = args.scenarios.split(",")
 
@@ -126,6 +136,19 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="gate-profile-"))
     # This process serves the calls: the production settings, as gunicorn has them.
     env = production_environment(database_url, workdir, FLUIDBOX_BENCH_ENDPOINTS="1")
+    receiver = None
+    if args.trace:
+        receiver, endpoint = otlp_receiver()
+        env.update(
+            OTEL_TRACES_EXPORTER="otlp",
+            OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=endpoint,
+            OTEL_SERVICE_NAME="fluidbox-bench",
+            OTEL_BSP_MAX_QUEUE_SIZE="200000",
+        )
+    else:
+        for key in ("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT"):
+            env.pop(key, None)
+        env.pop("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", None)
     os.environ.clear()
     os.environ.update(env)
     try:
@@ -139,6 +162,29 @@ def main() -> None:
         connections.close_all()
         if not args.keep_db:
             drop_database(database_url)
+        if receiver is not None:
+            from governance.observability import tracing
+
+            tracing.flush(30000)  # before the receiver goes: the exporter would retry
+            receiver.terminate()
+            receiver.wait()
+
+
+def otlp_receiver() -> tuple[subprocess.Popen, str]:
+    """tests/support/receivers.py's OTLP receiver (not decoding) in a process of its own."""
+    code = (
+        "import sys, threading; from tests.support.receivers import OtlpReceiver; "
+        "r = OtlpReceiver(decode=False).start(); print(r.endpoint, flush=True); "
+        "sys.stdin.read()"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return process, process.stdout.readline().strip()
 
 
 def measure(runs, scenarios, args) -> None:
@@ -159,6 +205,9 @@ def measure(runs, scenarios, args) -> None:
     for scenario in scenarios:  # warm up: imports, caches, first connections
         for n in range(50):
             call(application, *request(scenario, n, runs, f"warm{scenario}"))
+    gc.freeze()  # as fluidbox/gunicorn_conf.py does in each worker once it has loaded
+    collector = GcClock()
+    gc.callbacks.append(collector)
     totals = {scenario: [0.0, 0.0, 0, 0, 0.0] for scenario in scenarios}
     database_url = os.environ["DATABASE_URL"]
     for round_ in range(args.rounds):
@@ -166,6 +215,7 @@ def measure(runs, scenarios, args) -> None:
             nonce = f"r{round_}{scenario}{secrets.token_hex(3)}"
             prepared = [request(scenario, n, runs, nonce) for n in range(args.calls)]
             statements[0] = 0
+            collector.reset()
             database_before = backends_cpu_seconds(database_url)
             with connection.execute_wrapper(count):
                 wall, cpu = time.perf_counter(), time.process_time()
@@ -188,7 +238,7 @@ def measure(runs, scenarios, args) -> None:
             print(
                 f"  round {round_} {scenario:<8} CPU {1000 * cpu / args.calls:5.2f} ms/req  "
                 f"PostgreSQL CPU {pg} ms/req  wall {1000 * wall / args.calls:5.2f} ms/req  "
-                f"SQL {statements[0] / args.calls:4.1f}/req",
+                f"SQL {statements[0] / args.calls:4.1f}/req  {collector.summary(args.calls)}",
                 flush=True,
             )
     print()
@@ -206,6 +256,13 @@ def measure(runs, scenarios, args) -> None:
         prepared = [
             request(args.profile, n, runs, f"prof{secrets.token_hex(3)}") for n in range(args.calls)
         ]
+        try:
+            import yappi
+        except ImportError:
+            yappi = None
+        if yappi is not None:
+            profile_threads(yappi, application, prepared, args)
+            return
         profiler = cProfile.Profile(time.process_time)  # CPU, not waits
         profiler.enable()
         for path, headers, body in prepared:
@@ -217,6 +274,63 @@ def measure(runs, scenarios, args) -> None:
         stats = pstats.Stats(profiler, stream=out)
         stats.sort_stats(args.sort).print_stats(args.top)
         print(out.getvalue())
+
+
+class GcClock:
+    """Garbage collections and the wall time they took (every thread waits), by generation."""
+
+    def __init__(self) -> None:
+        self.reset()
+        self._started = None
+
+    def reset(self) -> None:
+        self.counts = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started is not None:
+            generation = info["generation"]
+            self.counts[generation] += 1
+            self.seconds[generation] += time.perf_counter() - self._started
+            self._started = None
+
+    def summary(self, calls: int) -> str:
+        return (
+            f"GC {1000 * sum(self.seconds) / calls:4.2f} ms/req (collections by generation "
+            f"{'/'.join(map(str, self.counts))})"
+        )
+
+
+def profile_threads(yappi, application, prepared, args) -> None:
+    """CPU per function on every thread (the batch span exporter's too), per thread."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    yappi.set_clock_type("cpu")
+    yappi.start()
+    for path, headers, body in prepared:
+        call(application, path, headers, body)
+    from governance.observability import tracing
+
+    if tracing.ENABLED and isinstance(tracing._provider, TracerProvider):
+        tracing.flush(30000)
+    yappi.stop()
+    for thread in yappi.get_thread_stats():
+        print(
+            f"thread {thread.name} (id {thread.id}): {1000 * thread.ttot / len(prepared):.3f} "
+            "ms CPU per request"
+        )
+        stats = yappi.get_func_stats(ctx_id=thread.id)
+        stats.sort("ttot" if args.sort == "cumulative" else "tsub")
+        out = io.StringIO()
+        stats.print_all(
+            out=out,
+            columns={0: ("name", 90), 1: ("ncall", 10), 2: ("tsub", 8), 3: ("ttot", 8)},
+        )
+        print("\n".join(out.getvalue().splitlines()[: args.top + 4]))
+    if args.dump:
+        yappi.get_func_stats().save(args.dump, type="pstat")
 
 
 if __name__ == "__main__":

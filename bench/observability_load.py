@@ -13,7 +13,8 @@ in their environment:
 wrk (bench/gate_load.lua, the ALWAYS scenario: every request a new decision) loads one server
 at a time; the three take turns for `--rounds` rounds so that what slows the machine over
 time falls on all of them alike. Reported: the median decisions/s per configuration, its
-share of "off", and the gunicorn workers' CPU per request (less moved by other load).
+share of "off", the gunicorn workers' CPU per request (less moved by other load) and
+PostgreSQL's (one server is loaded at a time, so a round's database CPU is its own).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:55432/fluidbox_bench \\
         .venv/bin/python bench/observability_load.py [--rounds 5] [--seconds 8] [--conns 16]
@@ -122,7 +123,8 @@ def main() -> None:
                 print(
                     f"    round {round_ + 1} {name:<8} {result.rate:8.1f}/s  "
                     f"p50 {result.p50_ms:6.1f} ms  p99 {result.p99_ms:7.1f} ms  "
-                    f"worker CPU {result.cpu_ms:5.2f} ms/req",
+                    f"worker CPU {result.cpu_ms:5.2f} ms/req  "
+                    f"PostgreSQL CPU {gate_load._ms(result.database_cpu_ms)} ms/req",
                     flush=True,
                 )
         print(f"  load average at end: {harness.load_average()}", flush=True)
@@ -149,13 +151,15 @@ def report(results: dict[str, list], spans: int, traced_requests: int) -> None:
     print()
     print(
         f"{'configuration':<14} {'median/s':>9} {'of off':>7} {'target':>7} "
-        f"{'CPU ms/req':>10} {'CPU of off':>10} {'p99 ms':>7}"
+        f"{'CPU ms/req':>10} {'CPU of off':>10} {'PG ms/req':>9} {'p99 ms':>7}"
     )
     verdicts = []
     for name in CONFIGS:
         rate = statistics.median(result.rate for result in results[name])
         cpu = statistics.median(result.cpu_ms for result in results[name])
         p99 = statistics.median(result.p99_ms for result in results[name])
+        database = [r.database_cpu_ms for r in results[name] if r.database_cpu_ms is not None]
+        database_cpu = statistics.median(database) if database else None
         share = rate / off_rate
         target = TARGETS.get(name)
         if target is not None:
@@ -163,7 +167,7 @@ def report(results: dict[str, list], spans: int, traced_requests: int) -> None:
         print(
             f"{name:<14} {rate:9.1f} {share:7.0%} "
             f"{(f'>= {target:.0%}' if target else ''):>7} {cpu:10.2f} {off_cpu / cpu:10.0%} "
-            f"{p99:7.1f}"
+            f"{gate_load._ms(database_cpu):>9} {p99:7.1f}"
         )
     print(
         f"spans received by the loopback receiver: {spans} "

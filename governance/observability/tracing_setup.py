@@ -70,6 +70,59 @@ def _strip_url_path(span, request) -> None:
     span.set_attribute("http.url", origin)
 
 
+# The psycopg instrumentation's options, for the connections it wraps and for the cursors
+# `traced_cursor_class` builds: no SQL comment appended, no parameter captured (they hold
+# a call's arguments).
+_PSYCOPG_OPTIONS = {"enable_commenter": False, "capture_parameters": False}
+# Where `traced_cursor_class` keeps the classes it built for a psycopg connection (as the
+# instrumentation itself marks the connections it has instrumented).
+_TRACED_CURSORS = "_fluidbox_traced_cursor_classes"
+
+
+def traces_cursor_class(factory: type, base: type) -> bool:
+    """Whether `factory` is the psycopg instrumentation's traced subclass of `base` (what
+    it puts on every connection it wraps while tracing is on)."""
+    return (
+        tracing.ENABLED
+        and factory.__module__ == "opentelemetry.instrumentation.psycopg"
+        and factory.__bases__ == (base,)
+    )
+
+
+def traced_cursor_class(base: type, connection) -> type:
+    """`base` (a psycopg cursor class) traced by the official psycopg instrumentation, as
+    the connection's own cursors are: the same span names and attributes (the connection's
+    database, host, port and user), made by the same code. For the prebuilt statements,
+    which run on a server-binding cursor instead of Django's client-side one.
+
+    The instrumentation has no public call for a cursor class: this does what its own
+    connection wrapper does on connect (`DatabaseApiIntegration.wrapped_connection`), with
+    the names it uses there. tests/observability/test_traces.py fails if an upgrade moves
+    them (the statements' spans would be missing)."""
+    from opentelemetry.instrumentation import psycopg as psycopg_instrumentation
+
+    built = getattr(connection, _TRACED_CURSORS, None)
+    if built is None:
+        built = {}
+        setattr(connection, _TRACED_CURSORS, built)
+    traced = built.get(base)
+    if traced is None:
+        instrumentor = psycopg_instrumentation.PsycopgInstrumentor
+        integration = psycopg_instrumentation.DatabaseApiIntegration(
+            psycopg_instrumentation.__name__,
+            instrumentor._DATABASE_SYSTEM,
+            connection_attributes=instrumentor._CONNECTION_ATTRIBUTES,
+            version=psycopg_instrumentation.__version__,
+            tracer_provider=tracing.provider(),
+            connect_module=psycopg_instrumentation.psycopg,
+            **_PSYCOPG_OPTIONS,
+        )
+        integration.get_connection_attributes(connection)
+        traced = psycopg_instrumentation._new_cursor_factory(db_api=integration, base_factory=base)
+        built[base] = traced
+    return traced
+
+
 def configure(environ: Mapping[str, str] = os.environ) -> bool:
     """Called once per process (GovernanceConfig.ready). True when tracing is on."""
     if tracing.ENABLED or not exporter_configured(environ):
@@ -95,7 +148,7 @@ def configure(environ: Mapping[str, str] = os.environ) -> bool:
         tracer_provider=provider,
         excluded_urls=environ.get("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "metrics"),
     )
-    PsycopgInstrumentor().instrument(tracer_provider=provider)
+    PsycopgInstrumentor().instrument(tracer_provider=provider, **_PSYCOPG_OPTIONS)
     HTTPXClientInstrumentor().instrument(tracer_provider=provider, request_hook=_strip_url_path)
     tracing.activate(provider)
     logger.info("tracing on: spans are exported as the OTEL_* variables say")

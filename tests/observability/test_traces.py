@@ -343,3 +343,51 @@ def test_a_call_through_the_mcp_endpoint_continues_the_trace_in_its_meta(
     assert echo_server.calls()[-1]["meta"]["traceparent"] == f"00-{trace_id}-{client.span_id}-01"
     for body in collector.bodies:
         assert CANARY.encode() not in body
+
+
+@pytest.mark.postgres
+def test_the_gates_own_statements_are_spans_of_the_psycopg_instrumentation(
+    traced_server, collector, org, operator
+):
+    """The statements every decision runs go through fluidbox's prebuilt server-binding
+    cursor (`fluidbox.prebuilt_sql`), tracing on or off; traced, each is a CLIENT span of
+    the psycopg instrumentation in the decision's trace, attributed exactly as the ORM's
+    statements are, with no argument in it."""
+    from django.db import connection
+
+    created = operator.post("/v1/runs", run_body())
+    assert created.status_code == 201, created.content
+    run_id, token = created.json()["id"], created.json()["session_token"]
+    agent = Agent(traced_server, token, run_id)
+    for n in range(4):  # both workers, their connections' first statements and later ones
+        allowed = agent.gate(f"c-sql-{n}", "read_file", {"path": f"/workspace/{CANARY}-{n}"})
+        assert allowed["decision"] == "allow"
+
+    prebuilt = {  # statement start -> (span name, runs in the view or under execute_tool)
+        'SELECT r."id"': ("SELECT", "server"),
+        'INSERT INTO "governance_toolcall"': ("INSERT", "tool"),
+        'UPDATE "ledger_runcounter"': ("UPDATE", "tool"),
+        'WITH inserted AS (INSERT INTO "ledger_event"': ("WITH", "tool"),
+    }
+    attribute_keys = set()
+    for n in range(4):
+        trace_id, _ = agent.traces[f"c-sql-{n}"]
+        spans = trace_spans(collector, trace_id, answered)
+        parents = {
+            "server": next(span for span in spans if span.kind == SERVER),
+            "tool": tool_span(spans, "read_file"),
+        }
+        sql = [span for span in spans if span.attributes.get("db.system") == "postgresql"]
+        for start, (name, parent) in prebuilt.items():
+            found = [s for s in sql if s.attributes["db.statement"].startswith(start)]
+            assert len(found) == 1, [s.attributes["db.statement"][:60] for s in sql]
+            assert found[0].name == name
+            assert found[0].kind == CLIENT
+            assert found[0].parent_span_id == parents[parent].span_id
+        for span in sql:  # the prebuilt statements' spans and the ORM's alike
+            assert span.attributes["db.name"] == connection.settings_dict["NAME"]
+            assert span.attributes["net.peer.name"] == connection.settings_dict["HOST"]
+            attribute_keys.add(frozenset(span.attributes))
+    assert len(attribute_keys) == 1, attribute_keys
+    for body in collector.bodies:
+        assert CANARY.encode() not in body
