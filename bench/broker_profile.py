@@ -25,15 +25,12 @@ import json
 import os
 import pstats
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
-
-import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -43,7 +40,9 @@ from bench.harness import (  # noqa: E402
     free_port,
     load_average,
     production_environment,
+    start_demo_tracker,
     throwaway_database,
+    wsgi_post,
 )
 from bench.mcp_call import TOKEN, seed  # noqa: E402
 
@@ -75,29 +74,7 @@ class Statements:
 
 
 def environ_for(path: str, token: str, body: dict, extra: dict | None = None) -> dict:
-    raw = json.dumps(body).encode()
-    return {
-        "REQUEST_METHOD": "POST",
-        "PATH_INFO": path,
-        "SCRIPT_NAME": "",
-        "QUERY_STRING": "",
-        "SERVER_NAME": "127.0.0.1",
-        "SERVER_PORT": "8000",
-        "SERVER_PROTOCOL": "HTTP/1.1",
-        "REMOTE_ADDR": "127.0.0.1",
-        "CONTENT_TYPE": "application/json",
-        "CONTENT_LENGTH": str(len(raw)),
-        "HTTP_HOST": "127.0.0.1:8000",
-        "HTTP_AUTHORIZATION": f"Bearer {token}",
-        "wsgi.input": io.BytesIO(raw),
-        "wsgi.errors": sys.stderr,
-        "wsgi.url_scheme": "http",
-        "wsgi.multithread": True,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-        "wsgi.version": (1, 0),
-        **(extra or {}),
-    }
+    return wsgi_post(path, body, {"HTTP_AUTHORIZATION": f"Bearer {token}", **(extra or {})})
 
 
 def request(kind: str, run_id: str, token: str) -> dict:
@@ -177,23 +154,8 @@ def main() -> None:
     for name in ("FLUIDBOX_DEVELOPMENT", "DEBUG"):
         os.environ.pop(name, None)
     tracker_port = free_port()
-    tracker = subprocess.Popen(
-        [sys.executable, "-m", "demo_mcp", "--host", "127.0.0.1", "--port", str(tracker_port)],
-        cwd=ROOT,
-        env={**os.environ, "DEMO_TRACKER_EXPECTED_TOKEN": TOKEN},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    tracker = start_demo_tracker(tracker_port, dict(os.environ), TOKEN)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{tracker_port}/", timeout=1)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    sys.exit("the demo tracker did not start")
-                time.sleep(0.1)
         runs_file = workdir / "runs.txt"
         seed(f"http://127.0.0.1:{tracker_port}/mcp", runs_file)
         run_id, token = runs_file.read_text().split()

@@ -22,7 +22,6 @@ import argparse
 import cProfile
 import gc
 import io
-import json
 import os
 import pstats
 import secrets
@@ -43,6 +42,7 @@ from bench.harness import (  # noqa: E402
     production_environment,
     runs_read,
     throwaway_database,
+    wsgi_post,
 )
 
 SEGMENTS = (
@@ -87,28 +87,7 @@ def request(scenario: str, n: int, runs: list[tuple[str, str]], nonce: str):
 
 
 def call(application, path: str, headers: dict, body: dict) -> int:
-    raw = json.dumps(body).encode()
-    environ = {
-        "REQUEST_METHOD": "POST",
-        "PATH_INFO": path,
-        "SCRIPT_NAME": "",
-        "QUERY_STRING": "",
-        "SERVER_NAME": "127.0.0.1",
-        "SERVER_PORT": "8000",
-        "SERVER_PROTOCOL": "HTTP/1.1",
-        "REMOTE_ADDR": "127.0.0.1",
-        "CONTENT_TYPE": "application/json",
-        "CONTENT_LENGTH": str(len(raw)),
-        "HTTP_HOST": "127.0.0.1:8000",
-        "wsgi.input": io.BytesIO(raw),
-        "wsgi.errors": sys.stderr,
-        "wsgi.url_scheme": "http",
-        "wsgi.multithread": True,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-        "wsgi.version": (1, 0),
-        **headers,
-    }
+    environ = wsgi_post(path, body, headers)
     status = []
     result = application(environ, lambda code, _headers, exc_info=None: status.append(code))
     b"".join(result)

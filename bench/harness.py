@@ -12,6 +12,8 @@ Django is imported only inside the functions, so that a script can set its envir
 production settings of a throwaway database) before Django reads it.
 """
 
+import io
+import json
 import os
 import secrets
 import signal
@@ -329,3 +331,52 @@ def percentile(samples, q: float) -> float:
     samples is the largest."""
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def wsgi_post(path: str, body: dict, headers: dict) -> dict:
+    """The WSGI environ of a JSON POST to the application called in-process."""
+    raw = json.dumps(body).encode()
+    return {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(raw)),
+        "HTTP_HOST": "127.0.0.1:8000",
+        "wsgi.input": io.BytesIO(raw),
+        "wsgi.errors": sys.stderr,
+        "wsgi.url_scheme": "http",
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.version": (1, 0),
+        **headers,
+    }
+
+
+def start_demo_tracker(port: int, env: dict, token: str) -> subprocess.Popen:
+    """The demo MCP tracker on 127.0.0.1:`port`, expecting `token`; returns once it answers."""
+    import httpx
+
+    tracker = subprocess.Popen(
+        [sys.executable, "-m", "demo_mcp", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env={**env, "DEMO_TRACKER_EXPECTED_TOKEN": token},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            return tracker
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                tracker.kill()
+                sys.exit("the demo tracker did not start")
+            time.sleep(0.1)

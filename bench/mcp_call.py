@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +42,7 @@ from bench.harness import (  # noqa: E402
     percentile,
     production_environment,
     runs_write,
+    start_demo_tracker,
     throwaway_database,
 )
 
@@ -174,24 +174,9 @@ def main() -> None:
     os.environ.update(env)
     tracker_port = free_port()
     tracker_url = f"http://127.0.0.1:{tracker_port}/mcp"
-    tracker = subprocess.Popen(
-        [sys.executable, "-m", "demo_mcp", "--host", "127.0.0.1", "--port", str(tracker_port)],
-        cwd=ROOT,
-        env={**env, "DEMO_TRACKER_EXPECTED_TOKEN": TOKEN},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    tracker = start_demo_tracker(tracker_port, env, TOKEN)
     server = None
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{tracker_port}/", timeout=1)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    sys.exit("the demo tracker did not start")
-                time.sleep(0.1)
         runs_file = workdir / "runs.txt"
         seed(tracker_url, runs_file)
         run_id, token = runs_file.read_text().split()
