@@ -124,10 +124,19 @@ def _mask_inline(match: re.Match) -> str:
     return match.group(1) + MASK
 
 
+def _has_secret_word(text: str) -> bool:
+    return _SECRET_WORD.search(text.lower()) is not None
+
+
+# The same short strings come back in event after event (a verdict, `run_command:git
+# status`, a tool name): whether one holds a secret word depends on it alone.
+_has_secret_word_short = functools.lru_cache(maxsize=8192)(_has_secret_word)
+
+
 def mask_inline_secrets(text: str) -> str:
     """Mask secrets written inline in free text (`PASSWORD=…`, `Authorization: Bearer …`)."""
     # Most strings (ids, tool names, digests) hold no secret word: one search rules them out.
-    if _SECRET_WORD.search(text.lower()) is None:
+    if not (_has_secret_word_short(text) if len(text) <= 256 else _has_secret_word(text)):
         return text
     for pattern in _INLINE_SECRETS:
         text = pattern.sub(_mask_inline, text)
@@ -250,6 +259,12 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
             key = str(key)
             if _is_secret_key(key):
                 out[key] = MASK
+            elif depth >= MAX_DEPTH:
+                out[key] = _scrub(item, secrets, depth + 1, args)
+            elif type(item) is str:
+                out[key] = _scrub_text(item, secrets, args)  # what _scrub does, one call less
+            elif item is None or type(item) is int:
+                out[key] = item
             else:
                 out[key] = _scrub(item, secrets, depth + 1, args)
         return out

@@ -20,6 +20,8 @@ to ALWAYS: a human approved that exact call. It never lifts a NEVER or an error.
 
 import bisect
 import itertools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +37,47 @@ from governance.policy.subjects import (
     read_call,
 )
 from governance.policy.verdicts import Verdict
+
+_RANK = {Verdict.ALWAYS: 0, Verdict.ASK: 1, Verdict.NEVER: 2}
+
+# Keys the rules are looked up by repeat from call to call (`run_command:git status` in
+# every other script): each process remembers the first match of short keys. A compiled
+# policy never changes, so (policy, key) always has the same answer. Bounded by emptying
+# it when full; a key longer than _MEMO_KEY_CHARS is not remembered.
+_MEMO_SIZE = 8192
+_MEMO_KEY_CHARS = 256
+_first_matches: dict[tuple["CompiledPolicy", str], int | None] = {}
+
+# A whole command text evaluated under one compiled policy, as a tool reads it: agents
+# send the same `git status` again and again. Evaluations are immutable (frozen
+# dataclasses, tuples), so one may be shared. Least recently used first out; only texts
+# up to _REMEMBERED_CHARS, so the cache stays within a few MiB.
+_REMEMBERED = 1024
+_REMEMBERED_CHARS = 2048
+
+
+class _Evaluations:
+    def __init__(self, size: int) -> None:
+        self._items: OrderedDict[tuple, Evaluation] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> "Evaluation | None":
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, evaluation: "Evaluation") -> None:
+        with self._lock:
+            self._items[key] = evaluation
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
 
 def rule_number(index: int | None) -> int | None:
@@ -100,6 +143,15 @@ def _failed(subject: str, error: str) -> Evaluation:
     return Evaluation(Verdict.ASK, None, (Segment(subject, Verdict.ASK, None, error),), error)
 
 
+_shell_evaluations = _Evaluations(_REMEMBERED)
+
+
+def forget_evaluations() -> None:
+    """Empty the per-process memories of keys and evaluations (as a new process has them)."""
+    _first_matches.clear()
+    _shell_evaluations.clear()
+
+
 class _PrefixIndex:
     __slots__ = ("buckets", "lengths")
 
@@ -149,6 +201,20 @@ class CompiledPolicy:
 
     def first_match(self, key: str) -> int | None:
         """Index of the first rule whose pattern matches `key`; raises GlobError."""
+        if len(key) > _MEMO_KEY_CHARS:
+            return self._first_match(key)
+        memo = (self, key)
+        try:
+            return _first_matches[memo]
+        except KeyError:
+            pass
+        index = self._first_match(key)  # a GlobError is raised again next time: not kept
+        if len(_first_matches) >= _MEMO_SIZE:
+            _first_matches.clear()
+        _first_matches[memo] = index
+        return index
+
+    def _first_match(self, key: str) -> int | None:
         buckets: list[tuple[int, ...]] = []
         self._shared.collect(key, buckets)
         tool, colon, _ = key.partition(":")
@@ -176,16 +242,33 @@ class CompiledPolicy:
     def evaluate(
         self, tool: str, arguments: Any, match_argument: MatchArgument | None = None
     ) -> Evaluation:
+        if match_argument is not None and match_argument.kind == "shell":
+            script = arguments.get(match_argument.name) if isinstance(arguments, Mapping) else None
+            if type(script) is str and len(script) <= _REMEMBERED_CHARS:
+                key = (self, tool, match_argument, script)
+                evaluation = _shell_evaluations.get(key)
+                if evaluation is None:
+                    evaluation, settled = self._evaluate(tool, arguments, match_argument)
+                    if settled:
+                        _shell_evaluations.put(key, evaluation)
+                return evaluation
+        return self._evaluate(tool, arguments, match_argument)[0]
+
+    def _evaluate(
+        self, tool: str, arguments: Any, match_argument: MatchArgument | None
+    ) -> tuple[Evaluation, bool]:
+        """The evaluation, and whether it follows from the call alone (not from an
+        unforeseen error, which another attempt might not meet): only those are kept."""
         try:
             reading = read_call(tool, arguments, match_argument)
         except SubjectError as error:
-            return _failed(f"{tool}:", str(error))
+            return _failed(f"{tool}:", str(error)), True
         except Exception as error:  # fail closed on anything unforeseen
-            return _failed(f"{tool}:", f"the call could not be read: {error!r}")
+            return _failed(f"{tool}:", f"the call could not be read: {error!r}"), False
         try:
-            return self._decide(reading)
+            return self._decide(reading), True
         except Exception as error:
-            return _failed(reading.whole_key, f"evaluation failed: {error!r}")
+            return _failed(reading.whole_key, f"evaluation failed: {error!r}"), False
 
     def evaluate_key(
         self, call: str, kinds: Mapping[str, MatchArgument | None] | None = None
@@ -256,7 +339,7 @@ class CompiledPolicy:
         segments += [Segment(c.subject, Verdict.ASK, None, c.reason) for c in reading.concerns]
         if not segments:
             segments.append(Segment(reading.whole_key, Verdict.ASK, None))
-        verdict = max(segment.verdict for segment in segments)
+        verdict = max((segment.verdict for segment in segments), key=_RANK.__getitem__)
         rule = next(
             (
                 self.matched_rule(s.rule_index)

@@ -324,7 +324,7 @@ def _read_chain(
         if exact:
             level.requires = [
                 Requirement(use.names, f"{base} {use.names[0]} {use.what}")
-                for use in acting_uses(base, arguments)
+                for use in _acting_uses(base, arguments)
             ]
             if not program or any(c in program for c in " \t\n"):
                 reading.concern(text, "the program name is empty or contains blanks")
@@ -384,6 +384,19 @@ def _is_plain(program: str) -> bool:
 
 
 _ACTING_PROGRAMS = frozenset(key.split()[0] for key in ACTING)
+
+
+@lru_cache(maxsize=4096)
+def _acting_uses_of(base: str, arguments: tuple[str, ...]) -> tuple:
+    return tuple(acting_uses(base, list(arguments)))
+
+
+def _acting_uses(base: str, arguments: list[str]) -> tuple:
+    """acting_uses, remembered for short commands (`git log --oneline -n 3` comes back call
+    after call); it depends on the words alone and its Acting values are frozen."""
+    if len(arguments) > 32 or sum(map(len, arguments)) > 256:
+        return tuple(acting_uses(base, arguments))
+    return _acting_uses_of(base, tuple(arguments))
 
 
 def _check_command(

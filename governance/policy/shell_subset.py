@@ -65,6 +65,9 @@ _GLOB = re.compile(r"[*?]")
 _DOUBLE_QUOTED_FORBIDDEN = re.compile(r"[$`]|\\[$`\n]")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _SPECIAL_TARGET = re.compile(r"/dev/(?:tcp|udp|fd)(?:/|$)")
+# An argument with no quoting, nothing the subset forbids, no glob and no `~`, `=` or `^`
+# (which are forbidden only in some places): it is its own text, and most arguments are.
+_PLAIN_ARGUMENT = re.compile(r"[^'\"\\$`*?\[{}!~=^]+")
 
 
 class OutsideSubset(ValueError):
@@ -108,8 +111,10 @@ def recognize(script: str) -> list[Command]:
         text = token.group(kind)
         position = token.end()
         tokens += 1
-        if kind == "word" and _QUOTING.search(text):
-            tokens += len(_QUOTING.findall(text)) // 2  # its quoted pieces count too
+        if kind == "word":
+            plain = _PLAIN_ARGUMENT.fullmatch(text) is not None
+            if not plain and _QUOTING.search(text):
+                tokens += len(_QUOTING.findall(text)) // 2  # its quoted pieces count too
         if tokens > MAX_TOKENS:
             raise OutsideSubset(f"more than {MAX_TOKENS} words, operators and quoted pieces")
         if kind == "blank" or kind == "comment":
@@ -122,6 +127,8 @@ def recognize(script: str) -> list[Command]:
                 if target_of[1] == "<" and script.startswith(">", position):
                     raise OutsideSubset("`<...>`: a numeric glob in zsh")
                 target_of = None
+            elif plain and command.argv and command.argv != ["time"]:
+                command.argv.append(text)  # what _add_word would do, without its checks
             else:
                 _add_word(command, text)
         elif kind == "redirect":
