@@ -6,7 +6,9 @@ from django.urls import reverse
 
 from governance.models import BundleTool, ToolCall
 from governance.services.bundles import bundle_import
+from governance.services.policies import policy_save
 from ledger.models import Event
+from tests.conftest import TEST_POLICY
 from tests.governance.gate.test_pipeline import ask
 
 pytestmark = pytest.mark.django_db
@@ -182,3 +184,42 @@ def test_a_bundle_whose_yaml_escapes_a_nul_is_refused(org, admin_user, login):
     assert response.status_code == 200
     assert "NUL characters" in response.content.decode()
     assert not BundleTool.objects.filter(name="zsh_command").exists()
+
+
+def _decision_segments(call_id: str) -> list:
+    call = ToolCall.objects.get(tool_call_id=call_id)
+    event = Event.objects.get(run_id=call.run_id, type="tool.decision", data__tool_call_id=call_id)
+    return event.data["segments"]
+
+
+def test_a_command_sent_again_gets_its_own_runs_policy_version_not_a_remembered_answer(
+    org, make_run
+):
+    # Each worker remembers how a command text read under a compiled policy version: the
+    # same text under a newer version, or in another run, must still be decided afresh.
+    command = {"command": "git status && ls -la /workspace"}
+    first_run, first_runner = make_run()
+    assert ask(first_runner, first_run, "run_command", command, call_id="a-1")["decision"] == (
+        "allow"
+    )
+    assert ask(first_runner, first_run, "run_command", command, call_id="a-2")["decision"] == (
+        "allow"
+    )
+    assert _decision_segments("a-2") == _decision_segments("a-1")  # the same record, twice
+
+    text = TEST_POLICY.replace(
+        "rules:\n", 'rules:\n  - pattern: "run_command:ls -la *"\n    action: NEVER\n', 1
+    )
+    policy_save(org=org, text=text, author=None)
+    second_run, second_runner = make_run()
+
+    denied = ask(second_runner, second_run, "run_command", command, call_id="b-1")
+    assert (denied["decision"], denied["rule"]["pattern"]) == ("deny", "run_command:ls -la *")
+    segments = _decision_segments("b-1")
+    assert {"subject": "run_command:ls -la /workspace", "verdict": "NEVER", "rule_index": 1} in (
+        segments
+    )
+    # The first run keeps the version it froze, whatever the worker read since.
+    assert ask(first_runner, first_run, "run_command", command, call_id="a-3")["decision"] == (
+        "allow"
+    )
