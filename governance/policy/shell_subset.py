@@ -68,6 +68,13 @@ _SPECIAL_TARGET = re.compile(r"/dev/(?:tcp|udp|fd)(?:/|$)")
 # An argument with no quoting, nothing the subset forbids, no glob and no `~`, `=` or `^`
 # (which are forbidden only in some places): it is its own text, and most arguments are.
 _PLAIN_ARGUMENT = re.compile(r"[^'\"\\$`*?\[{}!~=^]+")
+# Such arguments one after another, each after blanks and ending where a word ends (a blank,
+# a newline, `;`, `|`, a parenthesis, the end; not `<`, `>` or `&`, after which digits are a
+# descriptor): a command's arguments are taken in one match, not one token at a time.
+_PLAIN_ARGUMENTS = re.compile(
+    r"(?:[ \t]++(?!#)[^ \t\n;&|<>()'\"\\$`*?\[{}!~=^]++(?=[ \t\n;|()]|\Z))++"
+)
+_WORDS = re.compile(r"[^ \t]++")
 
 
 class OutsideSubset(ValueError):
@@ -103,7 +110,21 @@ def recognize(script: str) -> list[Command]:
     pending: str | None = None  # an operator that still needs a command after it
     target_of: tuple[int, str] | None = None  # a redirection waiting for its target
     match = _TOKEN.match
+    arguments = _PLAIN_ARGUMENTS.match
     while position < size:
+        if command.argv and target_of is None and command.argv != ["time"]:
+            run = arguments(script, position)
+            if run is not None:
+                words = _WORDS.findall(run.group())
+                tokens += len(words)  # a word and the blanks before it are one token
+                if tokens > MAX_TOKENS:
+                    raise OutsideSubset(
+                        f"more than {MAX_TOKENS} words, operators and quoted pieces"
+                    )
+                command.argv += words  # what _add_word would do, without its checks
+                position = run.end()
+                if position == size:
+                    break
         token = match(script, position)
         if token is None:
             raise OutsideSubset(_what_stops(script, position))
@@ -129,6 +150,8 @@ def recognize(script: str) -> list[Command]:
                 target_of = None
             elif plain and command.argv and command.argv != ["time"]:
                 command.argv.append(text)  # what _add_word would do, without its checks
+            elif plain and not command.argv and text not in RESERVED and text[0] not in "-%":
+                command.argv.append(text)  # a command name needing none of _add_name's checks
             else:
                 _add_word(command, text)
         elif kind == "redirect":
