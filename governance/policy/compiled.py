@@ -51,9 +51,11 @@ _first_matches: dict[tuple["CompiledPolicy", str], int | None] = {}
 # A whole command text evaluated under one compiled policy, as a tool reads it: agents
 # send the same `git status` again and again. Evaluations are immutable (frozen
 # dataclasses, tuples), so one may be shared. Least recently used first out; only texts
-# up to _REMEMBERED_CHARS, so the cache stays within a few MiB.
-_REMEMBERED = 1024
+# up to _REMEMBERED_CHARS read into at most _REMEMBERED_SEGMENTS segments, so each entry
+# holds a few KiB at most and the whole cache well under 16 MiB per process.
+_REMEMBERED = 512
 _REMEMBERED_CHARS = 2048
+_REMEMBERED_SEGMENTS = 64
 
 
 class _Evaluations:
@@ -249,7 +251,7 @@ class CompiledPolicy:
                 evaluation = _shell_evaluations.get(key)
                 if evaluation is None:
                     evaluation, settled = self._evaluate(tool, arguments, match_argument)
-                    if settled:
+                    if settled and len(evaluation.segments) <= _REMEMBERED_SEGMENTS:
                         _shell_evaluations.put(key, evaluation)
                 return evaluation
         return self._evaluate(tool, arguments, match_argument)[0]
