@@ -124,19 +124,30 @@ def _mask_inline(match: re.Match) -> str:
     return match.group(1) + MASK
 
 
-def _has_secret_word(text: str) -> bool:
-    return _SECRET_WORD.search(text.lower()) is not None
-
-
 # The same short strings come back in event after event (a verdict, `run_command:git
-# status`, a tool name): whether one holds a secret word depends on it alone.
-_has_secret_word_short = functools.lru_cache(maxsize=8192)(_has_secret_word)
+# status`, a tool name): those found to hold no secret word are remembered, and only those,
+# so no text an inline secret was found in is kept. Emptied when full.
+_NO_SECRET_WORD: dict[str, None] = {}
+_NO_SECRET_WORD_SIZE = 8192
+_NO_SECRET_WORD_CHARS = 256
+
+
+def _has_secret_word(text: str) -> bool:
+    if text in _NO_SECRET_WORD:
+        return False
+    if _SECRET_WORD.search(text.lower()) is not None:
+        return True
+    if len(text) <= _NO_SECRET_WORD_CHARS:
+        if len(_NO_SECRET_WORD) >= _NO_SECRET_WORD_SIZE:
+            _NO_SECRET_WORD.clear()
+        _NO_SECRET_WORD[text] = None
+    return False
 
 
 def mask_inline_secrets(text: str) -> str:
     """Mask secrets written inline in free text (`PASSWORD=…`, `Authorization: Bearer …`)."""
     # Most strings (ids, tool names, digests) hold no secret word: one search rules them out.
-    if not (_has_secret_word_short(text) if len(text) <= 256 else _has_secret_word(text)):
+    if not _has_secret_word(text):
         return text
     for pattern in _INLINE_SECRETS:
         text = pattern.sub(_mask_inline, text)
