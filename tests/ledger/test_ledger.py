@@ -139,6 +139,33 @@ def test_a_canary_passed_through_the_redactor_never_reaches_the_stored_row(make_
 
 
 @pytest.mark.django_db
+def test_a_text_recorded_clean_is_masked_once_the_vault_has_handled_it(make_run):
+    # The redactor remembers short texts that hold no secret word; a value the vault
+    # handles afterwards must still be masked in them, in the next event and every one after.
+    run_id, _ = make_run()
+    from ledger.redaction import register_secret
+
+    value = f"run_command:deploy {uuid.uuid4().hex}"
+    with transaction.atomic():
+        before = event_append(
+            run_id=run_id, type="tool.requested", redacted=redact({"subject": value})
+        )
+    assert Event.objects.get(pk=before.pk).data["subject"] == value
+
+    secret = value.split()[1]
+    register_secret(secret)
+    with transaction.atomic():
+        after = event_append(
+            run_id=run_id,
+            type="tool.decision",
+            redacted=redact({"subject": value, "segments": [{"subject": value}]}),
+        )
+    stored = Event.objects.get(pk=after.pk).data
+    assert secret not in str(stored)
+    assert stored["subject"] == stored["segments"][0]["subject"] == "run_command:deploy [redacted]"
+
+
+@pytest.mark.django_db
 def test_events_cannot_be_updated_or_deleted_through_the_orm(make_run):
     run_id, _ = make_run()
     event = Event.objects.filter(run_id=run_id).first()
