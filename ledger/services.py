@@ -147,7 +147,8 @@ def event_append_at_head(
     counter is written before the event takes its id, as the sequencer requires. Where
     `event_append` takes four round trips in its transaction (begin, lock the counter,
     insert, commit), this takes one. PostgreSQL only (data-modifying CTEs); elsewhere None.
-    `alongside` must be an UPDATE with a WHERE clause (it is made conditional on the head).
+    `alongside` must be an UPDATE whose WHERE clause ends in a condition that can be ANDed
+    with the head's (`… WHERE id = %s`, not `… OR …`): it runs only where the head held.
     """
     if connection.vendor != "postgresql":
         return None
