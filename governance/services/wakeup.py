@@ -2,8 +2,14 @@
 
 On PostgreSQL one listener thread per process holds `LISTEN fluidbox_approvals`; deciders
 `NOTIFY` inside their transaction, so the wake-up is delivered exactly at commit. On
-SQLite (one machine) waiters re-read the row every 200 ms. Either way the row stays the
-truth: a wake-up only tells a waiter to look again.
+SQLite (one machine) a poller thread per process re-reads every 200 ms which of its
+waiters' approvals are settled, in one query for all of them (on PostgreSQL it does the
+same every `FLUIDBOX_WAKE_RECHECK_SECONDS`, in case a `NOTIFY` was lost with the listener's
+connection). Either way the row stays the truth: a wake-up only tells a waiter to look again.
+
+One query per process rather than one per waiter: 200 waiters re-reading on their own cost
+a SQLite server more than a core (a connection opened and closed five times a second each),
+and the writers they starved waited past SQLite's lock timeout.
 """
 
 import logging
@@ -31,11 +37,18 @@ class _Wakeups:
         self._waiters: dict[int, set[threading.Event]] = defaultdict(set)
         self._listener: threading.Thread | None = None
         self._listening = threading.Event()
+        self._poller: threading.Thread | None = None
 
     def _register(self, approval_id: int) -> threading.Event:
         event = threading.Event()
         with self._lock:
             self._waiters[approval_id].add(event)
+            # Under the same lock as the poller's decision to stop when nobody waits.
+            if self._poller is None:
+                self._poller = threading.Thread(
+                    target=self._poll, name="fluidbox-approval-poller", daemon=True
+                )
+                self._poller.start()
         return event
 
     def _unregister(self, approval_id: int, event: threading.Event) -> None:
@@ -90,14 +103,30 @@ class _Wakeups:
                 self._listening.clear()
                 time.sleep(1)
 
+    def _poll(self) -> None:
+        interval = settings.FLUIDBOX_WAKE_RECHECK_SECONDS if _is_postgres() else SQLITE_POLL_SECONDS
+        while True:
+            time.sleep(interval)
+            with self._lock:
+                awaited = list(self._waiters)
+                if not awaited:
+                    self._poller = None
+                    return
+            try:
+                for approval_id in _settled_among(awaited):
+                    self.wake(approval_id)
+            except Exception:  # a failed read is retried at the next tick
+                logger.warning("approval poller could not read approvals", exc_info=True)
+            finally:
+                connection.close()
+
     def wait(self, approval_id: int, timeout: float, is_settled: Callable[[], bool]) -> None:
         """Park until the approval may have changed or `timeout` passes.
 
         The caller's database connection is closed first so a parked call holds a thread
         but no database connection.
         """
-        postgres = _is_postgres()
-        if postgres:
+        if _is_postgres():
             self._ensure_listener()
         event = self._register(approval_id)
         try:
@@ -105,25 +134,29 @@ class _Wakeups:
                 return
             if not connection.in_atomic_block:
                 connection.close()
-            # On PostgreSQL the re-read only covers a notification lost with the listener's
-            # connection; the wake-up itself comes from NOTIFY.
-            poll = settings.FLUIDBOX_WAKE_RECHECK_SECONDS if postgres else SQLITE_POLL_SECONDS
             deadline = time.monotonic() + timeout
             while True:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if remaining <= 0 or not event.wait(remaining):
                     return
-                if event.wait(min(poll, remaining)):
-                    # A wake-up means "look again", not "settled": the listener wakes every
-                    # waiter when it (re)connects, and returning then would end a long-poll
-                    # early with nothing decided.
-                    event.clear()
+                # A wake-up means "look again", not "settled": the listener wakes every
+                # waiter when it (re)connects, and returning then would end a long-poll
+                # early with nothing decided.
+                event.clear()
                 settled = is_settled()
                 connection.close()
                 if settled:
                     return
         finally:
             self._unregister(approval_id, event)
+
+
+def _settled_among(approval_ids: list[int]) -> set[int]:
+    """Those no longer pending (decided, timed out, or gone with their run)."""
+    from governance.models import Approval, ApprovalStatus
+
+    pending = Approval.objects.filter(pk__in=approval_ids, status=ApprovalStatus.PENDING)
+    return set(approval_ids) - set(pending.values_list("pk", flat=True))
 
 
 wakeups = _Wakeups()
