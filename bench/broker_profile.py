@@ -7,7 +7,8 @@
 Starts the demo tracker and seeds a throwaway database as bench/mcp_call.py does, then calls
 the WSGI application in this process, the kinds taking turns each round: `rest` (one REST
 gate decision, `…/permission`), `brokered` (`…/tools/tracker.get_issue/call`) and `mcp`
-(`tools/call` through `/v1/mcp`, 2026-07-28 single-exchange requests). Every call is a new
+(`tools/call` through `/v1/mcp`, 2026-07-28 single-exchange requests) and `mcp-legacy` (the
+same with the initialize-handshake era's headers, stateless). Every call is a new
 decision. Per kind: wall time p50, the process's CPU per call (`time.process_time`: the
 request thread, the MCP loop, its database threads and the upstream session pool's loop;
 the tracker is another process) and the SQL statements per call on every thread
@@ -46,7 +47,7 @@ from bench.harness import (  # noqa: E402
 )
 from bench.mcp_call import TOKEN, seed  # noqa: E402
 
-KINDS = ("rest", "brokered", "mcp")
+KINDS = ("rest", "brokered", "mcp", "mcp-legacy")
 
 
 class Statements:
@@ -90,6 +91,22 @@ def request(kind: str, run_id: str, token: str) -> dict:
     if kind == "brokered":
         body = {"session_id": "bench", "tool_call_id": call_id, "arguments": {"issue_id": 1}}
         return environ_for(f"/v1/runs/{run_id}/tools/tracker.get_issue/call", token, body)
+    if kind == "mcp-legacy":  # the initialize-handshake era, stateless: no handshake needed
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "tracker__get_issue",
+                "arguments": {"issue_id": 1},
+                "_meta": {"fluidbox/toolCallId": f"bench-{call_id}"},
+            },
+        }
+        headers = {
+            "HTTP_ACCEPT": "application/json, text/event-stream",
+            "HTTP_MCP_PROTOCOL_VERSION": "2025-06-18",
+        }
+        return environ_for("/v1/mcp", token, body, headers)
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -128,7 +145,7 @@ def call(application, environ: dict, kind: str) -> None:
         sys.exit(f"{kind}: {status[0]} {body[:500]!r}")
     if kind == "brokered" and json.loads(body)["result"]["isError"]:
         sys.exit(f"brokered: {body[:500]!r}")
-    if kind == "mcp" and (b'"isError":true' in body or b'"error"' in body):
+    if kind.startswith("mcp") and (b'"isError":true' in body or b'"error"' in body):
         sys.exit(f"mcp: {body[:800]!r}")
 
 
@@ -222,7 +239,7 @@ def profile(application, run_id: str, token: str, args) -> None:
     kind = args.profile
     profiler = cProfile.Profile()
     prepared = [request(kind, run_id, token) for _ in range(args.calls)]
-    if kind == "mcp":
+    if kind.startswith("mcp"):
         # The call's work runs on a database thread of the MCP loop, not this one: profile
         # the service there (the calls come one at a time, so one profiler is enough).
         from governance.mcp_server import server

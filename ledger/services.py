@@ -107,6 +107,88 @@ def _insert_events(
             cursor.execute(alongside.sql, list(alongside.params))
 
 
+@cache
+def _at_head_statement(vendor: str, alongside_sql: str | None) -> str:
+    seq, head, run = (_counters.column(name) for name in ("last_seq", "last_hash", "run"))
+    # Typed explicitly: parameters in a SELECT list are not typed by the insert's columns.
+    # Text for character columns, so that a value too long is refused, not cut.
+    values = ", ".join(
+        f"CAST(%s AS {'text' if kind.startswith('varchar') else kind})"
+        for kind in (field.db_type(connection) for field in _events._insert_fields)
+    )
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in _events._insert_fields)
+    also = ""
+    if alongside_sql is not None:
+        also = f", alongside AS ({alongside_sql} AND EXISTS (SELECT 1 FROM head))"
+    return (
+        f"WITH head AS (UPDATE {_counters.name} SET {seq} = {seq} + 1, {head} = %s "
+        f"WHERE {run} = %s AND {seq} = %s AND {head} = %s RETURNING {seq}), "
+        f"inserted AS (INSERT INTO {_events.name} ({columns}) SELECT {values} FROM head "
+        f"RETURNING {_events.pk}){also} SELECT * FROM inserted"
+    )
+
+
+def event_append_at_head(
+    *,
+    run_id,
+    type: EventType | str,
+    redacted: Redacted,
+    head: tuple[int, str],
+    alongside: Alongside | None = None,
+) -> Event | None:
+    """Append one event in ONE statement, on its own (autocommit) or in the caller's
+    transaction, if the run's chain still ends at `head` (seq, hash): the head the caller's
+    own last append left, say. None, with nothing written (`alongside` included), when it
+    has moved; the caller then appends with `event_append`, under the counter's lock.
+
+    The statement moves the counter on only if it still holds `head` (an UPDATE waits for
+    a concurrent append's lock and then re-checks the row it committed), and inserts the
+    event from that UPDATE's row: the chain is the one `event_append` would write, and the
+    counter is written before the event takes its id, as the sequencer requires. Where
+    `event_append` takes four round trips in its transaction (begin, lock the counter,
+    insert, commit), this takes one. PostgreSQL only (data-modifying CTEs); elsewhere None.
+    `alongside` must be an UPDATE whose WHERE clause ends in a condition that can be ANDed
+    with the head's (`… WHERE id = %s`, not `… OR …`): it runs only where the head held.
+    """
+    if connection.vendor != "postgresql":
+        return None
+    if not isinstance(redacted, Redacted):
+        raise LedgerError("the ledger accepts only Redacted envelopes built by the redactor")
+    if type not in _EVENT_TYPES:
+        raise LedgerError(f"unknown event type {type!r}")
+    if alongside is not None and not (
+        alongside.sql.lstrip().upper().startswith("UPDATE ") and " WHERE " in alongside.sql
+    ):
+        raise LedgerError("an alongside write at the head must be an UPDATE with a WHERE")
+    last_seq, last_hash = head
+    at = timezone.now()
+    seq = last_seq + 1
+    digest = event_hash(
+        prev_hash=last_hash, run_id=run_id, seq=seq, type=type, at=at, data=redacted.data
+    )
+    row = Event(
+        run_id=run_id,
+        seq=seq,
+        type=str(type),
+        at=at,
+        data=redacted.data,
+        prev_hash=last_hash,
+        hash=digest,
+    )
+    statement = _at_head_statement(connection.vendor, alongside.sql if alongside else None)
+    params = [digest, _counters.prepared("run", run_id), last_seq, last_hash]
+    params += _events.insert_params([row])
+    params += list(alongside.params) if alongside is not None else []
+    with statement_cursor() as cursor:
+        cursor.execute(statement, params)
+        inserted = cursor.fetchall()
+    if not inserted:
+        return None
+    _events.adopt([row], [pk for (pk,) in inserted])
+    metrics.ledger_events_appended([row.type])
+    return row
+
+
 def event_append(
     *, run_id, type: EventType | str, redacted: Redacted, alongside: Alongside | None = None
 ) -> Event:

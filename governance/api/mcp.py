@@ -15,9 +15,11 @@ from governance.api.permissions import IsRunner
 from governance.mcp_server.bridge import bridge
 from governance.mcp_server.catalog import named_tools
 from governance.mcp_server.server import (
+    PROGRESS_ENVIRON_KEY,
     RUN_ENVIRON_KEY,
     TOOLS_ENVIRON_KEY,
     in_database_thread,
+    progress_requested,
 )
 
 
@@ -58,6 +60,8 @@ class McpEndpointApi(APIView):
         run = request.auth.run
         environ[RUN_ENVIRON_KEY] = run
         environ[TOOLS_ENVIRON_KEY] = named_tools(run)  # read once per run and process
+        if request.method == "POST":
+            environ[PROGRESS_ENVIRON_KEY] = progress_requested(request._request.body)
         # The token check opened a database connection; a call that waits for a human must
         # not hold it (the worker threads open their own when they need one).
         connection.close()

@@ -1,10 +1,10 @@
 """Serving the SDK's ASGI app from the WSGI process (gunicorn gthread) through a2wsgi.
 
 One event loop per web process, started at its first MCP request (after gunicorn forked),
-runs the SDK's session manager. A request thread hands its request to that loop and
-streams the answer back as the loop produces it, so SSE progress notifications reach the
-client while a call waits. The loop only shuffles bytes and awaits; database work runs in
-worker threads (`server.py`).
+runs the SDK's session managers (one answering with an event stream, one with JSON). A
+request thread hands its request to that loop and streams the answer back as the loop
+produces it, so SSE progress notifications reach the client while a call waits. The loop
+only shuffles bytes and awaits; database work runs in worker threads (`server.py`).
 """
 
 import asyncio
@@ -31,17 +31,18 @@ class McpBridge:
     def _start(self) -> ASGIMiddleware:
         loop = asyncio.new_event_loop()
         threading.Thread(target=loop.run_forever, name="fluidbox-mcp-loop", daemon=True).start()
-        manager = build_session_manager()
+        streaming = build_session_manager(json_response=False)
+        plain = build_session_manager(json_response=True)
         started: concurrent.futures.Future = concurrent.futures.Future()
 
-        async def hold_manager_open() -> None:
-            async with manager.run():
+        async def hold_managers_open() -> None:
+            async with streaming.run(), plain.run():
                 started.set_result(None)
                 await anyio.sleep_forever()
 
-        asyncio.run_coroutine_threadsafe(hold_manager_open(), loop)
+        asyncio.run_coroutine_threadsafe(hold_managers_open(), loop)
         started.result(timeout=_START_TIMEOUT)
-        return ASGIMiddleware(asgi_app(manager), loop=loop)
+        return ASGIMiddleware(asgi_app(streaming, plain), loop=loop)
 
     def app(self) -> ASGIMiddleware:
         with self._lock:

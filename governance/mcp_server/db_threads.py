@@ -24,7 +24,8 @@ from django.db import close_old_connections, connections
 IDLE_SECONDS = 30.0
 
 
-def _pooled() -> bool:
+def pooled() -> bool:
+    """Whether connections come from psycopg's pool (`DB_POOL_SIZE`)."""
     return any(
         connections[alias].settings_dict.get("OPTIONS", {}).get("pool") for alias in connections
     )
@@ -51,7 +52,7 @@ class DatabaseThreads:
         return future
 
     def _work(self) -> None:
-        keep = not _pooled()
+        keep = not pooled()
         try:
             while True:
                 with self._lock:

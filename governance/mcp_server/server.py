@@ -12,6 +12,7 @@ a worker thread and closes its connection afterwards, as a Django request would.
 
 import asyncio
 import contextvars
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -33,15 +34,17 @@ from governance.mcp_server.calls import (
     mcp_tool_call,
 )
 from governance.mcp_server.catalog import NamedTool, run_mcp_catalog
-from governance.mcp_server.db_threads import DatabaseThreads
+from governance.mcp_server.db_threads import DatabaseThreads, pooled
 from governance.models import Run
 from governance.observability import tracing
 from governance.schemas import MAX_ARGUMENT_BYTES
 
 # What the view hands the SDK's app with the request: the run its token check read (with its
-# budget and frozen policy version) and the run's tools by MCP name (`catalog.named_tools`).
+# budget and frozen policy version), the run's tools by MCP name (`catalog.named_tools`) and
+# whether the client asked for progress (`progress_requested`).
 RUN_ENVIRON_KEY = "fluidbox.mcp_run"
 TOOLS_ENVIRON_KEY = "fluidbox.mcp_tools"
+PROGRESS_ENVIRON_KEY = "fluidbox.mcp_progress"
 # A request body larger than this is refused before it is parsed (arguments ≤ 256 KiB).
 MAX_BODY_BYTES = 2 * MAX_ARGUMENT_BYTES
 _QUICK_THREADS = 40
@@ -74,8 +77,27 @@ class _Limiters:
 
 def in_database_thread(job: Callable[[], Any]) -> Any:
     """Run `job` on one of the endpoint's quick database threads and wait for it (from a
-    request thread: the view's token check)."""
+    request thread: the view's token check). With psycopg's pool the request thread's own
+    connection comes from the pool and starts no backend, so the job runs right here: the
+    hop to another thread and back would be all it cost."""
+    if pooled():
+        return job()
     return _Limiters.quick_threads().submit(job).result()
+
+
+def progress_requested(body: bytes) -> bool:
+    """Whether a POST's JSON-RPC request carries a progress token (`params._meta`): only
+    such a request can be sent notifications while it runs, so only its answer needs an
+    event stream. True when in doubt (a batch, a body that is not JSON)."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return True
+    if not isinstance(message, dict):
+        return True
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get("progressToken") is not None
 
 
 def _with_connection_cleanup(job: Callable[[], Any]) -> Callable[[], Any]:
@@ -186,21 +208,29 @@ def build_server() -> Server:
     )
 
 
-def asgi_app(manager: StreamableHTTPSessionManager):
-    """The manager's ASGI app, with the requested run's tools in `_request_tools`."""
+def asgi_app(streaming: StreamableHTTPSessionManager, plain: StreamableHTTPSessionManager):
+    """The managers' ASGI app, with the requested run's tools in `_request_tools`.
+
+    A request that asked for progress is served by the manager that answers with an event
+    stream (its notifications reach the client while the call waits); any other by the one
+    that answers with one JSON body, which no notification could be sent on anyway. The
+    SDK's SSE answer (a task group, memory streams, the event framing) cost a brokered call
+    more than a millisecond of the endpoint's CPU."""
 
     async def app(scope, receive, send) -> None:
-        _request_tools.set(scope.get("wsgi_environ", {}).get(TOOLS_ENVIRON_KEY))
+        environ = scope.get("wsgi_environ", {})
+        _request_tools.set(environ.get(TOOLS_ENVIRON_KEY))
+        manager = streaming if environ.get(PROGRESS_ENVIRON_KEY, True) else plain
         await manager.handle_request(scope, receive, send)
 
     return app
 
 
-def build_session_manager() -> StreamableHTTPSessionManager:
+def build_session_manager(*, json_response: bool) -> StreamableHTTPSessionManager:
     return StreamableHTTPSessionManager(
         app=build_server(),
         stateless=True,
-        json_response=False,
+        json_response=json_response,
         # Host and origin checks are Django's (ALLOWED_HOSTS); the token is the credential.
         security_settings=None,
         max_request_body_size=MAX_BODY_BYTES,

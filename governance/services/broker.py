@@ -24,7 +24,7 @@ from governance.services.connections import endpoint_for
 from governance.services.gate import GateAnswer, permission_request
 from ledger.models import EventType
 from ledger.redaction import mask_secrets, payload_digest, redact, redact_text, secret_registry
-from ledger.services import Alongside, event_append
+from ledger.services import Alongside, event_append, event_append_at_head
 
 SETTLED = (
     BrokerStatus.SUCCEEDED,
@@ -93,6 +93,7 @@ def _record(
     error: str = "",
     source: str | None = None,
     fail_closed: str | None = None,
+    head: tuple[int, str] | None = None,
 ) -> None:
     # A server's error text may echo what it was sent: the arguments' secrets are masked.
     error = redact_text(error, arguments=call.arguments)[:300]
@@ -103,33 +104,38 @@ def _record(
         "broker_is_error": is_error,
         "broker_error": error,
     }
-    with transaction.atomic():
-        # The outcome rides with the ledger's insert: one round trip for both writes.
-        written = Alongside(
-            _outcome_statement(db.vendor),
-            [_tool_calls.prepared(name, value) for name, value in outcome.items()]
-            + [_tool_calls.prepared("id", call.pk)],
-        )
-        event_append(
-            run_id=run.pk,
-            type=EventType.TOOL_BROKERED,
-            redacted=redact(
-                {
-                    "tool_call_id": call.tool_call_id,
-                    "session_id": call.session_id,
-                    "tool": call.tool,
-                    "status": status,
-                    "latency_ms": latency_ms,
-                    "result_digest": result_digest or None,
-                    "is_error": is_error,
-                    "source": source,
-                    "error": error[:300] or None,
-                    **({"fail_closed": fail_closed} if fail_closed else {}),
-                },
-                arguments=call.arguments,
-            ),
-            alongside=written,
-        )
+    # The outcome rides with the ledger's insert: one statement for both writes.
+    written = Alongside(
+        _outcome_statement(db.vendor),
+        [_tool_calls.prepared(name, value) for name, value in outcome.items()]
+        + [_tool_calls.prepared("id", call.pk)],
+    )
+    event = redact(
+        {
+            "tool_call_id": call.tool_call_id,
+            "session_id": call.session_id,
+            "tool": call.tool,
+            "status": status,
+            "latency_ms": latency_ms,
+            "result_digest": result_digest or None,
+            "is_error": is_error,
+            "source": source,
+            "error": error[:300] or None,
+            **({"fail_closed": fail_closed} if fail_closed else {}),
+        },
+        arguments=call.arguments,
+    )
+    # Where the chain still ends at the gate's own events for this call (no other append to
+    # the run came between), one statement, in no transaction of its own; else, or on
+    # SQLite, the counter is locked and moved on in a transaction.
+    appended = head is not None and event_append_at_head(
+        run_id=run.pk, type=EventType.TOOL_BROKERED, redacted=event, head=head, alongside=written
+    )
+    if not appended:
+        with transaction.atomic():
+            event_append(
+                run_id=run.pk, type=EventType.TOOL_BROKERED, redacted=event, alongside=written
+            )
     metrics.brokered_call_recorded(
         connection=call.tool.partition(".")[0],  # brokered tools are `<connection-slug>.<tool>`
         outcome=status,
@@ -189,6 +195,7 @@ def _refuse(
         error=f"{source}: {reason}",
         source=source,
         fail_closed=fail_closed,
+        head=gate.ledger_head,
     )
     return BrokeredAnswer(
         GateAnswer(call, gate.approval), None, replayed=False, refusal=(str(source), reason)
@@ -313,6 +320,7 @@ def _gated_call(
             is_error=True,
             error=message,
             fail_closed=FailClosed.VAULT_ERROR if isinstance(error, vault.VaultError) else None,
+            head=gate.ledger_head,
         )
         result = {
             "content": [{"type": "text", "text": f"The tool could not be reached: {message}"}],
@@ -332,5 +340,6 @@ def _gated_call(
         latency_ms=latency,
         result_digest=payload_digest(result),
         is_error=outcome.is_error,
+        head=gate.ledger_head,
     )
     return BrokeredAnswer(GateAnswer(call, gate.approval), result, replayed=False)

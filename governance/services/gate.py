@@ -32,6 +32,9 @@ _tool_calls = ModelTable(ToolCall)
 class GateAnswer:
     tool_call: ToolCall
     approval: Approval | None
+    # The run's chain as this decision's own append left it (seq, hash), when it was just
+    # recorded: the broker's record of the call appends at it in one statement.
+    ledger_head: tuple[int, str] | None = None
 
     def as_json(self) -> dict:
         call = self.tool_call
@@ -142,11 +145,11 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         ),
         arguments=ctx.argument_secrets,
     )
-    events_append(
+    appended = events_append(
         run_id=run.pk,
         events=[(EventType.TOOL_REQUESTED, requested), (EventType.TOOL_DECISION, decided)],
     )
-    return GateAnswer(call, None)
+    return GateAnswer(call, None, (appended[-1].seq, appended[-1].hash))
 
 
 def _existing(run: Run, session_id: str, tool_call_id: str) -> ToolCall | None:

@@ -253,3 +253,50 @@ def test_verify_refuses_an_unknown_or_malformed_run_id(make_run):
         call_command("ledger", "verify", str(uuid.uuid4()))
     with pytest.raises(CommandError, match="not a run id"):
         call_command("ledger", "verify", "not-a-uuid")
+
+
+def _head(run_id) -> tuple[int, str]:
+    last = Event.objects.filter(run_id=run_id).order_by("-seq").first()
+    return last.seq, last.hash
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_append_at_a_head_that_moved_writes_nothing_and_one_at_the_head_chains_on(make_run):
+    from governance.models import Run
+    from ledger.services import Alongside, event_append_at_head
+
+    run_id, _ = make_run()
+    table = connection.ops.quote_name(Run._meta.db_table)
+    rename = Alongside(f"UPDATE {table} SET agent = %s WHERE id = %s", ["renamed", run_id])
+    stale = _head(run_id)
+    with transaction.atomic():  # another append to the run comes between
+        event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": 1}))
+    moved = event_append_at_head(
+        run_id=run_id, type="tool.brokered", redacted=redact({"i": 2}), head=stale, alongside=rename
+    )
+    assert moved is None
+    assert Event.objects.filter(run_id=run_id).count() == 2  # run.created, tool.requested
+    assert Run.objects.get(pk=run_id).agent != "renamed"  # its alongside write did not run
+
+    head = _head(run_id)
+    appended = event_append_at_head(
+        run_id=run_id, type="tool.brokered", redacted=redact({"i": 2}), head=head, alongside=rename
+    )
+    assert appended is not None and appended.seq == head[0] + 1
+    assert appended.prev_hash == head[1]
+    assert Run.objects.get(pk=run_id).agent == "renamed"
+    assert list(
+        Event.objects.filter(run_id=run_id).order_by("seq").values_list("type", flat=True)
+    ) == [
+        "run.created",
+        "tool.requested",
+        "tool.brokered",
+    ]
+    assert chain_verify(run_id) == []
+    # The same head twice: the second append finds it moved (by the first) and writes nothing.
+    again = event_append_at_head(
+        run_id=run_id, type="tool.brokered", redacted=redact({"i": 3}), head=head
+    )
+    assert again is None
+    assert Event.objects.filter(run_id=run_id).count() == 3

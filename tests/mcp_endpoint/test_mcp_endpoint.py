@@ -230,3 +230,77 @@ def test_a_finished_runs_token_gets_401(fluidbox_server, demo_org, operator, era
     with pytest.raises(BaseException) as refused:  # the SDK client gives up on the 401
         with_client(fluidbox_server.url, token, era, lambda c: c.list_tools())
     assert "401" in repr(refused.value) or "error" in repr(refused.value).lower()
+
+
+def _raw_call(base_url: str, token: str, meta: dict) -> httpx.Response:
+    return httpx.post(
+        f"{base_url}/v1/mcp",
+        json={
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "tracker__get_issue", "arguments": {"issue_id": 1}, "_meta": meta},
+        },
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-06-18",
+        },
+        timeout=60,
+    )
+
+
+def test_a_call_without_a_progress_token_is_answered_in_json_one_with_it_as_an_event_stream(
+    fluidbox_server, demo_org, operator
+):
+    run_id, token = create_run(operator, connections=["tracker"])
+    plain = _raw_call(fluidbox_server.url, token, {"fluidbox/toolCallId": "plain-1"})
+    assert plain.status_code == 200, plain.text
+    assert plain.headers["content-type"].startswith("application/json")
+    assert plain.json()["id"] == 7
+    assert plain.json()["result"]["isError"] is False
+    streamed = _raw_call(
+        fluidbox_server.url, token, {"fluidbox/toolCallId": "streamed-1", "progressToken": "p-1"}
+    )
+    assert streamed.status_code == 200, streamed.text
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    assert '"id":7' in streamed.text and '"isError":false' in streamed.text
+    # Both went through the gate and the broker, each recorded once.
+    for call_id in ("plain-1", "streamed-1"):
+        call = ToolCall.objects.get(run_id=run_id, tool_call_id=call_id)
+        assert (call.decision, call.broker_status) == ("allow", "succeeded")
+    brokered = Event.objects.filter(run_id=run_id, type="tool.brokered")
+    assert sorted(e.data["tool_call_id"] for e in brokered) == ["plain-1", "streamed-1"]
+
+
+@pytest.mark.postgres
+def test_with_psycopgs_pool_the_endpoint_checks_tokens_lists_and_brokers_as_without(
+    transactional_db, tmp_path, demo_org, operator, era
+):
+    # With the pool the token check runs on the request thread (its connection comes from
+    # the pool); a finished run's token must still be refused, and calls still brokered.
+    from tests.support.servers import WebServer
+
+    with WebServer(tmp_path, workers=1, threads=8, DB_POOL_SIZE="4") as server:
+        run_id, token = create_run(operator, connections=["tracker"], trust_tier="read_only")
+        listed = with_client(server.url, token, era, lambda c: c.list_tools())
+        assert names(listed) == {"tracker__list_issues", "tracker__get_issue"}
+        result = with_client(
+            server.url,
+            token,
+            era,
+            lambda c: c.call_tool(
+                "tracker__get_issue", {"issue_id": 1}, meta={"fluidbox/toolCallId": "pooled-1"}
+            ),
+        )
+        assert not result.is_error, text_of(result)
+        call = ToolCall.objects.get(run_id=run_id, tool_call_id="pooled-1")
+        assert call.broker_status == "succeeded"
+        denied = with_client(
+            server.url, token, era, lambda c: c.call_tool("tracker__create_issue", {"title": "x"})
+        )
+        assert denied.is_error and "read_only" in text_of(denied).replace("-", "_")
+        assert operator.post(f"/v1/runs/{run_id}/finish").status_code == 200
+        refused = _raw_call(server.url, token, {"fluidbox/toolCallId": "pooled-2"})
+        assert refused.status_code == 401
+        assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="pooled-2").exists()

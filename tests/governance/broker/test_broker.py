@@ -7,6 +7,7 @@ from django.core.management import call_command
 
 from governance.models import Connection, Membership, ToolCall
 from ledger.models import Event
+from tests.conftest import Api
 from tests.governance.broker.support import ECHO_TOOLS, brokered_run, call, connect
 
 pytestmark = pytest.mark.django_db
@@ -255,3 +256,54 @@ def test_rotation_keeps_every_credential_working_and_leaves_no_old_ciphertext(
     run_id, runner = brokered_run(operator)
     assert call(runner, run_id, "crm.lookup", {"id": "1"})["result"]["isError"] is False
     assert echo_server.calls()[-1]["headers"]["authorization"] == "Bearer crm-secret-1"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_calls_of_one_run_at_once_each_record_their_outcome_once_on_a_gapless_chain(
+    broker_org, operator, echo_server
+):
+    # The broker records a call's outcome at the chain head its own decision left; calls of
+    # the same run running at once move that head under each other, and must fall back to
+    # the counter's lock without losing, doubling or misplacing an event.
+    import threading
+
+    from django.db import connections
+
+    from ledger.services import chain_verify
+
+    connect(operator, echo_server)
+    run_id, runner = brokered_run(operator)
+    token = runner.client._credentials["HTTP_AUTHORIZATION"].split()[1]
+    answers: dict = {}
+    errors: list = []
+
+    def calls(worker: int) -> None:
+        try:
+            client = Api(token)
+            for index in range(5):
+                call_id = f"w{worker}-{index}"
+                answers[call_id] = call(client, run_id, "crm.lookup", {"id": call_id}, call_id)
+        except Exception as error:  # surfaced by the assertion on `errors`
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=calls, args=(worker,)) for worker in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(answers) == 30
+    assert all(answer["broker"]["status"] == "succeeded" for answer in answers.values())
+    assert len(echo_server.calls()) == 30
+    assert chain_verify(run_id) == []
+    brokered = Event.objects.filter(run_id=run_id, type="tool.brokered")
+    assert sorted(event.data["tool_call_id"] for event in brokered) == sorted(answers)
+    for call_row in ToolCall.objects.filter(run_id=run_id):
+        assert call_row.broker_status == "succeeded"
+        assert (
+            call_row.broker_result_digest
+            == answers[call_row.tool_call_id]["broker"]["result_digest"]
+        )
