@@ -92,47 +92,37 @@ def request(kind: str, run_id: str, token: str) -> dict:
         body = {"session_id": "bench", "tool_call_id": call_id, "arguments": {"issue_id": 1}}
         return environ_for(f"/v1/runs/{run_id}/tools/tracker.get_issue/call", token, body)
     if kind == "mcp-legacy":  # the initialize-handshake era, stateless: no handshake needed
-        body = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {
-                "name": "tracker__get_issue",
-                "arguments": {"issue_id": 1},
-                "_meta": {"fluidbox/toolCallId": f"bench-{call_id}"},
-            },
-        }
+        body = _mcp_call_body(call_id, {})
         headers = {
             "HTTP_ACCEPT": "application/json, text/event-stream",
             "HTTP_MCP_PROTOCOL_VERSION": "2025-06-18",
         }
         return environ_for("/v1/mcp", token, body, headers)
-    body = {
+    era = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    headers = {
+        "HTTP_ACCEPT": "application/json, text/event-stream",
+        "HTTP_MCP_PROTOCOL_VERSION": "2026-07-28",
+        "HTTP_MCP_METHOD": "tools/call",
+        "HTTP_MCP_NAME": "tracker__get_issue",
+    }
+    return environ_for("/v1/mcp", token, _mcp_call_body(call_id, era), headers)
+
+
+def _mcp_call_body(call_id: str, meta: dict) -> dict:
+    return {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
         "params": {
             "name": "tracker__get_issue",
             "arguments": {"issue_id": 1},
-            "_meta": {
-                "fluidbox/toolCallId": f"bench-{call_id}",
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
+            "_meta": {"fluidbox/toolCallId": f"bench-{call_id}", **meta},
         },
     }
-    return environ_for(
-        "/v1/mcp",
-        token,
-        body,
-        {
-            "HTTP_ACCEPT": "application/json, text/event-stream",
-            "HTTP_MCP_PROTOCOL_VERSION": "2026-07-28",
-            "HTTP_MCP_METHOD": "tools/call",
-            "HTTP_MCP_NAME": "tracker__get_issue",
-        },
-    )
 
 
 def call(application, environ: dict, kind: str) -> None:

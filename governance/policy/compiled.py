@@ -20,8 +20,6 @@ to ALWAYS: a human approved that exact call. It never lifts a NEVER or an error.
 
 import bisect
 import itertools
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +35,7 @@ from governance.policy.subjects import (
     read_call,
 )
 from governance.policy.verdicts import Verdict
+from governance.process_cache import ProcessCache
 
 _RANK = {Verdict.ALWAYS: 0, Verdict.ASK: 1, Verdict.NEVER: 2}
 
@@ -56,30 +55,6 @@ _first_matches: dict[tuple["CompiledPolicy", str], int | None] = {}
 _REMEMBERED = 512
 _REMEMBERED_CHARS = 2048
 _REMEMBERED_SEGMENTS = 64
-
-
-class _Evaluations:
-    def __init__(self, size: int) -> None:
-        self._items: OrderedDict[tuple, Evaluation] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> "Evaluation | None":
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple, evaluation: "Evaluation") -> None:
-        with self._lock:
-            self._items[key] = evaluation
-            if len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
 
 
 def rule_number(index: int | None) -> int | None:
@@ -145,7 +120,7 @@ def _failed(subject: str, error: str) -> Evaluation:
     return Evaluation(Verdict.ASK, None, (Segment(subject, Verdict.ASK, None, error),), error)
 
 
-_shell_evaluations = _Evaluations(_REMEMBERED)
+_shell_evaluations = ProcessCache(_REMEMBERED)
 
 
 def forget_evaluations() -> None:
