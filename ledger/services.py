@@ -152,31 +152,15 @@ def event_append_at_head(
     """
     if connection.vendor != "postgresql":
         return None
-    if not isinstance(redacted, Redacted):
-        raise LedgerError("the ledger accepts only Redacted envelopes built by the redactor")
-    if type not in _EVENT_TYPES:
-        raise LedgerError(f"unknown event type {type!r}")
+    _check_envelopes([(type, redacted)])
     if alongside is not None and not (
         alongside.sql.lstrip().upper().startswith("UPDATE ") and " WHERE " in alongside.sql
     ):
         raise LedgerError("an alongside write at the head must be an UPDATE with a WHERE")
     last_seq, last_hash = head
-    at = timezone.now()
-    seq = last_seq + 1
-    digest = event_hash(
-        prev_hash=last_hash, run_id=run_id, seq=seq, type=type, at=at, data=redacted.data
-    )
-    row = Event(
-        run_id=run_id,
-        seq=seq,
-        type=str(type),
-        at=at,
-        data=redacted.data,
-        prev_hash=last_hash,
-        hash=digest,
-    )
+    [row] = _chained(run_id, [(type, redacted)], last_seq, last_hash)
     statement = _at_head_statement(connection.vendor, alongside.sql if alongside else None)
-    params = [digest, _counters.prepared("run", run_id), last_seq, last_hash]
+    params = [row.hash, _counters.prepared("run", run_id), last_seq, last_hash]
     params += _events.insert_params([row])
     params += list(alongside.params) if alongside is not None else []
     with statement_cursor() as cursor:
@@ -213,37 +197,49 @@ def events_append(
     (`fluidbox.prebuilt_sql`): the ORM's insert and update machinery cost more CPU than the
     statements themselves.
     """
+    _check_envelopes(events)
+    if not connection.in_atomic_block:
+        raise LedgerError("event_append must run inside a transaction")
+    with statement_cursor() as cursor:
+        seq, prev_hash = _advance_counter(cursor, run_id, len(events))
+        rows = _chained(run_id, events, seq, prev_hash)
+        _insert_events(cursor, rows, run_id, rows[-1].hash if rows else prev_hash, alongside)
+    metrics.ledger_events_appended(row.type for row in rows)
+    return rows
+
+
+def _check_envelopes(events: Sequence[tuple[EventType | str, Redacted]]) -> None:
     for type, redacted in events:
         if not isinstance(redacted, Redacted):
             raise LedgerError("the ledger accepts only Redacted envelopes built by the redactor")
         if type not in _EVENT_TYPES:
             raise LedgerError(f"unknown event type {type!r}")
-    if not connection.in_atomic_block:
-        raise LedgerError("event_append must run inside a transaction")
-    with statement_cursor() as cursor:
-        seq, prev_hash = _advance_counter(cursor, run_id, len(events))
-        rows = []
-        for type, redacted in events:
-            seq += 1
-            at = timezone.now()
-            data = redacted.data
-            digest = event_hash(
-                prev_hash=prev_hash, run_id=run_id, seq=seq, type=type, at=at, data=data
+
+
+def _chained(
+    run_id, events: Sequence[tuple[EventType | str, Redacted]], seq: int, prev_hash: str
+) -> list[Event]:
+    """The rows of `events`, chained on from the head (`seq`, `prev_hash`)."""
+    rows = []
+    for type, redacted in events:
+        seq += 1
+        at = timezone.now()
+        data = redacted.data
+        digest = event_hash(
+            prev_hash=prev_hash, run_id=run_id, seq=seq, type=type, at=at, data=data
+        )
+        rows.append(
+            Event(
+                run_id=run_id,
+                seq=seq,
+                type=str(type),
+                at=at,
+                data=data,
+                prev_hash=prev_hash,
+                hash=digest,
             )
-            rows.append(
-                Event(
-                    run_id=run_id,
-                    seq=seq,
-                    type=str(type),
-                    at=at,
-                    data=data,
-                    prev_hash=prev_hash,
-                    hash=digest,
-                )
-            )
-            prev_hash = digest
-        _insert_events(cursor, rows, run_id, prev_hash, alongside)
-    metrics.ledger_events_appended(row.type for row in rows)
+        )
+        prev_hash = digest
     return rows
 
 

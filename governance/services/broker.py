@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
-from django.db import connection as db
 from django.db import transaction
 
 from fluidbox.prebuilt_sql import ModelTable
@@ -45,7 +44,7 @@ _OUTCOME_FIELDS = (
 
 
 @cache
-def _outcome_statement(vendor: str) -> str:
+def _outcome_statement() -> str:
     columns = ", ".join(f"{_tool_calls.column(name)} = %s" for name in _OUTCOME_FIELDS)
     return f"UPDATE {_tool_calls.name} SET {columns} WHERE {_tool_calls.pk} = %s"
 
@@ -106,7 +105,7 @@ def _record(
     }
     # The outcome rides with the ledger's insert: one statement for both writes.
     written = Alongside(
-        _outcome_statement(db.vendor),
+        _outcome_statement(),
         [_tool_calls.prepared(name, value) for name, value in outcome.items()]
         + [_tool_calls.prepared("id", call.pk)],
     )
