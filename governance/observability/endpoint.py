@@ -6,8 +6,11 @@ address, and served without a token only on the separate listener `FLUIDBOX_METR
 (gunicorn binds it too, see fluidbox/gunicorn_conf.py), which serves nothing else.
 """
 
+import glob
 import hmac
 import logging
+import os
+import struct
 import time
 
 from django.conf import settings
@@ -116,6 +119,31 @@ def _sink_families(sinks, lags):
     yield from (lag, delivered, dropped, failures, last)
 
 
+class ProcessFilesCollector(MultiProcessCollector):
+    """The library's collector, except that a file removed between the listing and the
+    read does not fail the scrape. A web server forgets the files of dead processes when it
+    starts (fluidbox/gunicorn_conf.py), and another server sharing the directory may be
+    scraping at that moment; the vanished file's numbers are being forgotten anyway.
+
+    The library tolerates that only for live gauges, so each file is read on its own and
+    the samples are added up with the library's own accumulation. A file too short for its
+    header is a process starting (created, not yet sized): it has no values to add yet."""
+
+    def collect(self):
+        combined = {}
+        for path in glob.glob(os.path.join(self._path, "*.db")):
+            try:
+                of_one_file = self._read_metrics([path])
+            except (FileNotFoundError, struct.error):
+                continue
+            for name, metric in of_one_file.items():
+                if name in combined:
+                    combined[name].samples.extend(metric.samples)
+                else:
+                    combined[name] = metric
+        return self._accumulate_metrics(combined, accumulate=True)
+
+
 def _authorized(request) -> bool:
     if on_metrics_listener(request):
         return True
@@ -144,7 +172,7 @@ def metrics_view(request):
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=settings.FLUIDBOX_METRICS_DIR)
+    ProcessFilesCollector(registry, path=settings.FLUIDBOX_METRICS_DIR)
     registry.register(StateCollector())
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
