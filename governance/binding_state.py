@@ -112,6 +112,17 @@ def _claim_with_binding_statement(vendor: str) -> str:
 
 
 @cache
+def _insert_with_binding_statement(vendor: str) -> str:
+    """PostgreSQL: the tool call's INSERT as a data-modifying CTE, the binding read as its
+    SELECT."""
+    select = _binding_select(vendor).removeprefix("SELECT ")
+    return (
+        f"WITH inserted AS ({_tool_calls.insert_statement(1)}) "
+        f"SELECT (SELECT {_tool_calls.pk} FROM inserted), {select}"
+    )
+
+
+@cache
 def _all_bindings_statement(vendor: str) -> str:
     return (
         f"SELECT {_connections.columns('c')}, {_bindings.columns('b')}, {_state_columns()} "
@@ -220,6 +231,39 @@ def claim_with_binding(call: ToolCall, run: Run, connection_id: int, *, running:
             return False, None
         cursor.execute(select, select_params)
         return True, _state(cursor.fetchone(), run)
+
+
+def insert_claimed_with_binding(call: ToolCall, run: Run, connection_id: int) -> BindingNow:
+    """Insert `call`, which the caller has marked claimed by the broker, and re-read the
+    binding to `connection_id` for the check right before the credential is unsealed.
+
+    The gate records a brokered call it has just allowed this way (see
+    `governance.services.gate`): on PostgreSQL in one statement, the INSERT a data-modifying
+    CTE of the SELECT that reads the binding. The statement's snapshot is taken as it starts,
+    after every stage of the gate ran, so it sees every revocation, re-authorization and
+    consent change committed before it, as the broker's separate claim did. A new row cannot
+    have been claimed by anyone else; a concurrent request with the same ids makes the INSERT
+    fail on the unique index (IntegrityError, as before), and that request claims nothing.
+    SQLite, which has no data-modifying CTEs, runs the two statements one after the other.
+    """
+    select_params = [
+        run.org_id,
+        _bindings.prepared("run", run.pk),
+        _bindings.prepared("connection", connection_id),
+        KEYRING,
+    ]
+    with statement_cursor() as cursor:
+        if db.vendor != "postgresql":
+            _tool_calls.insert(cursor, [call])
+            cursor.execute(_binding_select(db.vendor), select_params)
+            return _state(cursor.fetchone(), run)
+        cursor.execute(
+            _insert_with_binding_statement(db.vendor),
+            _tool_calls.insert_params([call]) + select_params,
+        )
+        row = cursor.fetchone()
+    _tool_calls.adopt([call], [row[0]])
+    return _state(row[1:], run)
 
 
 def bindings_now(run: Run) -> dict[int, BindingNow]:
