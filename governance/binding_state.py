@@ -47,14 +47,15 @@ class BindingNow:
     keyring_protected: bool | None  # the keyring's passphrase_protected; None: no keyring yet
 
 
-def _state_columns() -> str:
-    """The keyring and owner columns that follow a binding and its connection (`b`, `c`)."""
+def _state_columns(org: str = "%s") -> str:
+    """The keyring and owner columns that follow a binding and its connection (`b`, `c`);
+    `org` is the run's organization (a parameter, or a column of an enclosing query)."""
     member = _memberships
     return (
         f"k.{_keyrings.column('passphrase_protected')}, "
         f"EXISTS (SELECT 1 FROM {member.name} m "
         f"WHERE m.{member.column('user')} = c.{_connections.column('owner')} "
-        f"AND m.{member.column('org')} = %s AND m.{member.column('is_active')})"
+        f"AND m.{member.column('org')} = {org} AND m.{member.column('is_active')})"
     )
 
 
@@ -77,19 +78,34 @@ def _binding_select(vendor: str) -> str:
 
 
 @cache
-def _tool_statement(vendor: str) -> str:
+def _tool_statement(vendor: str, run: str = "%s", org: str = "%s") -> str:
+    """The frozen tool by name with its connection, organization and binding state; `run`
+    and `org` are parameters, or columns of an enclosing query (`tool_lateral_join`)."""
     tools, connections, bindings = _tools, _connections, _bindings
     return (
         f"SELECT {tools.columns('t')}, {connections.columns('c')}, {_orgs.columns('o')}, "
-        f"{bindings.columns('b')}, {_state_columns()} "
+        f"{bindings.columns('b')}, {_state_columns(org)} "
         f"FROM {tools.name} t "
         f"LEFT JOIN {connections.name} c ON c.{connections.pk} = t.{tools.column('connection')} "
         f"LEFT JOIN {_orgs.name} o ON o.{_orgs.pk} = c.{connections.column('org')} "
         f"LEFT JOIN {bindings.name} b ON b.{bindings.column('run')} = t.{tools.column('run')} "
         f"AND b.{bindings.column('connection')} = t.{tools.column('connection')} "
         f"{_keyring_join()} "
-        f"WHERE t.{tools.column('run')} = %s AND t.{tools.column('name')} = %s"
+        f"WHERE t.{tools.column('run')} = {run} AND t.{tools.column('name')} = %s"
     )
+
+
+def tool_lateral_join(vendor: str, run_id: str, org_id: str) -> str:
+    """PostgreSQL: `frozen_tool_with_binding`'s read as a LEFT JOIN LATERAL (alias `ft`) of
+    a query that selects the run (its id and organization the columns named), for the MCP
+    endpoint's token check to read the called tool in the same round trip. Parameters: the
+    keyring name, then the tool's name (`tool_join_params`); its columns come after the
+    query's own, laid out as `tool_from_row` reads them."""
+    return f"LEFT JOIN LATERAL ({_tool_statement(vendor, run_id, org_id)}) ft ON true"
+
+
+def tool_join_params(name: str) -> list:
+    return [KEYRING, _tools.prepared("name", name)]
 
 
 @cache
@@ -162,7 +178,13 @@ def frozen_tool_with_binding(run: Run, name: str) -> tuple[FrozenTool | None, Bi
             ],
         )
         row = cursor.fetchone()
-    if row is None:
+    return tool_from_row(row, run)
+
+
+def tool_from_row(row, run: Run) -> tuple[FrozenTool | None, BindingNow | None]:
+    """The tool and binding state from a row of `_tool_statement`'s columns (all NULL, or
+    None: there is no such tool)."""
+    if row is None or row[0] is None:
         return None, None
     tool_end = len(_tools.fields)
     tool = _tools.instance(row[:tool_end], "t")

@@ -202,12 +202,20 @@ def _refuse(
 
 
 def broker_call(
-    *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
+    *,
+    run: Run,
+    session_id: str,
+    tool_call_id: str,
+    tool: str,
+    arguments,
+    wait_seconds: float,
+    read: tuple[FrozenTool | None, BindingNow | None] | None = None,
 ) -> BrokeredAnswer:
     # The frozen tool, its connection and organization (for the egress rules of the
-    # endpoint) and its binding as it is now, in one statement; the gate is handed them
-    # instead of reading them again.
-    frozen, binding = frozen_tool_with_binding(run, tool)
+    # endpoint) and its binding as it is now, in one statement (or `read`: that statement's
+    # answer, when the caller read it with the run); the gate is handed them instead of
+    # reading them again.
+    frozen, binding = read if read is not None else frozen_tool_with_binding(run, tool)
     if frozen is not None and not frozen.is_brokered:
         raise Invalid(f"{tool!r} is a sandbox tool: ask /permission and run it in the sandbox")
     # One execute_tool span for the gate and the upstream call (the gate joins it).
