@@ -123,15 +123,19 @@ class BearerAuthentication(authentication.BaseAuthentication):
             return None
         digest = hash_secret_token(token)
         if token.startswith(RUN_TOKEN_PREFIX):
-            return self._runner(digest)
+            return self._runner(digest, request)
         return self._api_key(digest)
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="fluidbox"'
 
-    def _runner(self, digest: str):
+    def run_for_token(self, digest: str, request) -> Run | None:
+        """The run a session token's digest names (a subclass may read more with it)."""
+        return run_for_session_token(digest)
+
+    def _runner(self, digest: str, request):
         try:
-            run = run_for_session_token(digest)
+            run = self.run_for_token(digest, request)
         except FrozenVersionMissing:
             raise exceptions.AuthenticationFailed(
                 "this run's frozen policy version is missing or altered; it cannot be decided"

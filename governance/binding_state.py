@@ -47,14 +47,15 @@ class BindingNow:
     keyring_protected: bool | None  # the keyring's passphrase_protected; None: no keyring yet
 
 
-def _state_columns() -> str:
-    """The keyring and owner columns that follow a binding and its connection (`b`, `c`)."""
+def _state_columns(org: str = "%s") -> str:
+    """The keyring and owner columns that follow a binding and its connection (`b`, `c`);
+    `org` is the run's organization (a parameter, or a column of an enclosing query)."""
     member = _memberships
     return (
         f"k.{_keyrings.column('passphrase_protected')}, "
         f"EXISTS (SELECT 1 FROM {member.name} m "
         f"WHERE m.{member.column('user')} = c.{_connections.column('owner')} "
-        f"AND m.{member.column('org')} = %s AND m.{member.column('is_active')})"
+        f"AND m.{member.column('org')} = {org} AND m.{member.column('is_active')})"
     )
 
 
@@ -77,19 +78,34 @@ def _binding_select(vendor: str) -> str:
 
 
 @cache
-def _tool_statement(vendor: str) -> str:
+def _tool_statement(vendor: str, run: str = "%s", org: str = "%s") -> str:
+    """The frozen tool by name with its connection, organization and binding state; `run`
+    and `org` are parameters, or columns of an enclosing query (`tool_lateral_join`)."""
     tools, connections, bindings = _tools, _connections, _bindings
     return (
         f"SELECT {tools.columns('t')}, {connections.columns('c')}, {_orgs.columns('o')}, "
-        f"{bindings.columns('b')}, {_state_columns()} "
+        f"{bindings.columns('b')}, {_state_columns(org)} "
         f"FROM {tools.name} t "
         f"LEFT JOIN {connections.name} c ON c.{connections.pk} = t.{tools.column('connection')} "
         f"LEFT JOIN {_orgs.name} o ON o.{_orgs.pk} = c.{connections.column('org')} "
         f"LEFT JOIN {bindings.name} b ON b.{bindings.column('run')} = t.{tools.column('run')} "
         f"AND b.{bindings.column('connection')} = t.{tools.column('connection')} "
         f"{_keyring_join()} "
-        f"WHERE t.{tools.column('run')} = %s AND t.{tools.column('name')} = %s"
+        f"WHERE t.{tools.column('run')} = {run} AND t.{tools.column('name')} = %s"
     )
+
+
+def tool_lateral_join(vendor: str, run_id: str, org_id: str) -> str:
+    """PostgreSQL: `frozen_tool_with_binding`'s read as a LEFT JOIN LATERAL (alias `ft`) of
+    a query that selects the run (its id and organization the columns named), for the MCP
+    endpoint's token check to read the called tool in the same round trip. Parameters: the
+    keyring name, then the tool's name (`tool_join_params`); its columns come after the
+    query's own, laid out as `tool_from_row` reads them."""
+    return f"LEFT JOIN LATERAL ({_tool_statement(vendor, run_id, org_id)}) ft ON true"
+
+
+def tool_join_params(name: str) -> list:
+    return [KEYRING, _tools.prepared("name", name)]
 
 
 @cache
@@ -108,6 +124,17 @@ def _claim_with_binding_statement(vendor: str) -> str:
     return (
         f"WITH claimed AS ({_claim_statement(vendor)}) "
         f"SELECT (SELECT count(*) FROM claimed), {select}"
+    )
+
+
+@cache
+def _insert_with_binding_statement(vendor: str) -> str:
+    """PostgreSQL: the tool call's INSERT as a data-modifying CTE, the binding read as its
+    SELECT."""
+    select = _binding_select(vendor).removeprefix("SELECT ")
+    return (
+        f"WITH inserted AS ({_tool_calls.insert_statement(1)}) "
+        f"SELECT (SELECT {_tool_calls.pk} FROM inserted), {select}"
     )
 
 
@@ -151,7 +178,13 @@ def frozen_tool_with_binding(run: Run, name: str) -> tuple[FrozenTool | None, Bi
             ],
         )
         row = cursor.fetchone()
-    if row is None:
+    return tool_from_row(row, run)
+
+
+def tool_from_row(row, run: Run) -> tuple[FrozenTool | None, BindingNow | None]:
+    """The tool and binding state from a row of `_tool_statement`'s columns (all NULL, or
+    None: there is no such tool)."""
+    if row is None or row[0] is None:
         return None, None
     tool_end = len(_tools.fields)
     tool = _tools.instance(row[:tool_end], "t")
@@ -220,6 +253,39 @@ def claim_with_binding(call: ToolCall, run: Run, connection_id: int, *, running:
             return False, None
         cursor.execute(select, select_params)
         return True, _state(cursor.fetchone(), run)
+
+
+def insert_claimed_with_binding(call: ToolCall, run: Run, connection_id: int) -> BindingNow:
+    """Insert `call`, which the caller has marked claimed by the broker, and re-read the
+    binding to `connection_id` for the check right before the credential is unsealed.
+
+    The gate records a brokered call it has just allowed this way (see
+    `governance.services.gate`): on PostgreSQL in one statement, the INSERT a data-modifying
+    CTE of the SELECT that reads the binding. The statement's snapshot is taken as it starts,
+    after every stage of the gate ran, so it sees every revocation, re-authorization and
+    consent change committed before it, as the broker's separate claim did. A new row cannot
+    have been claimed by anyone else; a concurrent request with the same ids makes the INSERT
+    fail on the unique index (IntegrityError, as before), and that request claims nothing.
+    SQLite, which has no data-modifying CTEs, runs the two statements one after the other.
+    """
+    select_params = [
+        run.org_id,
+        _bindings.prepared("run", run.pk),
+        _bindings.prepared("connection", connection_id),
+        KEYRING,
+    ]
+    with statement_cursor() as cursor:
+        if db.vendor != "postgresql":
+            _tool_calls.insert(cursor, [call])
+            cursor.execute(_binding_select(db.vendor), select_params)
+            return _state(cursor.fetchone(), run)
+        cursor.execute(
+            _insert_with_binding_statement(db.vendor),
+            _tool_calls.insert_params([call]) + select_params,
+        )
+        row = cursor.fetchone()
+    _tool_calls.adopt([call], [row[0]])
+    return _state(row[1:], run)
 
 
 def bindings_now(run: Run) -> dict[int, BindingNow]:

@@ -12,7 +12,14 @@ from functools import cache
 from django.db import connection
 
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
-from governance.models import Run, RunBudget
+from governance.binding_state import (
+    BindingNow,
+    frozen_tool_with_binding,
+    tool_from_row,
+    tool_join_params,
+    tool_lateral_join,
+)
+from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import frozen_version
 
 _runs = ModelTable(Run)
@@ -29,6 +36,14 @@ def _select(vendor: str) -> str:
     )
 
 
+@cache
+def _select_with_tool(vendor: str) -> str:
+    select, where = _select(vendor).split(" WHERE ")
+    columns, tables = select.split(" FROM ")
+    join = tool_lateral_join(vendor, f"r.{_runs.pk}", f"r.{_runs.column('org')}")
+    return f"{columns}, ft.* FROM {tables} {join} WHERE {where}"
+
+
 def run_for_session_token(token_hash: str) -> Run | None:
     """The run whose session token hashes to `token_hash`, with `run.budget` and
     `run.policy_version` loaded; None when no run has it. Raises
@@ -36,6 +51,29 @@ def run_for_session_token(token_hash: str) -> Run | None:
     with statement_cursor() as cursor:
         cursor.execute(_select(connection.vendor), [token_hash])
         row = cursor.fetchone()
+    return _run_from_row(row)
+
+
+def run_and_tool_for_session_token(
+    token_hash: str, tool: str
+) -> tuple[Run | None, tuple[FrozenTool | None, BindingNow | None] | None]:
+    """`run_for_session_token`, and the run's frozen tool `tool` with its binding as it is
+    now (`binding_state.frozen_tool_with_binding`), read in the same round trip: the MCP
+    endpoint's token check, for the tool a `tools/call` names. (None, None) when no run has
+    the token."""
+    if connection.vendor != "postgresql":  # no LATERAL; a round trip costs SQLite nothing
+        run = run_for_session_token(token_hash)
+        return run, (frozen_tool_with_binding(run, tool) if run is not None else None)
+    with statement_cursor() as cursor:
+        cursor.execute(_select_with_tool(connection.vendor), tool_join_params(tool) + [token_hash])
+        row = cursor.fetchone()
+    run = _run_from_row(row)
+    if run is None:
+        return None, None
+    return run, tool_from_row(row[len(_runs.fields) + len(_budgets.fields) :], run)
+
+
+def _run_from_row(row) -> Run | None:
     if row is None:
         return None
     run_end = len(_runs.fields)
@@ -44,7 +82,7 @@ def run_for_session_token(token_hash: str) -> Run | None:
         run, frozen_version(run.policy_version_id, run.policy_digest)
     )
     if row[run_end] is not None:  # every run has a budget row; the LEFT JOIN keeps it optional
-        budget = _budgets.instance(row[run_end:], "b")
+        budget = _budgets.instance(row[run_end : run_end + len(_budgets.fields)], "b")
         budget_run = RunBudget._meta.get_field("run")
         budget_run.set_cached_value(budget, run)
         budget_run.remote_field.set_cached_value(run, budget)

@@ -5,6 +5,7 @@ request is handed as it came to the official SDK's streamable-HTTP server (see
 `governance/mcp_server/`), which answers it, streaming when it sends progress.
 """
 
+from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import extend_schema
@@ -12,19 +13,56 @@ from rest_framework.views import APIView
 
 from governance.api.parsers import json_refusal
 from governance.api.permissions import IsRunner
+from governance.authentication import BearerAuthentication, PortalSessionAuthentication
 from governance.mcp_server.bridge import bridge
 from governance.mcp_server.catalog import named_tools
+from governance.mcp_server.names import readable_guess
 from governance.mcp_server.server import (
+    PREFETCHED_ENVIRON_KEY,
     PROGRESS_ENVIRON_KEY,
     RUN_ENVIRON_KEY,
     TOOLS_ENVIRON_KEY,
+    PrefetchedTool,
+    called_tool,
     in_database_thread,
     progress_requested,
 )
+from governance.models import Run
+from governance.run_sessions import run_and_tool_for_session_token
+
+
+class McpRunAuthentication(BearerAuthentication):
+    """The same token check; for a `tools/call`, the called tool and its binding are read
+    with the run, in one statement, and handed to the broker (`server.PrefetchedTool`).
+
+    Which frozen tool an MCP name stands for is the run's own listing's answer
+    (`catalog.named_tools`); the statement reads the tool the name would be if it is a
+    readable one (`names.readable_guess`), and the read is handed on only when the listing
+    agrees. Otherwise (a hashed name, a name the run does not have) the broker reads the
+    tool itself, as before."""
+
+    def run_for_token(self, digest: str, request) -> Run | None:
+        try:
+            mcp_name = called_tool(request._request.body) if request.method == "POST" else None
+        except RequestDataTooBig:  # refused with its own answer when the view reads it
+            mcp_name = None
+        guess = readable_guess(mcp_name) if mcp_name is not None else None
+        if guess is None:
+            return super().run_for_token(digest, request)
+        run, read = run_and_tool_for_session_token(digest, guess)
+        if run is not None:
+            named = named_tools(run).get(mcp_name)
+            if named is not None and named.frozen_name == guess:
+                frozen, binding = read
+                request._request.META[PREFETCHED_ENVIRON_KEY] = PrefetchedTool(
+                    mcp_name, frozen, binding
+                )
+        return run
 
 
 @extend_schema(exclude=True)  # MCP's own JSON-RPC, not a REST resource
 class McpEndpointApi(APIView):
+    authentication_classes = [McpRunAuthentication, PortalSessionAuthentication]
     permission_classes = [IsRunner]
 
     def perform_authentication(self, request):

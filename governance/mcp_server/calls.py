@@ -10,9 +10,10 @@ from uuid import uuid4
 
 from django.conf import settings
 
+from governance.binding_state import BindingNow
 from governance.errors import ServiceError
 from governance.mcp_server.catalog import frozen_name_for
-from governance.models import Approval, Decision, Run
+from governance.models import Approval, Decision, FrozenTool, Run
 from governance.services.broker import BrokeredAnswer, broker_call
 from governance.services.notifications import approval_page_url
 
@@ -89,9 +90,17 @@ def _answer(frozen_name: str, tool_call_id: str, brokered: BrokeredAnswer) -> Mc
 
 
 def mcp_tool_call(
-    *, run: Run, mcp_name: str, arguments: Any, tool_call_id: str, wait_seconds: float
+    *,
+    run: Run,
+    mcp_name: str,
+    arguments: Any,
+    tool_call_id: str,
+    wait_seconds: float,
+    read: tuple[FrozenTool | None, BindingNow | None] | None = None,
 ) -> McpAnswer:
-    """Gate and broker one call (or re-attach to it); waits up to `wait_seconds` on an ASK."""
+    """Gate and broker one call (or re-attach to it); waits up to `wait_seconds` on an ASK.
+    `read`: the frozen tool `mcp_name` stands for and its binding, when the caller has just
+    read them (the token check, see `server.PrefetchedTool`)."""
     frozen_name = frozen_name_for(run, mcp_name)
     if frozen_name is None:
         # Still asked of the gate, which denies it (`capability`) and records the attempt.
@@ -106,6 +115,7 @@ def mcp_tool_call(
             tool=frozen_name,
             arguments=arguments,
             wait_seconds=wait_seconds,
+            read=read,
         )
     except ServiceError as error:  # a finished run, a reused id, a sandbox tool: readable, no 500
         return _text(frozen_name, tool_call_id, f"fluidbox refused the call: {error.detail}")

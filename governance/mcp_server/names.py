@@ -30,6 +30,33 @@ def readable_name(frozen_name: str) -> str:
     return f"{_escape(slug)}__{_escape(tool)}"
 
 
+# An escaped character, the separator, or any other character, read left to right.
+_READABLE_TOKEN = re.compile(r"_x([0-9a-f]{1,6})_|(__)|(.)", re.DOTALL)
+
+
+def readable_guess(mcp_name: str) -> str | None:
+    """The frozen name `mcp_name` would be if it is a readable one (`readable_name`
+    undone), or None. A guess, for reading the tool ahead: only the run's own listing says
+    which tool a name stands for (`catalog.frozen_name_for`)."""
+    if not MODEL_API_NAME.match(mcp_name):  # no name the run lists
+        return None
+    slug: str | None = None
+    read: list[str] = []
+    for token in _READABLE_TOKEN.finditer(mcp_name):
+        escaped, separator, other = token.groups()
+        if escaped is not None:
+            code = int(escaped, 16)
+            # No frozen name holds these, and a database would refuse them as text.
+            if code == 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+                return None
+            read.append(chr(code))
+        elif separator is not None and slug is None:
+            slug, read = "".join(read), []
+        else:
+            read.append(separator or other)
+    return None if slug is None else f"{slug}.{''.join(read)}"
+
+
 def hashed_name(frozen_name: str) -> str:
     digest = hashlib.sha256(frozen_name.encode("utf-8")).hexdigest()[:8]
     return f"{readable_name(frozen_name)[:_HASHED_PREFIX]}_{digest}"

@@ -16,6 +16,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -26,6 +27,7 @@ from django.db import close_old_connections
 from mcp.server.lowlevel.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+from governance.binding_state import BindingNow
 from governance.mcp_server.calls import (
     McpAnswer,
     approval_wait_bound,
@@ -35,7 +37,7 @@ from governance.mcp_server.calls import (
 )
 from governance.mcp_server.catalog import NamedTool, run_mcp_catalog
 from governance.mcp_server.db_threads import DatabaseThreads, pooled
-from governance.models import Run
+from governance.models import FrozenTool, Run
 from governance.observability import tracing
 from governance.schemas import MAX_ARGUMENT_BYTES
 
@@ -45,6 +47,8 @@ from governance.schemas import MAX_ARGUMENT_BYTES
 RUN_ENVIRON_KEY = "fluidbox.mcp_run"
 TOOLS_ENVIRON_KEY = "fluidbox.mcp_tools"
 PROGRESS_ENVIRON_KEY = "fluidbox.mcp_progress"
+# A `tools/call`'s tool as the token check read it with the run (`PrefetchedTool`).
+PREFETCHED_ENVIRON_KEY = "fluidbox.mcp_prefetched_tool"
 # A request body larger than this is refused before it is parsed (arguments ≤ 256 KiB).
 MAX_BODY_BYTES = 2 * MAX_ARGUMENT_BYTES
 _QUICK_THREADS = 40
@@ -83,6 +87,30 @@ def in_database_thread(job: Callable[[], Any]) -> Any:
     if pooled():
         return job()
     return _Limiters.quick_threads().submit(job).result()
+
+
+@dataclass(frozen=True)
+class PrefetchedTool:
+    """The frozen tool a `tools/call` names, with its binding as it is now, read by the
+    request's token check in the same statement as the run (one round trip fewer than the
+    broker reading it itself). Handed to the broker for the first attempt only."""
+
+    mcp_name: str
+    frozen: FrozenTool | None
+    binding: BindingNow | None
+
+
+def called_tool(body: bytes) -> str | None:
+    """The tool name of a POST that is one JSON-RPC `tools/call` request, else None."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def progress_requested(body: bytes) -> bool:
@@ -167,9 +195,16 @@ async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolR
     tool_call_id = client_call_id(params.meta or ctx.meta)
     arguments = params.arguments if params.arguments is not None else {}
 
-    def attempt(wait_seconds: float, run: Run | None = None) -> McpAnswer:
-        # The first attempt decides on the run the token check has just read, as a REST
-        # call does; a later one, after a wait, reads it again (its status, its budget).
+    prefetched = ctx.request.scope["wsgi_environ"].get(PREFETCHED_ENVIRON_KEY)
+    if prefetched is not None and prefetched.mcp_name != params.name:
+        prefetched = None
+
+    def attempt(
+        wait_seconds: float, run: Run | None = None, read: PrefetchedTool | None = None
+    ) -> McpAnswer:
+        # The first attempt decides on the run (and the tool) the token check has just
+        # read, as a REST call does; a later one, after a wait, reads them again (the run's
+        # status, its budget, the binding).
         run = run if run is not None else _run(token_run.pk)
         # The agent's trace continues from the request's `_meta` (its W3C `traceparent`).
         with tracing.continue_trace_from_meta(params.meta or ctx.meta):
@@ -179,9 +214,10 @@ async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolR
                 arguments=arguments,
                 tool_call_id=tool_call_id,
                 wait_seconds=wait_seconds,
+                read=(read.frozen, read.binding) if read is not None else None,
             )
 
-    answer = await _in_thread(lambda: attempt(0, token_run))
+    answer = await _in_thread(lambda: attempt(0, token_run, prefetched))
     deadline = time.monotonic() + approval_wait_bound()
     beat = 0
     while answer.pending and (remaining := deadline - time.monotonic()) > 0:

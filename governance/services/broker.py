@@ -202,12 +202,20 @@ def _refuse(
 
 
 def broker_call(
-    *, run: Run, session_id: str, tool_call_id: str, tool: str, arguments, wait_seconds: float
+    *,
+    run: Run,
+    session_id: str,
+    tool_call_id: str,
+    tool: str,
+    arguments,
+    wait_seconds: float,
+    read: tuple[FrozenTool | None, BindingNow | None] | None = None,
 ) -> BrokeredAnswer:
     # The frozen tool, its connection and organization (for the egress rules of the
-    # endpoint) and its binding as it is now, in one statement; the gate is handed them
-    # instead of reading them again.
-    frozen, binding = frozen_tool_with_binding(run, tool)
+    # endpoint) and its binding as it is now, in one statement (or `read`: that statement's
+    # answer, when the caller read it with the run); the gate is handed them instead of
+    # reading them again.
+    frozen, binding = read if read is not None else frozen_tool_with_binding(run, tool)
     if frozen is not None and not frozen.is_brokered:
         raise Invalid(f"{tool!r} is a sandbox tool: ask /permission and run it in the sandbox")
     # One execute_tool span for the gate and the upstream call (the gate joins it).
@@ -247,26 +255,36 @@ def _gated_call(
         brokered=True,
         frozen_tool=frozen,
         binding_now=binding if binding is not None else NOT_READ,
+        # A call allowed just now is recorded already claimed, its binding re-read by the
+        # recording statement, after every stage of the gate ran (one round trip fewer).
+        claim_for=frozen.connection_id if frozen is not None else None,
     )
     call = gate.tool_call
     if call.decision != Decision.ALLOW:
         return BrokeredAnswer(gate, None, replayed=False)
-    if call.broker_status:
-        # At most once: a retry after the call ran (or while it runs) never calls again.
-        return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
-    # Claim the call and re-verify the binding right before the credential is unsealed, in
-    # one statement (see `claim_with_binding`): fail closed.
-    claimed, binding = claim_with_binding(
-        call,
-        run,
-        frozen.connection_id,
-        running=BrokerStatus.RUNNING,
-        idle=BrokerStatus.NOT_BROKERED,
-    )
-    if not claimed:
-        call.refresh_from_db()
-        return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
-    call.broker_status = BrokerStatus.RUNNING
+    if gate.claimed_binding is not None:
+        binding = gate.claimed_binding
+    else:
+        if call.broker_status:
+            # At most once: a retry after the call ran (or while it runs) never calls again.
+            return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
+        # An approved call (or one allowed by an earlier request): claim it and re-verify
+        # the binding right before the credential is unsealed, in one statement (see
+        # `claim_with_binding`).
+        claimed, binding = claim_with_binding(
+            call,
+            run,
+            frozen.connection_id,
+            running=BrokerStatus.RUNNING,
+            idle=BrokerStatus.NOT_BROKERED,
+        )
+        if not claimed:
+            call.refresh_from_db()
+            return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
+        call.broker_status = BrokerStatus.RUNNING
+    # Either way the binding was read after the gate decided and before the credential is
+    # unsealed, by the statement that claimed the call: a revocation committed before it
+    # is seen here, and the call fails closed.
     problem = binding_problem(run, frozen, binding)
     if problem is not None:
         return _refuse(

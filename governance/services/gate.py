@@ -9,12 +9,20 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
-from governance.binding_state import BindingNow
+from governance.binding_state import BindingNow, insert_claimed_with_binding
 from governance.errors import Conflict
 from governance.gate.context import NOT_READ, CallContext
 from governance.gate.decision import Decision, Outcome
 from governance.gate.pipeline import decide
-from governance.models import Approval, ApprovalStatus, FrozenTool, Run, RunStatus, ToolCall
+from governance.models import (
+    Approval,
+    ApprovalStatus,
+    BrokerStatus,
+    FrozenTool,
+    Run,
+    RunStatus,
+    ToolCall,
+)
 from governance.observability import metrics, tracing
 from governance.queue import schedule_approval_followups
 from governance.services.settlement import approval_expire_if_due, decision_event_data
@@ -35,6 +43,9 @@ class GateAnswer:
     # The run's chain as this decision's own append left it (seq, hash), when it was just
     # recorded: the broker's record of the call appends at it in one statement.
     ledger_head: tuple[int, str] | None = None
+    # A brokered call allowed just now and recorded already claimed by the broker (RUNNING):
+    # its binding as the recording statement re-read it (see `insert_claimed_with_binding`).
+    claimed_binding: BindingNow | None = None
 
     def as_json(self) -> dict:
         call = self.tool_call
@@ -56,7 +67,7 @@ class GateAnswer:
         }
 
 
-def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
+def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | None) -> GateAnswer:
     run = ctx.run
     now = timezone.now()
     call = ToolCall(
@@ -75,8 +86,15 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         tool_error=decision.tool_error or "",
         decided_at=None if decision.outcome == Outcome.PENDING else now,
     )
-    with statement_cursor() as cursor:
-        _tool_calls.insert(cursor, [call])  # the unique ids index refuses a duplicate here
+    claimed = None
+    if claim_for is not None and decision.outcome == Outcome.ALLOW:
+        # Claimed for the broker as it is recorded, with the binding re-read in the same
+        # statement: one round trip instead of the broker's separate claim.
+        call.broker_status = BrokerStatus.RUNNING
+        claimed = insert_claimed_with_binding(call, run, claim_for)
+    else:
+        with statement_cursor() as cursor:
+            _tool_calls.insert(cursor, [call])  # the unique ids index refuses a duplicate here
     version = run.policy_version.number
     requested = redact(
         {
@@ -149,7 +167,7 @@ def _record(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer:
         run_id=run.pk,
         events=[(EventType.TOOL_REQUESTED, requested), (EventType.TOOL_DECISION, decided)],
     )
-    return GateAnswer(call, None, (appended[-1].seq, appended[-1].hash))
+    return GateAnswer(call, None, (appended[-1].seq, appended[-1].hash), claimed)
 
 
 def _existing(run: Run, session_id: str, tool_call_id: str) -> ToolCall | None:
@@ -203,12 +221,17 @@ def permission_request(
     brokered: bool = False,
     frozen_tool: FrozenTool | None | object = NOT_READ,
     binding_now: BindingNow | object = NOT_READ,
+    claim_for: int | None = None,
 ) -> GateAnswer:
     """Decide one tool call (or return the settled decision for a retry).
 
     `frozen_tool`: the run's frozen tool of that name (None: there is none) when the caller
     has just read it, so the frozen-set stage does not read it again; `binding_now`: a
     brokered tool's binding as the caller read it with the tool, in the same statement.
+    `claim_for` (the broker's): a connection id; a call this request newly allows is then
+    recorded already claimed by the broker, with its binding to that connection re-read in
+    the same statement (`GateAnswer.claimed_binding`). A retry, a denial or an ASK is
+    recorded and answered as without it, and the broker claims an approved call itself.
     """
     with tracing.tool_call_span(
         run=run, tool=tool, tool_call_id=tool_call_id, session_id=session_id, brokered=brokered
@@ -222,6 +245,7 @@ def permission_request(
             wait_seconds=wait_seconds,
             frozen_tool=frozen_tool,
             binding_now=binding_now,
+            claim_for=claim_for,
         )
         call = answer.tool_call
         span.answered(
@@ -245,6 +269,7 @@ def _decide_and_record(
     wait_seconds: float,
     frozen_tool: FrozenTool | None | object = NOT_READ,
     binding_now: BindingNow | object = NOT_READ,
+    claim_for: int | None = None,
 ) -> tuple[GateAnswer, Decision | None]:
     """The answer, and the decision when this request made a new one (None for a retry)."""
     if run.status != RunStatus.ACTIVE:
@@ -268,7 +293,7 @@ def _decide_and_record(
     digest = ctx.arguments_digest
     try:
         with transaction.atomic():
-            answer = _record(ctx, decision, digest)
+            answer = _record(ctx, decision, digest, claim_for)
     except IntegrityError:
         call = _existing(run, session_id, tool_call_id)
         if call is None:

@@ -1,6 +1,6 @@
 """MCP names of frozen brokered tools: valid for model APIs, distinct, deterministic."""
 
-from governance.mcp_server.names import MODEL_API_NAME, mcp_names, readable_name
+from governance.mcp_server.names import MODEL_API_NAME, mcp_names, readable_guess, readable_name
 
 
 def test_the_connection_separator_becomes_a_double_underscore():
@@ -20,3 +20,18 @@ def test_long_and_colliding_names_are_hashed_the_same_way_every_time():
     assert names["tracker.get_issue"] == "tracker__get_issue"
     assert len(names[long_name]) == 64
     assert names == mcp_names([long_name, *colliding, "tracker.get_issue"])
+
+
+def test_a_readable_name_is_guessed_back_and_a_hashed_one_is_not():
+    # The endpoint's token check reads the guessed tool ahead; the run's listing decides.
+    for frozen in ["tracker.create_issue", "files.fs.read", "my-conn.tool-1", "é.ß"]:
+        assert readable_guess(readable_name(frozen)) == frozen
+    long_name = "conn." + "x" * 120
+    colliding = ["a.b_x2e_c", "a.b.c"]
+    names = mcp_names([long_name, *colliding])
+    for frozen in [long_name, *colliding]:
+        assert readable_guess(names[frozen]) != frozen
+    assert readable_guess("no_separator") is None
+    # What no frozen name holds is never guessed (nor sent to the database as text).
+    for name in ["a__b_x110000_", "a__b_xd800_", "a__b_x0_", "a__b.c", "a__" + "b" * 70]:
+        assert readable_guess(name) is None

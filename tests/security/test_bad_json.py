@@ -278,6 +278,55 @@ def test_the_mcp_endpoint_refuses_the_same_bodies_before_the_sdk_reads_them(
     assert [call["tool"] for call in echo_server.calls()] == ["lookup"]
 
 
+def test_mcp_tool_names_no_run_lists_are_tool_errors_never_a_500(
+    live, world, echo_server, org, operator
+):
+    """The token check reads the tool a `tools/call` names with the run, guessing it from
+    the name; names made to break that guess (an escaped NUL, a lone surrogate, a code point
+    past Unicode, a name no listing holds, another run's tool) get the gate's refusal as a
+    tool error, and nothing reaches the upstream."""
+    from governance.services.policies import policy_save
+    from tests.governance.broker.support import BROKER_POLICY
+
+    policy_save(org=org, text=BROKER_POLICY, author=None)  # crm.lookup: ALWAYS
+    created = operator.post("/v1/runs", run_body(bundles=[], connections=["crm"])).json()
+    runner = {"Authorization": f"Bearer {created['session_token']}"}
+    other = operator.post("/v1/runs", run_body(bundles=[], connections=[])).json()
+    url = f"{live.url}/v1/mcp"
+    accept = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    attempts = [
+        (runner, "crm__lookup_x0_"),
+        (runner, "crm___xd800_"),
+        (runner, "crm___x110000_"),
+        (runner, "crm__" + "x" * 80),
+        ({"Authorization": f"Bearer {other['session_token']}"}, "crm__lookup"),
+    ]
+    for index, (headers, name) in enumerate(attempts):
+        body = (
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "'
+            + name
+            + '", "arguments": {"id": "1"}, "_meta": {"fluidbox/toolCallId": "odd-'
+            + str(index)
+            + '"}}}'
+        )
+        response = send("POST", url, {**headers, **accept}, body)
+        assert response.status_code == 200, (name, response.text[:300])
+        assert "result" in response.json(), (name, response.text[:300])
+        result = response.json()["result"]
+        assert result["isError"] is True, (name, result)
+    assert echo_server.calls() == []
+    # The control: the listed name of an allowed tool reaches the upstream.
+    response = send(
+        "POST",
+        url,
+        {**runner, **accept},
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+        '"params": {"name": "crm__lookup", "arguments": {"id": "1"}}}',
+    )
+    assert response.json()["result"]["isError"] is False, response.text[:300]
+    assert [call["tool"] for call in echo_server.calls()] == ["lookup"]
+
+
 def wrong_type(value):
     """A JSON value of another type that a lenient reader would still turn into `value`'s."""
     if isinstance(value, bool):
