@@ -13,7 +13,7 @@ from django.conf import settings
 from governance.binding_state import BindingNow
 from governance.errors import ServiceError
 from governance.mcp_server.catalog import frozen_name_for
-from governance.models import Approval, Decision, FrozenTool, Run
+from governance.models import Approval, Decision, FrozenTool, Run, ToolCall
 from governance.services.broker import BrokeredAnswer, broker_call
 from governance.services.notifications import approval_page_url
 
@@ -25,6 +25,7 @@ CLIENT_CALL_ID_KEYS = ("claudecode/toolUseId", "fluidbox/toolCallId")
 # tool-use ids) are unique on their own, and the hook for Claude Code uses the same one.
 MCP_SESSION_ID = "mcp"
 MAX_ID_LENGTH = 200
+_TOOL_NAME_LENGTH = ToolCall._meta.get_field("tool").max_length
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,21 @@ def client_call_id(meta: dict[str, Any] | None) -> str:
     """The idempotency key: the client's tool-call id from `_meta`, else a fresh one."""
     for key in CLIENT_CALL_ID_KEYS:
         value = (meta or {}).get(key)
-        if isinstance(value, str) and 0 < len(value) <= MAX_ID_LENGTH:
+        if isinstance(value, str) and 0 < len(value) <= MAX_ID_LENGTH and _recordable(value):
             return value
     return f"mcp-{uuid4().hex}"
+
+
+def _recordable(name: str) -> bool:
+    """Whether the ledger can hold an attempt under this name: PostgreSQL text holds no NUL
+    and only valid UTF-8 (no lone surrogate), and the column is this long."""
+    if "\x00" in name or len(name) > _TOOL_NAME_LENGTH:
+        return False
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _text(tool: str, tool_call_id: str, text: str) -> McpAnswer:
@@ -103,6 +116,9 @@ def mcp_tool_call(
     read them (the token check, see `server.PrefetchedTool`)."""
     frozen_name = frozen_name_for(run, mcp_name)
     if frozen_name is None:
+        if not _recordable(mcp_name):
+            # As REST refuses such a name with a 400: answered, and nothing recorded.
+            return _text("", tool_call_id, "this run has no tool of that name")
         # Still asked of the gate, which denies it (`capability`) and records the attempt.
         frozen_name = mcp_name
     if not isinstance(arguments, dict):

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from django.apps import apps
 
-from governance.models import Approval, BudgetReservation
+from governance.models import Approval, BudgetReservation, ToolCall
 from governance.services.orgs import api_key_create
 from tests.conftest import run_body
 from tests.support.servers import WebServer
@@ -299,6 +299,9 @@ def test_mcp_tool_names_no_run_lists_are_tool_errors_never_a_500(
         (runner, "crm___xd800_"),
         (runner, "crm___x110000_"),
         (runner, "crm__" + "x" * 80),
+        # Names the ledger could not hold: a NUL, a lone surrogate (JSON escapes), too long.
+        (runner, "crm__lookup\\u0000"),
+        (runner, "z" * 300),
         ({"Authorization": f"Bearer {other['session_token']}"}, "crm__lookup"),
     ]
     for index, (headers, name) in enumerate(attempts):
@@ -315,6 +318,27 @@ def test_mcp_tool_names_no_run_lists_are_tool_errors_never_a_500(
         result = response.json()["result"]
         assert result["isError"] is True, (name, result)
     assert echo_server.calls() == []
+    # A lone surrogate is not JSON the SDK reads: a parse error, before any gate.
+    refused = send(
+        "POST",
+        url,
+        {**runner, **accept},
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+        '"params": {"name": "crm__\\ud800", "arguments": {}}}',
+    )
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == -32700
+    # A client's tool-call id the ledger could not hold is not used as the key: the allowed
+    # call runs under a fresh id, once.
+    response = send(
+        "POST",
+        url,
+        {**runner, **accept},
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "crm__lookup", '
+        '"arguments": {"id": "1"}, "_meta": {"fluidbox/toolCallId": "nul\\u0000id"}}}',
+    )
+    assert response.json()["result"]["isError"] is False, response.text[:300]
+    assert [call["tool"] for call in echo_server.calls()] == ["lookup"]
+    assert not ToolCall.objects.filter(tool_call_id__startswith="nul").exists()
     # The control: the listed name of an allowed tool reaches the upstream.
     response = send(
         "POST",
@@ -324,7 +348,7 @@ def test_mcp_tool_names_no_run_lists_are_tool_errors_never_a_500(
         '"params": {"name": "crm__lookup", "arguments": {"id": "1"}}}',
     )
     assert response.json()["result"]["isError"] is False, response.text[:300]
-    assert [call["tool"] for call in echo_server.calls()] == ["lookup"]
+    assert [call["tool"] for call in echo_server.calls()] == ["lookup", "lookup"]
 
 
 def wrong_type(value):
