@@ -208,15 +208,7 @@ def tool_from_row(row, run: Run) -> tuple[FrozenTool | None, BindingNow | None]:
 def binding_now(run: Run, connection_id: int) -> BindingNow:
     """The run's binding to `connection_id` and the connection, as they are now."""
     with statement_cursor() as cursor:
-        cursor.execute(
-            _binding_select(db.vendor),
-            [
-                run.org_id,
-                _bindings.prepared("run", run.pk),
-                _bindings.prepared("connection", connection_id),
-                KEYRING,
-            ],
-        )
+        cursor.execute(_binding_select(db.vendor), _binding_params(run, connection_id))
         return _state(cursor.fetchone(), run)
 
 
@@ -235,12 +227,7 @@ def claim_with_binding(call: ToolCall, run: Run, connection_id: int, *, running:
     claim = _claim_statement(db.vendor)
     claim_params = [running, _tool_calls.prepared("id", call.pk), idle]
     select = _binding_select(db.vendor)
-    select_params = [
-        run.org_id,
-        _bindings.prepared("run", run.pk),
-        _bindings.prepared("connection", connection_id),
-        KEYRING,
-    ]
+    select_params = _binding_params(run, connection_id)
     with statement_cursor() as cursor:
         if db.vendor == "postgresql":
             statement = _claim_with_binding_statement(db.vendor)
@@ -253,6 +240,16 @@ def claim_with_binding(call: ToolCall, run: Run, connection_id: int, *, running:
             return False, None
         cursor.execute(select, select_params)
         return True, _state(cursor.fetchone(), run)
+
+
+def _binding_params(run: Run, connection_id: int) -> list:
+    """`_binding_select`'s parameters."""
+    return [
+        run.org_id,
+        _bindings.prepared("run", run.pk),
+        _bindings.prepared("connection", connection_id),
+        KEYRING,
+    ]
 
 
 def insert_claimed_with_binding(call: ToolCall, run: Run, connection_id: int) -> BindingNow:
@@ -268,12 +265,7 @@ def insert_claimed_with_binding(call: ToolCall, run: Run, connection_id: int) ->
     fail on the unique index (IntegrityError, as before), and that request claims nothing.
     SQLite, which has no data-modifying CTEs, runs the two statements one after the other.
     """
-    select_params = [
-        run.org_id,
-        _bindings.prepared("run", run.pk),
-        _bindings.prepared("connection", connection_id),
-        KEYRING,
-    ]
+    select_params = _binding_params(run, connection_id)
     with statement_cursor() as cursor:
         if db.vendor != "postgresql":
             _tool_calls.insert(cursor, [call])
