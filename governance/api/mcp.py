@@ -23,9 +23,8 @@ from governance.mcp_server.server import (
     RUN_ENVIRON_KEY,
     TOOLS_ENVIRON_KEY,
     PrefetchedTool,
-    called_tool,
     in_database_thread,
-    progress_requested,
+    posted_message,
 )
 from governance.models import Run
 from governance.run_sessions import run_and_tool_for_session_token
@@ -43,9 +42,10 @@ class McpRunAuthentication(BearerAuthentication):
 
     def run_for_token(self, digest: str, request) -> Run | None:
         try:
-            mcp_name = called_tool(request._request.body) if request.method == "POST" else None
+            posted = posted_message(request._request) if request.method == "POST" else None
         except RequestDataTooBig:  # refused with its own answer when the view reads it
-            mcp_name = None
+            posted = None
+        mcp_name = posted.called_tool if posted is not None else None
         guess = readable_guess(mcp_name) if mcp_name is not None else None
         if guess is None:
             return super().run_for_token(digest, request)
@@ -99,7 +99,7 @@ class McpEndpointApi(APIView):
         environ[RUN_ENVIRON_KEY] = run
         environ[TOOLS_ENVIRON_KEY] = named_tools(run)  # read once per run and process
         if request.method == "POST":
-            environ[PROGRESS_ENVIRON_KEY] = progress_requested(request._request.body)
+            environ[PROGRESS_ENVIRON_KEY] = posted_message(request._request).progress_requested
         # The token check opened a database connection; a call that waits for a human must
         # not hold it (the worker threads open their own when they need one).
         connection.close()

@@ -49,6 +49,7 @@ TOOLS_ENVIRON_KEY = "fluidbox.mcp_tools"
 PROGRESS_ENVIRON_KEY = "fluidbox.mcp_progress"
 # A `tools/call`'s tool as the token check read it with the run (`PrefetchedTool`).
 PREFETCHED_ENVIRON_KEY = "fluidbox.mcp_prefetched_tool"
+POSTED_ENVIRON_KEY = "fluidbox.mcp_posted_message"
 # A request body larger than this is refused before it is parsed (arguments ≤ 256 KiB).
 MAX_BODY_BYTES = 2 * MAX_ARGUMENT_BYTES
 _QUICK_THREADS = 40
@@ -100,32 +101,39 @@ class PrefetchedTool:
     binding: BindingNow | None
 
 
-def called_tool(body: bytes) -> str | None:
-    """The tool name of a POST that is one JSON-RPC `tools/call` request, else None."""
+@dataclass(frozen=True)
+class PostedMessage:
+    """What the endpoint needs to know of a POST's JSON-RPC body before the SDK reads it,
+    from one parse: the tool a `tools/call` names (None otherwise), and whether the request
+    carries a progress token (`params._meta`) — only such a request can be sent
+    notifications while it runs, so only its answer needs an event stream. In doubt (a
+    batch, a body that is not JSON): no tool, and a stream."""
+
+    called_tool: str | None
+    progress_requested: bool
+
+
+def posted_message(request) -> PostedMessage:
+    """`PostedMessage` of a Django request's body, parsed once per request."""
+    known = request.META.get(POSTED_ENVIRON_KEY)
+    if known is None:
+        known = request.META[POSTED_ENVIRON_KEY] = _read_posted(request.body)
+    return known
+
+
+def _read_posted(body: bytes) -> PostedMessage:
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
-        return None
-    if not isinstance(message, dict) or message.get("method") != "tools/call":
-        return None
-    params = message.get("params")
-    name = params.get("name") if isinstance(params, dict) else None
-    return name if isinstance(name, str) else None
-
-
-def progress_requested(body: bytes) -> bool:
-    """Whether a POST's JSON-RPC request carries a progress token (`params._meta`): only
-    such a request can be sent notifications while it runs, so only its answer needs an
-    event stream. True when in doubt (a batch, a body that is not JSON)."""
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
-        return True
+        return PostedMessage(None, True)
     if not isinstance(message, dict):
-        return True
+        return PostedMessage(None, True)
     params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and meta.get("progressToken") is not None
+    params = params if isinstance(params, dict) else {}
+    meta = params.get("_meta")
+    progress = isinstance(meta, dict) and meta.get("progressToken") is not None
+    name = params.get("name") if message.get("method") == "tools/call" else None
+    return PostedMessage(name if isinstance(name, str) else None, progress)
 
 
 def _with_connection_cleanup(job: Callable[[], Any]) -> Callable[[], Any]:
