@@ -20,6 +20,7 @@ to ALWAYS: a human approved that exact call. It never lifts a NEVER or an error.
 
 import bisect
 import itertools
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,9 +44,13 @@ _RANK = {Verdict.ALWAYS: 0, Verdict.ASK: 1, Verdict.NEVER: 2}
 # every other script): each process remembers the first match of short keys. A compiled
 # policy never changes, so (policy, key) always has the same answer. Bounded by emptying
 # it when full; a key longer than _MEMO_KEY_CHARS is not remembered.
+# Both memories name a policy by a weak reference: a draft compiled for one replay, test
+# run, lint or dry run (up to 10,000 rules, tens of MiB) must die with its request, not
+# stay pinned by thousands of entries. A dead reference equals no other, so an entry of a
+# dead policy is never served to a new one that happens to reuse its address.
 _MEMO_SIZE = 8192
 _MEMO_KEY_CHARS = 256
-_first_matches: dict[tuple["CompiledPolicy", str], int | None] = {}
+_first_matches: dict[tuple[weakref.ref, str], int | None] = {}
 
 # A whole command text evaluated under one compiled policy, as a tool reads it: agents
 # send the same `git status` again and again. Evaluations are immutable (frozen
@@ -154,6 +159,7 @@ class CompiledPolicy:
     """Rules compiled once; `evaluate` and `evaluate_key` never re-parse a pattern."""
 
     def __init__(self, rules: Sequence[Rule], document: PolicyDocument | None = None):
+        self._ref = weakref.ref(self)  # what the per-process memories know this policy by
         self.rules = tuple(rules)
         self.document = document
         self._globs = [CompiledGlob(rule.pattern) for rule in self.rules]
@@ -180,7 +186,7 @@ class CompiledPolicy:
         """Index of the first rule whose pattern matches `key`; raises GlobError."""
         if len(key) > _MEMO_KEY_CHARS:
             return self._first_match(key)
-        memo = (self, key)
+        memo = (self._ref, key)
         try:
             return _first_matches[memo]
         except KeyError:
@@ -222,7 +228,7 @@ class CompiledPolicy:
         if match_argument is not None and match_argument.kind == "shell":
             script = arguments.get(match_argument.name) if isinstance(arguments, Mapping) else None
             if type(script) is str and len(script) <= _REMEMBERED_CHARS:
-                key = (self, tool, match_argument, script)
+                key = (self._ref, tool, match_argument, script)
                 evaluation = _shell_evaluations.get(key)
                 if evaluation is None:
                     evaluation, settled = self._evaluate(tool, arguments, match_argument)

@@ -1,0 +1,227 @@
+"""The per-process memories of the fast paths, attacked: remembered shell evaluations,
+first matches, the redactor's clean strings and the approval wake-ups.
+
+Each test makes the attempt from the side of someone holding one credential (a run token,
+an operator key, a second organization's key) and then asserts that nothing was served
+across the line the memory must not cross, or that nothing leaked."""
+
+import gc
+import threading
+import uuid
+
+import pytest
+
+from governance.models import ToolCall
+from governance.policy import MatchArgument, Verdict, compile_policy
+from governance.policy import compiled as compiled_module
+from governance.policy.compiled import CompiledPolicy
+from governance.services.policies import policy_save
+from ledger.models import Event
+from tests.conftest import TEST_POLICY, Api, run_body
+
+SHELL = MatchArgument("command", "shell")
+
+
+def gate(runner: Api, run_id: str, command: str, call_id: str | None = None) -> dict:
+    response = runner.post(
+        f"/v1/runs/{run_id}/permission",
+        {
+            "session_id": "s-1",
+            "tool_call_id": call_id or uuid.uuid4().hex,
+            "tool": "run_command",
+            "arguments": {"command": command},
+        },
+    )
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def new_run(operator: Api) -> tuple[str, Api]:
+    response = operator.post("/v1/runs", run_body())
+    assert response.status_code == 201, response.content
+    return response.json()["id"], Api(response.json()["session_token"])
+
+
+def live_policies_naming(text: str) -> list[CompiledPolicy]:
+    gc.collect()
+    return [
+        obj
+        for obj in gc.get_objects()
+        if type(obj) is CompiledPolicy and any(text in rule.pattern for rule in obj.rules)
+    ]
+
+
+# --- remembered shell evaluations and first matches: what they are keyed by -------------
+
+
+@pytest.mark.django_db
+def test_an_evaluation_remembered_for_one_org_is_not_served_to_another(
+    org, other_org, operator, other_operator
+):
+    policy_save(
+        org=org,
+        text=TEST_POLICY.replace(
+            "rules:\n", "rules:\n  - pattern: 'run_command:deploy *'\n    action: ALWAYS\n"
+        ),
+        author=None,
+    )
+    command = "deploy --to prod"
+    run_id, runner = new_run(operator)
+    assert gate(runner, run_id, command)["decision"] == "allow"
+
+    # The same tool, the same command text, in the same process: the other org's policy has
+    # no rule for it, so a supervised run is asked about it.
+    other_run, other_runner = new_run(other_operator)
+    answer = gate(other_runner, other_run, command)
+    assert answer["decision"] == "pending"
+    call = ToolCall.objects.get(run_id=other_run)
+    assert call.decision == "pending"
+    decided = Event.objects.get(run_id=other_run, type="approval.requested").data
+    assert decided.get("rule") is None
+
+
+@pytest.mark.django_db
+def test_a_new_policy_version_is_not_answered_from_the_previous_versions_memory(org, operator):
+    allowing = TEST_POLICY.replace(
+        "rules:\n", "rules:\n  - pattern: 'run_command:deploy *'\n    action: ALWAYS\n"
+    )
+    policy_save(org=org, text=allowing, author=None)
+    old_run, old_runner = new_run(operator)
+    assert gate(old_runner, old_run, "deploy --to prod")["decision"] == "allow"
+
+    denying = allowing.replace(
+        "rules:\n", "rules:\n  - pattern: 'run_command:deploy --to prod'\n    action: NEVER\n"
+    )
+    policy_save(org=org, text=denying, author=None)
+    new_run_id, new_runner = new_run(operator)
+    assert gate(new_runner, new_run_id, "deploy --to prod")["decision"] == "deny"
+    # Re-published with the same rules and one more test: still the denying rules.
+    policy_save(
+        org=org,
+        text=denying + "  - call: 'run_command:deploy --to prod'\n    expect: NEVER\n",
+        author=None,
+    )
+    third_id, third_runner = new_run(operator)
+    assert gate(third_runner, third_id, "deploy --to prod")["decision"] == "deny"
+    # A run keeps the version it froze (SPEC): the first run is still allowed.
+    assert gate(old_runner, old_run, "deploy --to prod")["decision"] == "allow"
+
+
+def test_the_working_directory_dialect_and_write_tool_are_part_of_what_is_remembered():
+    policy = compile_policy(
+        [
+            {"pattern": "run_command:echo *", "action": "ALWAYS"},
+            {"pattern": "write_file:/workspace/*", "action": "ALWAYS"},
+            {"pattern": "write_file:*", "action": "NEVER"},
+            {"pattern": "put_file:*", "action": "ALWAYS"},
+        ]
+    )
+    script = {"command": "echo hi > out.txt"}
+    in_workspace = MatchArgument("command", "shell", cwd="/workspace")
+    assert policy.evaluate("run_command", script, in_workspace).verdict is Verdict.ALWAYS
+    # Same policy, tool and script: another working directory writes elsewhere.
+    in_etc = MatchArgument("command", "shell", cwd="/etc")
+    evaluation = policy.evaluate("run_command", script, in_etc)
+    assert evaluation.verdict is Verdict.NEVER
+    assert evaluation.segments[0].subject == "write_file:/etc/out.txt"
+    assert policy.evaluate("run_command", script, SHELL).verdict is Verdict.NEVER
+    # A bundle whose tool of the same name writes through another tool name.
+    put = MatchArgument("command", "shell", write_tool="put_file")
+    assert policy.evaluate("run_command", script, put).verdict is Verdict.ALWAYS
+    assert policy.evaluate("run_command", script, in_etc).verdict is Verdict.NEVER
+    # Another tool name with the same script is matched as that tool.
+    assert policy.evaluate("shell", script, in_workspace).verdict is Verdict.ASK
+
+
+def test_a_policy_made_at_a_dead_policys_address_gets_its_own_answers():
+    # The memories name a policy by identity; CPython reuses a freed object's address at
+    # once. Policies built and dropped in turn, answering the same keys differently, must
+    # each get their own answers.
+    for round_ in range(300):
+        allow = round_ % 2 == 0
+        policy = compile_policy(
+            [{"pattern": "run_command:deploy *", "action": "ALWAYS" if allow else "NEVER"}]
+        )
+        expected = Verdict.ALWAYS if allow else Verdict.NEVER
+        assert policy.evaluate("run_command", {"command": "deploy x"}, SHELL).verdict is expected
+        assert policy.evaluate_key("run_command:deploy y").verdict is expected
+        assert (policy.first_match("run_command:deploy z") is None) is False
+        del policy
+
+
+@pytest.mark.django_db
+def test_drafts_sent_to_replay_and_failing_saves_are_not_kept_alive_by_the_memories(
+    org, operator, make_run
+):
+    # An operator key may replay drafts (1 MB, up to 10,000 rules) as often as it likes;
+    # each draft is compiled for that request. The evaluation and first-match memories
+    # must not keep any of them alive after their request (a 10,000-rule draft is tens of
+    # MiB: 8,192 remembered first matches could pin 8,192 of them).
+    run_id, runner = make_run()
+    gate(runner, run_id, "ls -la")
+    gate(runner, run_id, "git status && ls")
+    canaries = [f"pinned-{uuid.uuid4().hex[:12]}" for _ in range(3)]
+    for canary in canaries:
+        draft = TEST_POLICY.replace(
+            "rules:\n", f"rules:\n  - pattern: 'run_command:{canary} *'\n    action: NEVER\n"
+        )
+        replayed = operator.post("/v1/policies/default/replay", {"draft": draft})
+        assert replayed.status_code == 200, replayed.content
+        assert replayed.json()["examined"] == 2
+        # A save whose tests fail is refused, after its draft was compiled and tested.
+        failing = draft + "  - call: 'run_command:ls -la'\n    expect: NEVER\n"
+        refused = operator.client.put("/v1/policies/default", {"yaml": failing}, format="json")
+        assert refused.status_code == 400, refused.content
+    for canary in canaries:
+        assert live_policies_naming(canary) == []
+
+
+def test_the_memories_stay_bounded_under_many_distinct_commands():
+    compiled_module.forget_evaluations()
+    policy = compile_policy(
+        [
+            {"pattern": "run_command:git *", "action": "ALWAYS"},
+            {"pattern": "run_command:rm *", "action": "NEVER"},
+        ]
+    )
+    for i in range(6000):
+        command = f"git log -n {i} && ls dir{i} | grep x{i}"
+        evaluation = policy.evaluate("run_command", {"command": command}, SHELL)
+        assert evaluation.verdict is Verdict.ASK
+    assert len(compiled_module._shell_evaluations._items) <= compiled_module._REMEMBERED
+    assert len(compiled_module._first_matches) <= compiled_module._MEMO_SIZE
+
+
+def test_threads_sharing_the_memories_each_get_their_own_commands_evaluation():
+    compiled_module.forget_evaluations()
+    allowing = compile_policy([{"pattern": "run_command:ok-*", "action": "ALWAYS"}])
+    denying = compile_policy(
+        [
+            {"pattern": "run_command:ok-*", "action": "NEVER"},
+            {"pattern": "run_command:bad-*", "action": "ALWAYS"},
+        ]
+    )
+    wrong: list[str] = []
+    start = threading.Barrier(8)
+
+    def work(worker: int) -> None:
+        start.wait()
+        # 700 distinct commands per policy and worker: more than the LRU holds, so entries
+        # are evicted and re-added while other threads read them.
+        for i in range(700):
+            name = f"ok-{(i * 7 + worker) % 700}" if i % 2 else f"bad-{i}"
+            for policy, verdict in (
+                (allowing, Verdict.ALWAYS if name.startswith("ok") else Verdict.ASK),
+                (denying, Verdict.NEVER if name.startswith("ok") else Verdict.ALWAYS),
+            ):
+                evaluation = policy.evaluate("run_command", {"command": name}, SHELL)
+                subjects = {segment.subject for segment in evaluation.segments}
+                if evaluation.verdict is not verdict or subjects != {f"run_command:{name}"}:
+                    wrong.append(f"{name}: {evaluation}")
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
