@@ -115,13 +115,16 @@ def _looks_secret(key: str) -> bool:
 _is_secret_short_key = functools.lru_cache(maxsize=4096)(_looks_secret)
 
 
-def _mask_inline(match: re.Match) -> str:
+def _is_inline_secret(match: re.Match) -> bool:
     key = match.groupdict().get("key")
-    if key is not None and (
+    # Not an identifier, nor a header the first pattern already masked.
+    return key is None or not (
         key in _ALLOWED_KEYS or key.lower().endswith(("authorization", "authorisation"))
-    ):
-        return match.group(0)  # an identifier, or a header the first pattern already masked
-    return match.group(1) + MASK
+    )
+
+
+def _mask_inline(match: re.Match) -> str:
+    return match.group(1) + MASK if _is_inline_secret(match) else match.group(0)
 
 
 # The same short strings come back in event after event (a verdict, `run_command:git
@@ -169,7 +172,10 @@ class ArgumentSecrets:
     `Authorization`, nested too), in every form text derived from the arguments may carry
     it: the `"key":value` fragment of the canonical JSON (the match subject of a tool
     without a match argument, the call key), the bare value raw and JSON-escaped, and each
-    of those glob-escaped as an exact policy rule writes them."""
+    of those glob-escaped as an exact policy rule writes them. Also every value written
+    inline in one of the arguments' strings (`Authorization: Bearer T`, `--password P`):
+    the same value elsewhere in the command (`… && echo T`, a segment of its own that
+    holds no secret word) is the same secret."""
 
     __slots__ = ("_replacements",)
 
@@ -186,6 +192,8 @@ class ArgumentSecrets:
                         pending.append(item)
             elif isinstance(value, list | tuple):
                 pending.extend(value)
+            elif isinstance(value, str) and _has_secret_word(value):
+                self._collect_inline(value, replacements)
         # Longest first, so a fragment is replaced whole before a value inside it.
         self._replacements = tuple(
             sorted(replacements.items(), key=lambda pair: len(pair[0]), reverse=True)
@@ -219,6 +227,16 @@ class ArgumentSecrets:
                 if len(text) >= _MIN_BARE_SECRET:
                     into.setdefault(text, MASK)
                     into.setdefault(_glob_escaped(text), MASK)
+
+    @staticmethod
+    def _collect_inline(text: str, into: dict[str, str]) -> None:
+        for pattern in _INLINE_SECRETS:
+            for match in pattern.finditer(text):
+                value = match.group(match.re.groups)
+                if len(value) >= _MIN_BARE_SECRET and _is_inline_secret(match):
+                    into.setdefault(value, MASK)
+                    into.setdefault(canonical_json(value)[1:-1], MASK)
+                    into.setdefault(_glob_escaped(value), MASK)
 
     def __bool__(self) -> bool:
         return bool(self._replacements)

@@ -225,3 +225,77 @@ def test_threads_sharing_the_memories_each_get_their_own_commands_evaluation():
     for thread in threads:
         thread.join()
     assert wrong == []
+
+
+# --- the redactor's memory of clean strings -------------------------------------------
+
+
+def records_after(run_id: str, seq: int, call_ids: list[str]) -> str:
+    """Every ledger event of the run after `seq`, and the stored decision of the calls
+    (their arguments and call key excepted: SPEC §4 keeps the call exactly as made)."""
+    events = Event.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")
+    calls = ToolCall.objects.filter(run_id=run_id, tool_call_id__in=call_ids).values(
+        "reason", "rule", "original_verdict", "tool_error", "broker_error"
+    )
+    return repr([event.data for event in events]) + repr(list(calls))
+
+
+def last_seq(run_id: str) -> int:
+    return Event.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", flat=True)[0]
+
+
+@pytest.mark.django_db
+def test_a_credential_planted_after_its_text_was_recorded_clean_is_masked_from_then_on(
+    broker_org, operator, echo_server, make_run
+):
+    from tests.governance.broker.support import connect
+
+    run_id, runner = make_run()
+    first = f"cnry{uuid.uuid4().hex[:16]}"
+    command = f"deploy --to {first}"
+    gate(runner, run_id, command, "c-1")
+    # Nothing said it was secret yet: the text was recorded, and remembered as clean.
+    assert first in repr(list(Event.objects.filter(run_id=run_id).values_list("data")))
+    mark = last_seq(run_id)
+
+    connection_id = connect(operator, echo_server, credential=first)  # the vault handles it
+    answer = gate(runner, run_id, command, "c-2")
+    assert answer["decision"] == "pending"
+    assert first not in repr(answer)
+    assert first not in records_after(run_id, mark, ["c-2"])
+    assert "[redacted]" in records_after(run_id, mark, ["c-2"])
+
+    # The credential rotated: the new value too, once the vault has handled it.
+    second = f"cnry{uuid.uuid4().hex[:16]}"
+    gate(runner, run_id, f"deploy --to {second}", "c-3")
+    mark = last_seq(run_id)
+    rotated = operator.post(
+        f"/v1/connections/{connection_id}/reconnect",
+        {"credential": {"header": "Authorization", "value": second}},
+    )
+    assert rotated.status_code == 200, rotated.content
+    operator.post(f"/v1/connections/{connection_id}/tools/refresh")
+    answer = gate(runner, run_id, f"deploy --to {second}", "c-4")
+    assert second not in repr(answer)
+    assert second not in records_after(run_id, mark, ["c-4"])
+
+
+@pytest.mark.django_db
+def test_an_inline_secret_repeated_in_another_segment_of_the_command_is_masked_there_too(
+    make_run,
+):
+    # `curl -H 'Authorization: Bearer T' … && echo T`: the header is masked by the inline
+    # patterns; the second segment, `run_command:echo T`, holds no secret word at all (and
+    # is remembered as clean), yet it carries the same value.
+    run_id, runner = make_run()
+    token = f"tok{uuid.uuid4().hex[:20]}"
+    password = f"pw{uuid.uuid4().hex[:20]}"
+    command = (
+        f"curl -H 'Authorization: Bearer {token}' https://api.example.com && echo {token}"
+        f" && mysql --password {password} -e 'select 1' ; printf '%s' {password}"
+    )
+    answer = gate(runner, run_id, command, "c-1")
+    stored = records_after(run_id, 0, ["c-1"])
+    assert "[redacted]" in stored
+    assert token not in stored and password not in stored
+    assert token not in repr(answer) and password not in repr(answer)
