@@ -299,3 +299,104 @@ def test_an_inline_secret_repeated_in_another_segment_of_the_command_is_masked_t
     assert "[redacted]" in stored
     assert token not in stored and password not in stored
     assert token not in repr(answer) and password not in repr(answer)
+
+
+# --- approval wake-ups: one re-read per process for every parked call -----------------
+
+
+@pytest.fixture
+def gunicorn_server(transactional_db, tmp_path):
+    from tests.support.servers import WebServer
+
+    with WebServer(tmp_path, workers=2, threads=16) as server:
+        yield server
+
+
+def park(server, run_id: str, token: str, call_id: str, answers: dict) -> threading.Thread:
+    """Send a call that needs an approval, waiting up to 30 s for it to be decided."""
+    import httpx
+
+    def send() -> None:
+        answers[call_id] = httpx.post(
+            f"{server.url}/v1/runs/{run_id}/permission",
+            json={
+                "session_id": "s-1",
+                "tool_call_id": call_id,
+                "tool": "send_email",
+                "arguments": {"to": f"{call_id}@example.com"},
+                "wait_seconds": 30,
+            },
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=120,
+        )
+
+    thread = threading.Thread(target=send)
+    thread.start()
+    return thread
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_decision_on_one_parked_call_releases_no_other_runs_or_orgs_call(
+    gunicorn_server, org, other_org, approver
+):
+    import httpx
+
+    from governance.models import Approval, Role
+    from governance.services.orgs import api_key_create, user_create
+    from tests.support.waiting import wait_until
+
+    operator = Api(api_key_create(org=org, name="ci").plaintext)
+    other_operator = Api(api_key_create(org=other_org, name="ci").plaintext)
+    runs = {}
+    for call_id, who in (("a", operator), ("b", operator), ("c", other_operator)):
+        response = who.post("/v1/runs", run_body())
+        assert response.status_code == 201, response.content
+        runs[call_id] = (response.json()["id"], response.json()["session_token"])
+    keys = {
+        "a": api_key_create(org=org, user=approver, name="alice").plaintext,
+        "c": api_key_create(
+            org=other_org,
+            user=user_create(username="gus", org=other_org, role=Role.APPROVER, password="pw-g-1"),
+            name="gus",
+        ).plaintext,
+    }
+    keys["b"] = keys["a"]
+    answers: dict = {}
+    threads = {call_id: park(gunicorn_server, *runs[call_id], call_id, answers) for call_id in runs}
+    wait_until(lambda: Approval.objects.filter(status="pending").count() == 3, "three parked calls")
+    approval = {call_id: Approval.objects.get(run_id=runs[call_id][0]).pk for call_id in runs}
+
+    def decide(call_id: str, decision: str) -> None:
+        response = httpx.post(
+            f"{gunicorn_server.url}/v1/approvals/{approval[call_id]}/decision",
+            json={"decision": decision},
+            headers={"Authorization": f"Bearer {keys[call_id]}"},
+            timeout=60,
+        )
+        assert response.status_code == 200, response.content
+
+    decide("a", "deny")
+    threads["a"].join()
+    assert answers["a"].json()["decision"] == "deny"
+    # The wake-up for a's approval re-read b's and c's too: both are still parked.
+    assert threads["b"].is_alive() and threads["c"].is_alive()
+
+    decide("b", "approve")
+    threads["b"].join()
+    assert answers["b"].json()["decision"] == "allow"
+    assert threads["c"].is_alive()
+
+    decide("c", "deny")
+    threads["c"].join()
+    assert answers["c"].json()["decision"] == "deny"
+    decisions = {
+        call.tool_call_id: call.decision for call in ToolCall.objects.filter(tool="send_email")
+    }
+    assert decisions == {"a": "deny", "b": "allow", "c": "deny"}
+    for call_id, (run_id, _) in runs.items():
+        decided = Event.objects.filter(run_id=run_id, type="approval.decided")
+        assert decided.count() == 1
+        data = decided.get().data
+        assert data["outcome"] == ("approved" if call_id == "b" else "denied")
+        assert data["decided_by"] == ("gus" if call_id == "c" else "alice")
