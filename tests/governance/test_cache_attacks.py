@@ -107,6 +107,47 @@ def test_a_new_policy_version_is_not_answered_from_the_previous_versions_memory(
     assert gate(old_runner, old_run, "deploy --to prod")["decision"] == "allow"
 
 
+@pytest.mark.django_db
+def test_an_allowed_command_remembered_for_a_trusted_run_is_no_pass_for_a_read_only_run(
+    org, operator
+):
+    # The evaluation is remembered per policy and command; the trust tier, the autonomy and
+    # the schema are stages of their own, decided for each run.
+    trusted, trusted_runner = new_run(operator)
+    assert gate(trusted_runner, trusted, "ls -la")["decision"] == "allow"
+
+    response = operator.post("/v1/runs", run_body(trust_tier="read_only"))
+    assert response.status_code == 201, response.content
+    read_only, read_only_runner = response.json()["id"], Api(response.json()["session_token"])
+    answer = gate(read_only_runner, read_only, "ls -la")
+    assert (answer["decision"], answer["source"]) == ("deny", "trust_tier")
+
+    # An ASK remembered for a supervised run (asked about) is the autonomous run's fallback.
+    assert gate(trusted_runner, trusted, "make build")["decision"] == "pending"
+    response = operator.post("/v1/runs", run_body(autonomy="autonomous"))
+    autonomous, autonomous_runner = response.json()["id"], Api(response.json()["session_token"])
+    answer = gate(autonomous_runner, autonomous, "make build")
+    assert answer["decision"] == "deny"
+    assert not ToolCall.objects.filter(run_id=autonomous, decision="pending").exists()
+
+
+def test_an_evaluation_that_failed_unforeseen_is_not_remembered(monkeypatch):
+    compiled_module.forget_evaluations()
+    policy = compile_policy([{"pattern": "run_command:git status", "action": "ALWAYS"}])
+    script = {"command": "git status"}
+    real_read_call = compiled_module.read_call
+
+    def failing_once(*args):
+        monkeypatch.setattr(compiled_module, "read_call", real_read_call)
+        raise MemoryError("a transient failure")
+
+    monkeypatch.setattr(compiled_module, "read_call", failing_once)
+    failed = policy.evaluate("run_command", script, SHELL)
+    assert failed.verdict is Verdict.ASK and "transient" in failed.error
+    # Fail closed that once; the next attempt is evaluated afresh, not served the failure.
+    assert policy.evaluate("run_command", script, SHELL).verdict is Verdict.ALWAYS
+
+
 def test_the_working_directory_dialect_and_write_tool_are_part_of_what_is_remembered():
     policy = compile_policy(
         [
