@@ -148,9 +148,10 @@ def _tool_warnings(
         tool = prefix.split(":", 1)[0]
         matching = [tool] if tool in known_tools and _satisfiable(atoms) else []
     else:
-        atom_key = tuple(atoms)
         matching = [
-            tool for tool in known_tools if tool.startswith(prefix) and _admits_tool(atom_key, tool)
+            tool
+            for tool in known_tools
+            if tool.startswith(prefix) and _admits_tool(rule.pattern, tool)
         ]
     if not matching:
         return [
@@ -257,9 +258,13 @@ def _atom_regex(regex: str) -> re.Pattern:
     return re.compile(regex, re.DOTALL)
 
 
-@lru_cache(maxsize=65536)
-def _admits_tool(atoms: tuple[Atom | None, ...], tool: str) -> bool:
+# Keyed by the pattern's text (at most MAX_PATTERN_BYTES), not by its atoms (an object per
+# character, ~19 KiB for a long pattern), and 8,192 at most: a draft is linted on every
+# request of the policy editor, and 65,536 remembered atom tuples held a process's ~1.2 GiB.
+@lru_cache(maxsize=8192)
+def _admits_tool(pattern: str, tool: str) -> bool:
     """Does some key `tool:...` match? An NFA walk over `tool:`, then a satisfiability check."""
+    atoms = parse_atoms(pattern)
 
     def closure(states: set[int]) -> set[int]:
         out = set(states)

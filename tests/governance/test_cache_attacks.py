@@ -217,6 +217,33 @@ def test_drafts_sent_to_replay_and_failing_saves_are_not_kept_alive_by_the_memor
         assert live_policies_naming(canary) == []
 
 
+@pytest.mark.django_db
+def test_drafts_linted_on_save_leave_none_of_their_patterns_atoms_behind(org, operator):
+    # Every save (and every request of the policy editor) lints the draft. A rule without a
+    # tool prefix is checked against each known tool and the answer remembered, 65,536 of
+    # them: keyed by the pattern's atoms (an object per character, ~26 KiB for a pattern of
+    # 900), those held ~1.6 GiB once full. Nothing of a linted draft's atoms may stay.
+    from governance.policy.globs import Atom
+
+    def live_atoms() -> int:
+        gc.collect()
+        return sum(1 for obj in gc.get_objects() if type(obj) is Atom)
+
+    header = "name: default\nautonomous_fallback: deny\nrules:\n"
+    before = live_atoms()
+    for _ in range(3):
+        tag = uuid.uuid4().hex[:8]
+        rules = "".join(
+            f"  - {{pattern: 'r*{tag}{i}{'ab' * 450}', action: ALWAYS}}\n" for i in range(100)
+        )
+        saved = operator.client.put("/v1/policies/default", {"yaml": header + rules}, format="json")
+        assert saved.status_code == 201, saved.content[:300]
+        # The rules were checked against the tools (`run_command`, `read_file` begin with r).
+        assert not any(w["code"] == "unknown-tool" for w in saved.json()["lint"])
+    # 300 patterns of 900 characters: 270,000 atoms when they were remembered.
+    assert live_atoms() - before < 1000
+
+
 def test_the_memories_stay_bounded_under_many_distinct_commands():
     compiled_module.forget_evaluations()
     policy = compile_policy(
