@@ -167,6 +167,11 @@ def _glob_escaped(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
+# A longer argument is no match subject (the engine refuses one over 64 KiB), so the
+# records carry it only truncated, masked inline on its own; not scanned twice per call.
+_INLINE_SCAN_CHARS = 64 * 1024
+
+
 class ArgumentSecrets:
     """What of one call's arguments sits under a secret-looking key (`api_key`, `password`,
     `Authorization`, nested too), in every form text derived from the arguments may carry
@@ -192,7 +197,11 @@ class ArgumentSecrets:
                         pending.append(item)
             elif isinstance(value, list | tuple):
                 pending.extend(value)
-            elif isinstance(value, str) and _has_secret_word(value):
+            elif (
+                isinstance(value, str)
+                and len(value) <= _INLINE_SCAN_CHARS
+                and _has_secret_word(value)
+            ):
                 self._collect_inline(value, replacements)
         # Longest first, so a fragment is replaced whole before a value inside it.
         self._replacements = tuple(
