@@ -25,10 +25,11 @@ from django.test import Client
 
 from governance.authentication import Actor, ActorKind
 from governance.egress import EgressRefused, EgressRules, GuardedTransport, parse_entry
-from governance.models import Connection, Membership, Role, ToolCall
+from governance.models import Connection, Membership, Role, Run, ToolCall
 from governance.services.connections import connection_reconnect, connection_revoke
 from governance.services.orgs import api_key_create, user_create
 from governance.services.policies import policy_save
+from governance.services.runs import run_finish
 from ledger.models import Event
 from ledger.services import chain_verify
 from tests.conftest import Api, run_body
@@ -310,14 +311,16 @@ def _after_the_token_check(monkeypatch, change) -> list:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("change", ["revoke", "reconnect", "owner_leaves"])
+@pytest.mark.parametrize("change", ["revoke", "reconnect", "owner_leaves", "run_finished"])
 def test_a_binding_that_changes_after_the_token_check_read_it_is_refused(
     broker_org, org, operator, echo_server, monkeypatch, change
 ):
     """The token check reads the binding with the run; the gate decides on that read. A
-    revocation, a re-authorization or the personal owner's deactivation committed right
-    after it must still stop the call before the credential is used: the gate allows (on
-    the stale read), and the statement that records the call re-reads the binding."""
+    revocation, a re-authorization, the personal owner's deactivation or the run's finish
+    committed right after it must still stop the call before the credential is used: the
+    gate allows (on the stale read), and the statement that records the call re-reads the
+    binding and the run's status. (A finished run's call used to run: the re-read did not
+    look at the run.)"""
     owner = user_create(username="mallory", org=org, role=Role.MEMBER, password="pw-mal-123")
     owner_key = Api(api_key_create(org=org, user=owner, name="mallory").plaintext)
     personal = change == "owner_leaves"
@@ -338,8 +341,10 @@ def test_a_binding_that_changes_after_the_token_check_read_it_is_refused(
         elif change == "reconnect":
             credential = {"header": "Authorization", "value": "Bearer crm-secret-2"}
             connection_reconnect(connection=connection, actor=actor, credential=credential)
-        else:
+        elif change == "owner_leaves":
             Membership.objects.filter(user=owner).update(is_active=False)
+        else:  # the operator stops the run: "token stops working" (SPEC)
+            run_finish(run=Run.objects.get(pk=created["id"]), actor_label="operator key ci")
 
     changed = _after_the_token_check(monkeypatch, apply)
     status, answer = call_tool(created["session_token"], "crm__update", {"id": "1"})
