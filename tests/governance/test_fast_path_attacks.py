@@ -368,7 +368,8 @@ def test_a_binding_that_changes_after_the_token_check_read_it_is_refused(
 def live(transactional_db, tmp_path):
     from tests.support.servers import WebServer
 
-    with WebServer(tmp_path, workers=2, threads=16) as server:
+    # An ASK is answered at once (pending), not waited on: the tests decide it themselves.
+    with WebServer(tmp_path, workers=2, threads=16, FLUIDBOX_MCP_APPROVAL_WAIT="0") as server:
         yield server
 
 
@@ -420,6 +421,41 @@ def test_concurrent_duplicates_of_one_call_run_the_upstream_once(live, crm_run, 
     assert (recorded.tool_call_id, recorded.broker_status) == ("dup-1", "succeeded")
     assert Event.objects.filter(run_id=crm_run["id"], type="tool.brokered").count() == 1
     assert chain_verify(crm_run["id"]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_an_approved_call_retried_eight_times_at_once_runs_once(
+    live, broker_org, operator, approver, mcp_server_factory
+):
+    """An ASK approved by a human: every retry with its tool-call id gets the recorded
+    allow without a new decision, so only the broker's claim keeps it at once. Eight
+    retries at once through two web processes: the upstream runs it once."""
+    server = mcp_server_factory(tools=[dict(tool) for tool in ECHO_TOOLS])
+    connect(operator, server, slug="mine")  # the policy ASKs for `mine.*`
+    created = operator.post("/v1/runs", run_body(bundles=[], connections=["mine"])).json()
+    run_id, token = created["id"], created["session_token"]
+    arguments = {"id": "1", "value": "x"}
+    body = call_body("mine__update", arguments, era="legacy", call_id="ask-1")
+    asked = _post_live(live.url, token, body)
+    assert "awaits a human's approval" in result_text(asked), asked
+    approval = ToolCall.objects.get(run_id=run_id, tool_call_id="ask-1").approval
+    decided = Api(user=approver).post(
+        f"/v1/approvals/{approval.pk}/decision", {"decision": "approve"}
+    )
+    assert decided.status_code == 200, decided.content
+    answers = _all_at_once(8, lambda _: _post_live(live.url, token, body))
+    assert len(server.calls()) == 1
+    assert sum(answer["result"]["isError"] is False for answer in answers) == 1, answers
+    assert all(
+        "already ran once" in result_text(answer)
+        for answer in answers
+        if answer["result"]["isError"]
+    ), answers
+    recorded = ToolCall.objects.get(run_id=run_id)
+    assert (recorded.decision, recorded.broker_status) == ("allow", "succeeded")
+    assert Event.objects.filter(run_id=run_id, type="tool.brokered").count() == 1
+    assert chain_verify(run_id) == []
 
 
 @pytest.mark.slow
