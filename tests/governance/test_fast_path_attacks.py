@@ -242,7 +242,8 @@ def test_names_built_with_the_reversible_escape_reach_only_their_own_tool(
 
     listed = mcp_names(["crm.a.b", "crm.a_x2e_b", "crm.lookup", "crm.update"])
     assert listed["crm.a.b"] != "crm__a_x2e_b" and listed["crm.a_x2e_b"] != "crm__a_x2e_b"
-    for index, name in enumerate(["crm__a_x2e_b", "crm__look_x75_p", "crm_x2e_lookup"]):
+    aliases = ["crm__a_x2e_b", "crm__look_x75_p", "crm_x2e_lookup", "crm__lookup\n"]
+    for index, name in enumerate(aliases):
         status, answer = call_tool(token, name, {"id": "1"}, call_id=f"alias-{index}")
         assert status == 200 and answer["result"]["isError"] is True, (name, answer)
         assert "not in this run's frozen tool set" in result_text(answer), name
