@@ -266,27 +266,47 @@ def test_names_built_with_the_reversible_escape_reach_only_their_own_tool(
     assert [call["tool"] for call in server.calls()] == ["update", "a.b", "a_x2e_b"]
 
 
+BROKEN_SCHEMA_TOOL = {
+    "name": "fetch",
+    "description": "A tool whose schema fails the freeze-time guard",
+    "inputSchema": {"type": "object", "properties": {"u": {"$ref": "https://evil.test/s"}}},
+}
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_tool_the_trust_tier_removed_is_denied_though_its_name_is_read_ahead(
-    broker_org, operator, echo_server
+def test_tools_the_trust_tier_or_the_schema_guard_removed_are_denied_though_read_ahead(
+    broker_org, operator, mcp_server_factory
 ):
-    """A read-only run's listing leaves `crm__update` out, but the name is still one of
-    the run's frozen tools, so the token check reads it ahead: the gate's trust tier must
-    still refuse it."""
-    connect(operator, echo_server)
+    """A read-only run's listing leaves `crm__update` out, and every run's listing leaves
+    out a tool whose schema failed the guard at freeze time; both names are still among
+    the run's frozen tools, so the token check reads them ahead. The gate's trust tier and
+    schema stages must still refuse them, and the server sees no call."""
+    policy_save(org=broker_org, text=BROKER_POLICY + ALLOW_FETCH, author=None)
+    server = mcp_server_factory(tools=[*[dict(tool) for tool in ECHO_TOOLS], BROKEN_SCHEMA_TOOL])
+    connect(operator, server)
     created = operator.post(
         "/v1/runs", run_body(bundles=[], connections=["crm"], trust_tier="read_only")
     ).json()
-    status, answer = call_tool(created["session_token"], "crm__update", {"id": "1", "value": "x"})
-    assert status == 200 and answer["result"]["isError"] is True, answer
-    recorded = ToolCall.objects.get(run_id=created["id"])
-    assert (recorded.tool, recorded.decision, recorded.source) == (
-        "crm.update",
-        "deny",
-        "trust_tier",
-    )
-    assert recorded.broker_status == ""
-    assert echo_server.calls() == []
+    token = created["session_token"]
+    attempts = [
+        ("crm__update", {"id": "1", "value": "x"}, "trust_tier"),
+        ("crm__fetch", {"u": "x"}, "schema"),
+    ]
+    for index, (name, arguments, source) in enumerate(attempts):
+        status, answer = call_tool(token, name, arguments, call_id=f"removed-{index}")
+        assert status == 200 and answer["result"]["isError"] is True, answer
+        recorded = ToolCall.objects.get(tool_call_id=f"removed-{index}")
+        assert (recorded.decision, recorded.source, recorded.broker_status) == ("deny", source, "")
+    assert server.calls() == []
+    # The control: the tool the run may call is served.
+    status, answer = call_tool(token, "crm__lookup", {"id": "1"}, call_id="control")
+    assert answer["result"]["isError"] is False, answer
+    assert [call["tool"] for call in server.calls()] == ["lookup"]
+
+
+ALLOW_FETCH = """  - pattern: "crm.fetch:*"
+    action: ALWAYS
+"""
 
 
 # --- the binding read ahead with the token goes stale ------------------------------------
