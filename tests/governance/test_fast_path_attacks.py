@@ -53,6 +53,11 @@ def row_counts() -> dict[str, int]:
 def post_mcp(token: str, raw: bytes, *, era: str, name: str = "") -> tuple[int, dict]:
     """POST raw bytes to `/v1/mcp` in-process, as a client of `era` would (the 2026-07-28
     era mirrors the method and the tool's name in headers)."""
+    status, body = post_mcp_raw(token, raw, era=era, name=name)
+    return status, json.loads(body)
+
+
+def post_mcp_raw(token: str, raw: bytes, *, era: str, name: str = "") -> tuple[int, bytes]:
     headers = {
         "HTTP_AUTHORIZATION": f"Bearer {token}",
         "HTTP_ACCEPT": "application/json, text/event-stream",
@@ -67,7 +72,7 @@ def post_mcp(token: str, raw: bytes, *, era: str, name: str = "") -> tuple[int, 
         )
     response = Client().generic("POST", "/v1/mcp", raw, content_type="application/json", **headers)
     body = b"".join(response.streaming_content) if response.streaming else response.content
-    return response.status_code, json.loads(body)
+    return response.status_code, body
 
 
 def call_body(name, arguments, *, era: str, call_id: str, request_id=1) -> dict:
@@ -203,6 +208,10 @@ def test_a_batch_or_a_name_of_another_type_never_runs_a_tool(crm_run, echo_serve
     status, answer = post_mcp(token, json.dumps([lookup, update]).encode(), era=era, name="x")
     assert 400 <= status < 500, answer
     assert "result" not in json.dumps(answer)
+    # A `tools/call` without an id is a notification: acknowledged, never run.
+    notification = {key: value for key, value in lookup.items() if key != "id"}
+    status, _ = post_mcp_raw(token, json.dumps(notification).encode(), era=era, name="crm__lookup")
+    assert status == 202, status
     for odd in (1, None, True, ["crm__lookup"], {"name": "crm__lookup"}, 1.5):
         body = call_body(odd, {"id": "1"}, era=era, call_id="odd")
         status, answer = post_mcp(token, json.dumps(body).encode(), era=era, name="crm__lookup")
