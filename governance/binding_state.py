@@ -22,6 +22,7 @@ from governance.models import (
     Membership,
     Organization,
     Run,
+    RunStatus,
     ToolCall,
     VaultKeyring,
 )
@@ -35,6 +36,7 @@ _bindings = ModelTable(FrozenBinding)
 _tool_calls = ModelTable(ToolCall)
 _memberships = ModelTable(Membership)
 _keyrings = ModelTable(VaultKeyring)
+_runs = ModelTable(Run)
 
 
 @dataclass(frozen=True)
@@ -45,17 +47,23 @@ class BindingNow:
     binding: FrozenBinding | None
     owner_active: bool  # the connection's owner is an active member of the run's org
     keyring_protected: bool | None  # the keyring's passphrase_protected; None: no keyring yet
+    # The run is still active, read with the binding: a run finished after its token was
+    # checked (before the broker's re-read) must not have its call run.
+    run_active: bool = True
 
 
-def _state_columns(org: str = "%s") -> str:
-    """The keyring and owner columns that follow a binding and its connection (`b`, `c`);
-    `org` is the run's organization (a parameter, or a column of an enclosing query)."""
+def _state_columns(org: str = "%s", run: str = "%s") -> str:
+    """The keyring, owner and run columns that follow a binding and its connection (`b`,
+    `c`); `org` and `run` are the run's organization and id (parameters, in that order, or
+    columns of an enclosing query)."""
     member = _memberships
     return (
         f"k.{_keyrings.column('passphrase_protected')}, "
         f"EXISTS (SELECT 1 FROM {member.name} m "
         f"WHERE m.{member.column('user')} = c.{_connections.column('owner')} "
-        f"AND m.{member.column('org')} = {org} AND m.{member.column('is_active')})"
+        f"AND m.{member.column('org')} = {org} AND m.{member.column('is_active')}), "
+        f"EXISTS (SELECT 1 FROM {_runs.name} rs WHERE rs.{_runs.pk} = {run} "
+        f"AND rs.{_runs.column('status')} = '{RunStatus.ACTIVE}')"
     )
 
 
@@ -84,7 +92,7 @@ def _tool_statement(vendor: str, run: str = "%s", org: str = "%s") -> str:
     tools, connections, bindings = _tools, _connections, _bindings
     return (
         f"SELECT {tools.columns('t')}, {connections.columns('c')}, {_orgs.columns('o')}, "
-        f"{bindings.columns('b')}, {_state_columns(org)} "
+        f"{bindings.columns('b')}, {_state_columns(org, run)} "
         f"FROM {tools.name} t "
         f"LEFT JOIN {connections.name} c ON c.{connections.pk} = t.{tools.column('connection')} "
         f"LEFT JOIN {_orgs.name} o ON o.{_orgs.pk} = c.{connections.column('org')} "
@@ -153,15 +161,15 @@ def _state(row, run: Run) -> BindingNow:
     """A row of `_connections.columns('c')`, `_bindings.columns('b')`, `_state_columns()`."""
     connection_end = len(_connections.fields)
     binding_end = connection_end + len(_bindings.fields)
-    protected, owner_active = row[binding_end], row[binding_end + 1]
+    protected, owner_active, run_active = row[binding_end : binding_end + 3]
     keyring_protected = None if protected is None else bool(protected)
     if row[connection_end] is None:  # no binding row: the LEFT JOIN gave NULLs
-        return BindingNow(None, False, keyring_protected)
+        return BindingNow(None, False, keyring_protected, bool(run_active))
     connection = _connections.instance(row[:connection_end], "c")
     binding = _bindings.instance(row[connection_end:binding_end], "b")
     FrozenBinding._meta.get_field("connection").set_cached_value(binding, connection)
     FrozenBinding._meta.get_field("run").set_cached_value(binding, run)
-    return BindingNow(binding, bool(owner_active), keyring_protected)
+    return BindingNow(binding, bool(owner_active), keyring_protected, bool(run_active))
 
 
 def frozen_tool_with_binding(run: Run, name: str) -> tuple[FrozenTool | None, BindingNow | None]:
@@ -172,6 +180,7 @@ def frozen_tool_with_binding(run: Run, name: str) -> tuple[FrozenTool | None, Bi
             _tool_statement(db.vendor),
             [
                 run.org_id,
+                _runs.prepared("id", run.pk),
                 KEYRING,
                 _tools.prepared("run", run.pk),
                 _tools.prepared("name", name),
@@ -246,6 +255,7 @@ def _binding_params(run: Run, connection_id: int) -> list:
     """`_binding_select`'s parameters."""
     return [
         run.org_id,
+        _runs.prepared("id", run.pk),
         _bindings.prepared("run", run.pk),
         _bindings.prepared("connection", connection_id),
         KEYRING,
@@ -286,7 +296,7 @@ def bindings_now(run: Run) -> dict[int, BindingNow]:
     with statement_cursor() as cursor:
         cursor.execute(
             _all_bindings_statement(db.vendor),
-            [run.org_id, KEYRING, _bindings.prepared("run", run.pk)],
+            [run.org_id, _runs.prepared("id", run.pk), KEYRING, _bindings.prepared("run", run.pk)],
         )
         states = [_state(row, run) for row in cursor.fetchall()]
     return {state.binding.connection_id: state for state in states}

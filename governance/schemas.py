@@ -21,6 +21,36 @@ PATTERN_TIMEOUT_SECONDS = 0.05
 _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
+UNSTORABLE_ARGUMENTS = (
+    "arguments may not contain NUL characters (\\u0000) or unpaired UTF-16 surrogates"
+)
+
+
+def arguments_storable(arguments: Any) -> bool:
+    """Whether the ledger can store these arguments as they came: PostgreSQL's jsonb holds
+    no NUL, and an unpaired surrogate (which `json.loads` reads from a `\\ud800` escape)
+    has no UTF-8 form, so no digest or text column can take it. Every way in (REST's
+    `ArgumentsField`, the MCP endpoint) refuses such arguments before the gate records
+    anything."""
+    pending = [arguments]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return False
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return True
+
+
 class PatternTimeout(Exception):
     """A schema `pattern` took too long: treated as a validator crash, i.e. a deny."""
 

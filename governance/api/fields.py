@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from fluidbox.canonical import canonical_json
-from governance.schemas import MAX_ARGUMENT_BYTES
+from governance.schemas import MAX_ARGUMENT_BYTES, UNSTORABLE_ARGUMENTS, arguments_storable
 
 TOOL_NAME_REGEX = r"^[A-Za-z0-9_.-]{1,128}$"
 
@@ -55,8 +55,7 @@ class ArgumentsField(serializers.JSONField):
     default_error_messages = {
         "not_object": "arguments must be a JSON object",
         "too_large": f"arguments exceed {MAX_ARGUMENT_BYTES} bytes",
-        "unstorable": "arguments may not contain NUL characters (\\u0000) or unpaired "
-        "UTF-16 surrogates",
+        "unstorable": UNSTORABLE_ARGUMENTS,
     }
 
     def to_internal_value(self, data):
@@ -69,24 +68,9 @@ class ArgumentsField(serializers.JSONField):
             self.fail("unstorable")  # a lone surrogate has no UTF-8 form
         if size > MAX_ARGUMENT_BYTES:
             self.fail("too_large")
-        if _contains_nul(value):
+        if not arguments_storable(value):
             self.fail("unstorable")  # PostgreSQL's jsonb refuses \u0000
         return value
-
-
-def _contains_nul(value) -> bool:
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -68,14 +68,25 @@ def loads_strict(text: str) -> Any:
 def json_refusal(body: bytes) -> str | None:
     """Why `loads_strict` refuses this body (too deep, a repeated key, NaN), or None. Other
     syntax errors are not reported: for a body another parser reads (the MCP SDK's), only
-    what that parser would silently accept or crash on matters here."""
+    what that parser would silently accept or crash on matters here.
+
+    That includes a body `loads_strict` cannot read as UTF-8 but `json.loads` reads anyway:
+    given bytes, it also reads UTF-16 and UTF-32 and skips a UTF-8 byte order mark, and
+    the MCP SDK hands it the body's bytes. Such a body would carry a repeated key (a second
+    tool name) past the checks above, so it is refused too (RFC 8259: JSON is UTF-8)."""
     try:
         loads_strict(body.decode("utf-8"))
     except JsonRefused as refused:
         return str(refused)
-    except ValueError:
+    except ValueError:  # not UTF-8 (UnicodeDecodeError is a ValueError), or not JSON
+        pass
+    else:
         return None
-    return None
+    try:
+        json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # the other parser refuses it too, with its own answer
+    return "the body is not UTF-8 JSON (a byte order mark, or UTF-16 or UTF-32)"
 
 
 class StrictJSONParser(JSONParser):

@@ -14,6 +14,7 @@ from governance.binding_state import BindingNow
 from governance.errors import ServiceError
 from governance.mcp_server.catalog import frozen_name_for
 from governance.models import Approval, Decision, FrozenTool, Run, ToolCall
+from governance.schemas import UNSTORABLE_ARGUMENTS, arguments_storable
 from governance.services.broker import BrokeredAnswer, broker_call
 from governance.services.notifications import approval_page_url
 
@@ -123,6 +124,9 @@ def mcp_tool_call(
         frozen_name = mcp_name
     if not isinstance(arguments, dict):
         return _text(frozen_name, tool_call_id, "arguments must be a JSON object")
+    if not arguments_storable(arguments):
+        # As REST refuses them with a 400: answered, and nothing recorded or sent.
+        return _text(frozen_name, tool_call_id, UNSTORABLE_ARGUMENTS)
     try:
         brokered = broker_call(
             run=run,

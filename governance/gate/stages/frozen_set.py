@@ -35,6 +35,8 @@ def binding_problem(run, tool, now: BindingNow) -> Decision | None:
     the broker's re-verification right before a credential is unsealed."""
     connection = tool.connection
     binding = now.binding
+    if not now.run_active:  # finished after its token was checked: nothing more runs
+        return deny(Source.BINDING, "this run has finished")
     if binding is None:
         return deny(Source.BINDING, f"no binding to connection {connection.slug!r}")
     # The checks below, and the broker's credential and address after them, use what was
