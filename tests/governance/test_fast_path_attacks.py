@@ -12,7 +12,7 @@ saw nothing it should not have.
 import json
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import anyio
 import httpx
@@ -34,6 +34,7 @@ from ledger.models import Event
 from ledger.services import chain_verify
 from tests.conftest import Api, run_body
 from tests.governance.broker.support import BROKER_POLICY, ECHO_TOOLS, connect
+from tests.redirecting_server import Redirector
 from tests.support.waiting import wait_until
 
 ERAS = ["legacy", "2026-07-28"]
@@ -602,27 +603,12 @@ def test_a_member_cannot_point_a_personal_connection_at_an_address_literal(
     assert listener.contacts == 0
 
 
-class _Redirect(BaseHTTPRequestHandler):
-    target = ""
-
-    def _redirect(self):
-        self.send_response(307)
-        self.send_header("Location", self.target)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_POST = _redirect
-
-    def log_message(self, *args):
-        pass
-
-
 def test_a_redirect_to_an_address_literal_is_refused_before_a_socket_opens(listener):
     """The broker's transport reads an address literal without the resolver
     (`AI_NUMERICHOST`); a server the organization allowed redirects to each spelling of an
     internal address: every one is refused, and the listener is never contacted."""
     for target in _literals(listener.port):
-        handler = type("Redirect", (_Redirect,), {"target": target})
+        handler = type("Redirect", (Redirector,), {"target": target})
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         port = server.server_address[1]

@@ -13,7 +13,7 @@ deployment would allow an internal server; every test here clears that first.
 import ipaddress
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import anyio
 import httpx2
@@ -32,6 +32,7 @@ from governance.services.connections import connection_create
 from governance.services.orgs import api_key_create, user_create
 from tests.conftest import Api
 from tests.governance.broker.support import ECHO_TOOLS
+from tests.redirecting_server import Redirector
 
 
 @pytest.fixture
@@ -241,25 +242,10 @@ def test_a_rebinding_name_is_resolved_once_and_the_checked_address_is_used(
     assert internal_server.requests() == []
 
 
-class _Redirector(BaseHTTPRequestHandler):
-    target = ""
-
-    def _redirect(self):
-        self.send_response(307)
-        self.send_header("Location", self.target)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_POST = _redirect
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def redirector(internal_server):
     """An HTTP server on 127.0.0.1 that redirects everything to the internal MCP server."""
-    handler = type("Redirect", (_Redirector,), {"target": internal_server.url})
+    handler = type("Redirect", (Redirector,), {"target": internal_server.url})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
