@@ -174,6 +174,26 @@ class ModelTable:
             self._statements[key] = statement  # the same text whichever thread wins
         return statement
 
+    def insert_select_statement(self, count: int, source: str) -> str:
+        """INSERT of `count` rows (parameters as `insert_params` gives them), written only
+        where the query `source` (a CTE's name, say) yields a row, returning each new
+        primary key. PostgreSQL. Parameters in a SELECT list are not typed by the columns
+        they go to, so each is cast to its column's type; text for character columns, so
+        that a value too long is refused, not cut."""
+        key = (f"{connection.vendor}:select from {source}", count)
+        statement = self._statements.get(key)
+        if statement is None:
+            quote = connection.ops.quote_name
+            columns = ", ".join(quote(field.column) for field in self._insert_fields)
+            kinds = (field.db_type(connection) for field in self._insert_fields)
+            row = ", ".join(
+                f"CAST(%s AS {'text' if kind.startswith('varchar') else kind})" for kind in kinds
+            )
+            rows = " UNION ALL ".join([f"SELECT {row} FROM {source}"] * count)
+            statement = f"INSERT INTO {self.name} ({columns}) {rows} RETURNING {self.pk}"
+            self._statements[key] = statement  # the same text whichever thread wins
+        return statement
+
     def insert_params(self, instances) -> list:
         # The thread's connection itself, not the `connection` proxy: every field's
         # preparation reads several of its attributes, and each read through the proxy

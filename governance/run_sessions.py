@@ -1,10 +1,13 @@
-"""The runner's credential lookup: a session token's run, with its budget and policy version.
+"""The runner's credential lookup: a session token's run, with its budget, policy version and
+the head of its ledger chain.
 
 Every gate decision starts here, so the SELECT is built once per process from the models'
 metadata (`fluidbox.prebuilt_sql`) instead of being compiled by the ORM on every call. It
 reads the run and its budget; the frozen policy version comes from the per-process cache
 keyed by (version, digest) the run froze (`policy_store.frozen_version`), so a fresh
-database connection does not have to load and plan the versions table on every call.
+database connection does not have to load and plan the versions table on every call. The
+chain's head as read here lets the gate record its decision in one statement
+(`ledger.services.events_append_at_head`), which writes nothing if the head has moved since.
 """
 
 from functools import cache
@@ -21,17 +24,37 @@ from governance.binding_state import (
 )
 from governance.models import FrozenTool, Run, RunBudget
 from governance.policy_store import frozen_version
+from ledger.models import RunCounter
 
 _runs = ModelTable(Run)
 _budgets = ModelTable(RunBudget)
+_counters = ModelTable(RunCounter)
+# What the lookup reads after the run's and its budget's columns: the chain's head.
+_HEAD_COLUMNS = 2
+# The instance attribute the head is kept in (see `ledger_head_as_read`).
+_HEAD = "_ledger_head_as_read"
+
+
+def ledger_head_as_read(run: Run) -> tuple[int, str] | None:
+    """The run's ledger head (last seq, last hash) as its token check read it, or as the
+    gate's last record on this instance left it; None when not known (a run loaded
+    otherwise, or with no event yet)."""
+    return run.__dict__.get(_HEAD)
+
+
+def ledger_head_moved(run: Run, head: tuple[int, str] | None) -> None:
+    """Where the chain ends now, as an append through this instance has just left it."""
+    run.__dict__[_HEAD] = head
 
 
 @cache
 def _select(vendor: str) -> str:
     return (
-        f"SELECT {_runs.columns('r')}, {_budgets.columns('b')} "
+        f"SELECT {_runs.columns('r')}, {_budgets.columns('b')}, "
+        f"c.{_counters.column('last_seq')}, c.{_counters.column('last_hash')} "
         f"FROM {_runs.name} r "
         f"LEFT JOIN {_budgets.name} b ON b.{_budgets.column('run')} = r.{_runs.pk} "
+        f"LEFT JOIN {_counters.name} c ON c.{_counters.column('run')} = r.{_runs.pk} "
         f"WHERE r.{_runs.column('session_token_hash')} = %s"
     )
 
@@ -70,7 +93,7 @@ def run_and_tool_for_session_token(
     run = _run_from_row(row)
     if run is None:
         return None, None
-    return run, tool_from_row(row[len(_runs.fields) + len(_budgets.fields) :], run)
+    return run, tool_from_row(row[len(_runs.fields) + len(_budgets.fields) + _HEAD_COLUMNS :], run)
 
 
 def _run_from_row(row) -> Run | None:
@@ -86,4 +109,7 @@ def _run_from_row(row) -> Run | None:
         budget_run = RunBudget._meta.get_field("run")
         budget_run.set_cached_value(budget, run)
         budget_run.remote_field.set_cached_value(run, budget)
+    head_at = run_end + len(_budgets.fields)
+    last_seq, last_hash = row[head_at : head_at + _HEAD_COLUMNS]
+    ledger_head_moved(run, (last_seq, last_hash) if last_seq is not None else None)
     return run

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -107,25 +108,87 @@ def _insert_events(
             cursor.execute(alongside.sql, list(alongside.params))
 
 
+@dataclass(frozen=True)
+class InsertedAlongside:
+    """A new row of another table, written by `events_append_at_head` with the events it
+    is recorded by, only where the head held; its primary key is filled in."""
+
+    table: ModelTable
+    instance: Any
+
+
 @cache
-def _at_head_statement(vendor: str, alongside_sql: str | None) -> str:
+def _at_head_statement(
+    vendor: str, count: int, alongside_sql: str | None, inserted_table: ModelTable | None
+) -> str:
     seq, head, run = (_counters.column(name) for name in ("last_seq", "last_hash", "run"))
-    # Typed explicitly: parameters in a SELECT list are not typed by the insert's columns.
-    # Text for character columns, so that a value too long is refused, not cut.
-    values = ", ".join(
-        f"CAST(%s AS {'text' if kind.startswith('varchar') else kind})"
-        for kind in (field.db_type(connection) for field in _events._insert_fields)
-    )
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in _events._insert_fields)
-    also = ""
+    parts = [
+        f"head AS (UPDATE {_counters.name} SET {seq} = {seq} + %s, {head} = %s "
+        f"WHERE {run} = %s AND {seq} = %s AND {head} = %s RETURNING {seq})",
+        f"inserted AS ({_events.insert_select_statement(count, 'head')})",
+    ]
     if alongside_sql is not None:
-        also = f", alongside AS ({alongside_sql} AND EXISTS (SELECT 1 FROM head))"
-    return (
-        f"WITH head AS (UPDATE {_counters.name} SET {seq} = {seq} + 1, {head} = %s "
-        f"WHERE {run} = %s AND {seq} = %s AND {head} = %s RETURNING {seq}), "
-        f"inserted AS (INSERT INTO {_events.name} ({columns}) SELECT {values} FROM head "
-        f"RETURNING {_events.pk}){also} SELECT * FROM inserted"
+        parts.append(f"alongside AS ({alongside_sql} AND EXISTS (SELECT 1 FROM head))")
+    row = ""
+    if inserted_table is not None:
+        parts.append(f"row AS ({inserted_table.insert_select_statement(1, 'head')})")
+        row = ", (SELECT * FROM row)"
+    return f"WITH {', '.join(parts)} SELECT {_events.pk}{row} FROM inserted"
+
+
+def events_append_at_head(
+    *,
+    run_id,
+    events: Sequence[tuple[EventType | str, Redacted]],
+    head: tuple[int, str],
+    alongside: Alongside | None = None,
+    inserting: InsertedAlongside | None = None,
+) -> list[Event] | None:
+    """Append events in ONE statement, on its own (autocommit) or in the caller's
+    transaction, if the run's chain still ends at `head` (seq, hash): the head the caller's
+    own last append left, or the one the run's token check read. None, with nothing
+    written (`alongside` and `inserting` included), when it has moved; the caller then
+    appends with `events_append`, under the counter's lock.
+
+    The statement moves the counter on only if it still holds `head` (an UPDATE waits for
+    a concurrent append's lock and then re-checks the row it committed), and inserts the
+    events from that UPDATE's row: the chain is the one `events_append` would write, and the
+    counter is written before the events take their ids, as the sequencer requires. Where
+    `events_append` takes four round trips in its transaction (begin, lock the counter,
+    insert, commit), this takes one. PostgreSQL only (data-modifying CTEs); elsewhere None.
+    `alongside` must be an UPDATE whose WHERE clause ends in a condition that can be ANDed
+    with the head's (`… WHERE id = %s`, not `… OR …`): it runs only where the head held.
+    An error of any part (a unique index refusing `inserting`'s row) writes nothing.
+    """
+    if connection.vendor != "postgresql":
+        return None
+    _check_envelopes(events)
+    if alongside is not None and not (
+        alongside.sql.lstrip().upper().startswith("UPDATE ") and " WHERE " in alongside.sql
+    ):
+        raise LedgerError("an alongside write at the head must be an UPDATE with a WHERE")
+    last_seq, last_hash = head
+    rows = _chained(run_id, events, last_seq, last_hash)
+    statement = _at_head_statement(
+        connection.vendor,
+        len(rows),
+        alongside.sql if alongside else None,
+        inserting.table if inserting else None,
     )
+    params = [len(rows), rows[-1].hash, _counters.prepared("run", run_id), last_seq, last_hash]
+    params += _events.insert_params(rows)
+    params += list(alongside.params) if alongside is not None else []
+    params += inserting.table.insert_params([inserting.instance]) if inserting else []
+    with statement_cursor() as cursor:
+        cursor.execute(statement, params)
+        inserted = cursor.fetchall()
+    if not inserted:
+        return None
+    _events.adopt(rows, [found[0] for found in inserted])
+    if inserting is not None:
+        inserting.table.adopt([inserting.instance], [inserted[0][1]])
+    metrics.ledger_events_appended(row.type for row in rows)
+    return rows
 
 
 def event_append_at_head(
@@ -136,41 +199,11 @@ def event_append_at_head(
     head: tuple[int, str],
     alongside: Alongside | None = None,
 ) -> Event | None:
-    """Append one event in ONE statement, on its own (autocommit) or in the caller's
-    transaction, if the run's chain still ends at `head` (seq, hash): the head the caller's
-    own last append left, say. None, with nothing written (`alongside` included), when it
-    has moved; the caller then appends with `event_append`, under the counter's lock.
-
-    The statement moves the counter on only if it still holds `head` (an UPDATE waits for
-    a concurrent append's lock and then re-checks the row it committed), and inserts the
-    event from that UPDATE's row: the chain is the one `event_append` would write, and the
-    counter is written before the event takes its id, as the sequencer requires. Where
-    `event_append` takes four round trips in its transaction (begin, lock the counter,
-    insert, commit), this takes one. PostgreSQL only (data-modifying CTEs); elsewhere None.
-    `alongside` must be an UPDATE whose WHERE clause ends in a condition that can be ANDed
-    with the head's (`… WHERE id = %s`, not `… OR …`): it runs only where the head held.
-    """
-    if connection.vendor != "postgresql":
-        return None
-    _check_envelopes([(type, redacted)])
-    if alongside is not None and not (
-        alongside.sql.lstrip().upper().startswith("UPDATE ") and " WHERE " in alongside.sql
-    ):
-        raise LedgerError("an alongside write at the head must be an UPDATE with a WHERE")
-    last_seq, last_hash = head
-    [row] = _chained(run_id, [(type, redacted)], last_seq, last_hash)
-    statement = _at_head_statement(connection.vendor, alongside.sql if alongside else None)
-    params = [row.hash, _counters.prepared("run", run_id), last_seq, last_hash]
-    params += _events.insert_params([row])
-    params += list(alongside.params) if alongside is not None else []
-    with statement_cursor() as cursor:
-        cursor.execute(statement, params)
-        inserted = cursor.fetchall()
-    if not inserted:
-        return None
-    _events.adopt([row], [pk for (pk,) in inserted])
-    metrics.ledger_events_appended([row.type])
-    return row
+    """`events_append_at_head` of one event: the event, or None when the head has moved."""
+    rows = events_append_at_head(
+        run_id=run_id, events=[(type, redacted)], head=head, alongside=alongside
+    )
+    return rows[0] if rows else None
 
 
 def event_append(

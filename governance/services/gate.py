@@ -2,10 +2,11 @@
 all in one transaction; retries with the same ids get the settled answer."""
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
@@ -25,12 +26,13 @@ from governance.models import (
 )
 from governance.observability import metrics, tracing
 from governance.queue import schedule_approval_followups
+from governance.run_sessions import ledger_head_as_read, ledger_head_moved
 from governance.services.settlement import approval_expire_if_due, decision_event_data
 from governance.services.wakeup import wakeups
 from governance.throttling import wait_slot
 from ledger.models import EventType
-from ledger.redaction import argument_preview, redact
-from ledger.services import events_append
+from ledger.redaction import Redacted, argument_preview, redact
+from ledger.services import InsertedAlongside, events_append, events_append_at_head
 
 # Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
 _tool_calls = ModelTable(ToolCall)
@@ -67,11 +69,9 @@ class GateAnswer:
         }
 
 
-def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | None) -> GateAnswer:
-    run = ctx.run
-    now = timezone.now()
-    call = ToolCall(
-        run=run,
+def _new_call(ctx: CallContext, decision: Decision, digest: str, now) -> ToolCall:
+    return ToolCall(
+        run=ctx.run,
         session_id=ctx.session_id,
         tool_call_id=ctx.tool_call_id,
         tool=ctx.tool,
@@ -86,17 +86,10 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
         tool_error=decision.tool_error or "",
         decided_at=None if decision.outcome == Outcome.PENDING else now,
     )
-    claimed = None
-    if claim_for is not None and decision.outcome == Outcome.ALLOW:
-        # Claimed for the broker as it is recorded, with the binding re-read in the same
-        # statement: one round trip instead of the broker's separate claim.
-        call.broker_status = BrokerStatus.RUNNING
-        claimed = insert_claimed_with_binding(call, run, claim_for)
-    else:
-        with statement_cursor() as cursor:
-            _tool_calls.insert(cursor, [call])  # the unique ids index refuses a duplicate here
-    version = run.policy_version.number
-    requested = redact(
+
+
+def _requested_event(ctx: CallContext, digest: str) -> Redacted:
+    return redact(
         {
             "session_id": ctx.session_id,
             "tool_call_id": ctx.tool_call_id,
@@ -107,8 +100,72 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
         },
         arguments=ctx.argument_secrets,
     )
-    traced = tracing.ledger_ids()
-    failed = {"fail_closed": str(decision.fail_closed)} if decision.fail_closed else {}
+
+
+def _decided_event(ctx: CallContext, call: ToolCall, decision: Decision) -> Redacted:
+    run = ctx.run
+    return redact(
+        decision_event_data(
+            call,
+            policy_version=run.policy_version.number,
+            policy_digest=run.policy_digest,
+            definition_digest=ctx.definition_digest,
+            segments=decision.segments[:20] or None,
+            **_fail_closed(decision),
+            **tracing.ledger_ids(),
+        ),
+        arguments=ctx.argument_secrets,
+    )
+
+
+def _fail_closed(decision: Decision) -> dict:
+    return {"fail_closed": str(decision.fail_closed)} if decision.fail_closed else {}
+
+
+def _record_at_head(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer | None:
+    """A settled decision (no approval, nothing claimed) recorded in ONE statement, in no
+    transaction of its own: the call's row and its two events, written only if the run's
+    chain still ends where the token check read it. None, with nothing written, when that
+    head is not known or has moved (another call of the run appended in between), or off
+    PostgreSQL: `_record` then writes them under the counter's lock. A retry's duplicate
+    ids make the statement fail on the unique index, as the insert in `_record` does."""
+    head = ledger_head_as_read(ctx.run)
+    if head is None or connection.vendor != "postgresql":
+        return None
+    call = _new_call(ctx, decision, digest, timezone.now())
+    # Inside a caller's transaction (a test's, say), a savepoint: a refused duplicate then
+    # leaves that transaction usable for reading the recorded call.
+    with transaction.atomic() if connection.in_atomic_block else nullcontext():
+        rows = events_append_at_head(
+            run_id=ctx.run.pk,
+            events=[
+                (EventType.TOOL_REQUESTED, _requested_event(ctx, digest)),
+                (EventType.TOOL_DECISION, _decided_event(ctx, call, decision)),
+            ],
+            head=head,
+            inserting=InsertedAlongside(_tool_calls, call),
+        )
+    if rows is None:
+        return None
+    ledger_head_moved(ctx.run, (rows[-1].seq, rows[-1].hash))
+    return GateAnswer(call, None, (rows[-1].seq, rows[-1].hash))
+
+
+def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | None) -> GateAnswer:
+    """The decision recorded in the caller's transaction, under the run's counter lock."""
+    run = ctx.run
+    now = timezone.now()
+    call = _new_call(ctx, decision, digest, now)
+    claimed = None
+    if claim_for is not None and decision.outcome == Outcome.ALLOW:
+        # Claimed for the broker as it is recorded, with the binding re-read in the same
+        # statement: one round trip instead of the broker's separate claim.
+        call.broker_status = BrokerStatus.RUNNING
+        claimed = insert_claimed_with_binding(call, run, claim_for)
+    else:
+        with statement_cursor() as cursor:
+            _tool_calls.insert(cursor, [call])  # the unique ids index refuses a duplicate here
+    requested = _requested_event(ctx, digest)
     if decision.outcome == Outcome.PENDING:
         tool = ctx.frozen_tool
         approval = Approval.objects.create(
@@ -132,42 +189,36 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
                 "tool": ctx.tool,
                 "rule": decision.rule,
                 "reason": decision.reason,
-                "policy_version": version,
+                "policy_version": run.policy_version.number,
                 "policy_digest": run.policy_digest,
                 "definition_digest": ctx.definition_digest or None,
                 "expires_at": approval.expires_at.isoformat(),
-                **failed,
-                **traced,
+                **_fail_closed(decision),
+                **tracing.ledger_ids(),
             },
             arguments=ctx.argument_secrets,
         )
         # One lock of the run's ledger counter for both events (fewer round trips per call).
-        events_append(
+        appended = events_append(
             run_id=run.pk,
             events=[
                 (EventType.TOOL_REQUESTED, requested),
                 (EventType.APPROVAL_REQUESTED, approval_requested),
             ],
         )
+        ledger_head_moved(run, (appended[-1].seq, appended[-1].hash))
         schedule_approval_followups(approval.pk, approval.expires_at)
         return GateAnswer(call, approval)
-    decided = redact(
-        decision_event_data(
-            call,
-            policy_version=version,
-            policy_digest=run.policy_digest,
-            definition_digest=ctx.definition_digest,
-            segments=decision.segments[:20] or None,
-            **failed,
-            **traced,
-        ),
-        arguments=ctx.argument_secrets,
-    )
     appended = events_append(
         run_id=run.pk,
-        events=[(EventType.TOOL_REQUESTED, requested), (EventType.TOOL_DECISION, decided)],
+        events=[
+            (EventType.TOOL_REQUESTED, requested),
+            (EventType.TOOL_DECISION, _decided_event(ctx, call, decision)),
+        ],
     )
-    return GateAnswer(call, None, (appended[-1].seq, appended[-1].hash), claimed)
+    head = (appended[-1].seq, appended[-1].hash)
+    ledger_head_moved(run, head)
+    return GateAnswer(call, None, head, claimed)
 
 
 def _existing(run: Run, session_id: str, tool_call_id: str) -> ToolCall | None:
@@ -292,8 +343,14 @@ def _decide_and_record(
     decision = decide(ctx).redacted(ctx.argument_secrets)
     digest = ctx.arguments_digest
     try:
-        with transaction.atomic():
-            answer = _record(ctx, decision, digest, claim_for)
+        answer = None
+        if decision.outcome != Outcome.PENDING and (
+            claim_for is None or decision.outcome != Outcome.ALLOW
+        ):
+            answer = _record_at_head(ctx, decision, digest)
+        if answer is None:
+            with transaction.atomic():
+                answer = _record(ctx, decision, digest, claim_for)
     except IntegrityError:
         call = _existing(run, session_id, tool_call_id)
         if call is None:

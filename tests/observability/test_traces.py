@@ -365,9 +365,8 @@ def test_the_gates_own_statements_are_spans_of_the_psycopg_instrumentation(
 
     prebuilt = {  # statement start -> (span name, runs in the view or under execute_tool)
         'SELECT r."id"': ("SELECT", "server"),
-        'INSERT INTO "governance_toolcall"': ("INSERT", "tool"),
-        'UPDATE "ledger_runcounter"': ("UPDATE", "tool"),
-        'WITH inserted AS (INSERT INTO "ledger_event"': ("WITH", "tool"),
+        # The call and its events, written at the head the token check read.
+        'WITH head AS (UPDATE "ledger_runcounter"': ("WITH", "tool"),
     }
     attribute_keys = set()
     for n in range(4):
