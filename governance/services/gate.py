@@ -1,5 +1,7 @@
 """Recording the gate's decision: one ToolCall, its ledger events, and the approval row,
-all in one transaction; retries with the same ids get the settled answer."""
+written together (a settled decision in one statement at the ledger head, else in one
+transaction under the run's counter lock); retries with the same ids get the settled
+answer."""
 
 import time
 from contextlib import nullcontext
