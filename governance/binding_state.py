@@ -262,6 +262,17 @@ def _binding_params(run: Run, connection_id: int) -> list:
     ]
 
 
+def binding_read(run: Run, connection_id: int) -> tuple[str, list]:
+    """The SELECT of the run's binding to `connection_id` as it is now, and its parameters:
+    for a statement that writes the call it re-checks, in the same snapshot (the gate's
+    record at the ledger head). `binding_from_row` reads its row."""
+    return _binding_select(db.vendor), _binding_params(run, connection_id)
+
+
+def binding_from_row(row, run: Run) -> BindingNow:
+    return _state(row, run)
+
+
 def insert_claimed_with_binding(call: ToolCall, run: Run, connection_id: int) -> BindingNow:
     """Insert `call`, which the caller has marked claimed by the broker, and re-read the
     binding to `connection_id` for the check right before the credential is unsealed.

@@ -117,9 +117,29 @@ class InsertedAlongside:
     instance: Any
 
 
+@dataclass(frozen=True)
+class ReadAlongside:
+    """A whole SELECT (one row, `%s` placeholders) that `events_append_at_head` runs in its
+    own statement, so in the snapshot its writes were made in; the row comes back as
+    `AppendedAtHead.read`."""
+
+    sql: str
+    params: Sequence
+
+
+@dataclass(frozen=True)
+class AppendedAtHead:
+    events: list[Event]
+    read: tuple | None  # the row of the `reading` asked for, if any
+
+
 @cache
 def _at_head_statement(
-    vendor: str, count: int, alongside_sql: str | None, inserted_table: ModelTable | None
+    vendor: str,
+    count: int,
+    alongside_sql: str | None,
+    inserted_table: ModelTable | None,
+    reading_sql: str | None,
 ) -> str:
     seq, head, run = (_counters.column(name) for name in ("last_seq", "last_hash", "run"))
     parts = [
@@ -129,11 +149,14 @@ def _at_head_statement(
     ]
     if alongside_sql is not None:
         parts.append(f"alongside AS ({alongside_sql} AND EXISTS (SELECT 1 FROM head))")
-    row = ""
+    columns, tables = [f"inserted.{_events.pk}"], ["inserted"]
     if inserted_table is not None:
         parts.append(f"row AS ({inserted_table.insert_select_statement(1, 'head')})")
-        row = ", (SELECT * FROM row)"
-    return f"WITH {', '.join(parts)} SELECT {_events.pk}{row} FROM inserted"
+        columns.append("(SELECT * FROM row)")
+    if reading_sql is not None:
+        columns.append("reading.*")
+        tables.append(f"({reading_sql}) reading")
+    return f"WITH {', '.join(parts)} SELECT {', '.join(columns)} FROM {' CROSS JOIN '.join(tables)}"
 
 
 def events_append_at_head(
@@ -143,12 +166,13 @@ def events_append_at_head(
     head: tuple[int, str],
     alongside: Alongside | None = None,
     inserting: InsertedAlongside | None = None,
-) -> list[Event] | None:
+    reading: ReadAlongside | None = None,
+) -> AppendedAtHead | None:
     """Append events in ONE statement, on its own (autocommit) or in the caller's
     transaction, if the run's chain still ends at `head` (seq, hash): the head the caller's
     own last append left, or the one the run's token check read. None, with nothing
-    written (`alongside` and `inserting` included), when it has moved; the caller then
-    appends with `events_append`, under the counter's lock.
+    written (`alongside` and `inserting` included) and nothing read, when it has moved; the
+    caller then appends with `events_append`, under the counter's lock.
 
     The statement moves the counter on only if it still holds `head` (an UPDATE waits for
     a concurrent append's lock and then re-checks the row it committed), and inserts the
@@ -174,21 +198,25 @@ def events_append_at_head(
         len(rows),
         alongside.sql if alongside else None,
         inserting.table if inserting else None,
+        reading.sql if reading else None,
     )
     params = [len(rows), rows[-1].hash, _counters.prepared("run", run_id), last_seq, last_hash]
     params += _events.insert_params(rows)
     params += list(alongside.params) if alongside is not None else []
     params += inserting.table.insert_params([inserting.instance]) if inserting else []
+    params += list(reading.params) if reading is not None else []
     with statement_cursor() as cursor:
         cursor.execute(statement, params)
         inserted = cursor.fetchall()
     if not inserted:
         return None
     _events.adopt(rows, [found[0] for found in inserted])
+    read_from = 1
     if inserting is not None:
         inserting.table.adopt([inserting.instance], [inserted[0][1]])
+        read_from = 2
     metrics.ledger_events_appended(row.type for row in rows)
-    return rows
+    return AppendedAtHead(rows, inserted[0][read_from:] if reading is not None else None)
 
 
 def event_append_at_head(
@@ -200,10 +228,10 @@ def event_append_at_head(
     alongside: Alongside | None = None,
 ) -> Event | None:
     """`events_append_at_head` of one event: the event, or None when the head has moved."""
-    rows = events_append_at_head(
+    appended = events_append_at_head(
         run_id=run_id, events=[(type, redacted)], head=head, alongside=alongside
     )
-    return rows[0] if rows else None
+    return appended.events[0] if appended is not None else None
 
 
 def event_append(
@@ -230,13 +258,47 @@ def events_append(
     (`fluidbox.prebuilt_sql`): the ORM's insert and update machinery cost more CPU than the
     statements themselves.
     """
-    _check_envelopes(events)
+    return events_write(events_reserve(run_id=run_id, count=len(events)), events, alongside)
+
+
+@dataclass(frozen=True)
+class Reserved:
+    """Seqs taken on a run's chain under its counter's lock (`events_reserve`), for the
+    events `events_write` writes later in the same transaction."""
+
+    run_id: Any
+    seq: int  # the chain's head before them
+    prev_hash: str
+    count: int
+
+
+def events_reserve(*, run_id, count: int) -> Reserved:
+    """Lock the run's counter and take its next `count` seqs, in the caller's transaction,
+    which must then write them (`events_write`) before it commits. For a caller whose other
+    writes must come after the lock: the gate records a call either this way or in one
+    statement at the head (`events_append_at_head`), and both must take the counter's lock
+    before the tool call's unique index, or two requests with the same ids, one each way,
+    could each wait for the other."""
     if not connection.in_atomic_block:
         raise LedgerError("event_append must run inside a transaction")
     with statement_cursor() as cursor:
-        seq, prev_hash = _advance_counter(cursor, run_id, len(events))
-        rows = _chained(run_id, events, seq, prev_hash)
-        _insert_events(cursor, rows, run_id, rows[-1].hash if rows else prev_hash, alongside)
+        seq, prev_hash = _advance_counter(cursor, run_id, count)
+    return Reserved(run_id, seq, prev_hash, count)
+
+
+def events_write(
+    reserved: Reserved,
+    events: Sequence[tuple[EventType | str, Redacted]],
+    alongside: Alongside | None = None,
+) -> list[Event]:
+    """The events at the seqs `reserved` took, chained on from its head."""
+    _check_envelopes(events)
+    if len(events) != reserved.count:
+        raise LedgerError(f"{len(events)} events for {reserved.count} reserved seqs")
+    rows = _chained(reserved.run_id, events, reserved.seq, reserved.prev_hash)
+    head_hash = rows[-1].hash if rows else reserved.prev_hash
+    with statement_cursor() as cursor:
+        _insert_events(cursor, rows, reserved.run_id, head_hash, alongside)
     metrics.ledger_events_appended(row.type for row in rows)
     return rows
 

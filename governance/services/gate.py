@@ -12,7 +12,12 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
-from governance.binding_state import BindingNow, insert_claimed_with_binding
+from governance.binding_state import (
+    BindingNow,
+    binding_from_row,
+    binding_read,
+    insert_claimed_with_binding,
+)
 from governance.errors import Conflict
 from governance.gate.context import NOT_READ, CallContext
 from governance.gate.decision import Decision, Outcome
@@ -34,7 +39,13 @@ from governance.services.wakeup import wakeups
 from governance.throttling import wait_slot
 from ledger.models import EventType
 from ledger.redaction import Redacted, argument_preview, redact
-from ledger.services import InsertedAlongside, events_append, events_append_at_head
+from ledger.services import (
+    InsertedAlongside,
+    ReadAlongside,
+    events_append_at_head,
+    events_reserve,
+    events_write,
+)
 
 # Every decision writes one; prebuilt, because the ORM's insert costs more CPU than the row.
 _tool_calls = ModelTable(ToolCall)
@@ -124,21 +135,32 @@ def _fail_closed(decision: Decision) -> dict:
     return {"fail_closed": str(decision.fail_closed)} if decision.fail_closed else {}
 
 
-def _record_at_head(ctx: CallContext, decision: Decision, digest: str) -> GateAnswer | None:
-    """A settled decision (no approval, nothing claimed) recorded in ONE statement, in no
-    transaction of its own: the call's row and its two events, written only if the run's
-    chain still ends where the token check read it. None, with nothing written, when that
-    head is not known or has moved (another call of the run appended in between), or off
-    PostgreSQL: `_record` then writes them under the counter's lock. A retry's duplicate
-    ids make the statement fail on the unique index, as the insert in `_record` does."""
+def _record_at_head(
+    ctx: CallContext, decision: Decision, digest: str, claim_for: int | None
+) -> GateAnswer | None:
+    """A settled decision (no approval) recorded in ONE statement, in no transaction of its
+    own: the call's row and its two events, written only if the run's chain still ends
+    where the token check read it. None, with nothing written, when that head is not known
+    or has moved (another call of the run appended in between), or off PostgreSQL: `_record`
+    then writes them under the counter's lock. A retry's duplicate ids make the statement
+    fail on the unique index, as the insert in `_record` does.
+
+    A brokered call allowed for the broker (`claim_for`) is recorded claimed, and the same
+    statement re-reads its binding, as `insert_claimed_with_binding` does in `_record`: the
+    statement starts after every stage has decided and the credential is unsealed after it
+    has committed, so a revocation committed before it is seen."""
     head = ledger_head_as_read(ctx.run)
     if head is None or connection.vendor != "postgresql":
         return None
     call = _new_call(ctx, decision, digest, timezone.now())
+    reading = None
+    if claim_for is not None and decision.outcome == Outcome.ALLOW:
+        call.broker_status = BrokerStatus.RUNNING
+        reading = ReadAlongside(*binding_read(ctx.run, claim_for))
     # Inside a caller's transaction (a test's, say), a savepoint: a refused duplicate then
     # leaves that transaction usable for reading the recorded call.
     with transaction.atomic() if connection.in_atomic_block else nullcontext():
-        rows = events_append_at_head(
+        appended = events_append_at_head(
             run_id=ctx.run.pk,
             events=[
                 (EventType.TOOL_REQUESTED, _requested_event(ctx, digest)),
@@ -146,16 +168,22 @@ def _record_at_head(ctx: CallContext, decision: Decision, digest: str) -> GateAn
             ],
             head=head,
             inserting=InsertedAlongside(_tool_calls, call),
+            reading=reading,
         )
-    if rows is None:
+    if appended is None:
         return None
-    ledger_head_moved(ctx.run, (rows[-1].seq, rows[-1].hash))
-    return GateAnswer(call, None, (rows[-1].seq, rows[-1].hash))
+    last = appended.events[-1]
+    ledger_head_moved(ctx.run, (last.seq, last.hash))
+    claimed = binding_from_row(appended.read, ctx.run) if reading is not None else None
+    return GateAnswer(call, None, (last.seq, last.hash), claimed)
 
 
 def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | None) -> GateAnswer:
     """The decision recorded in the caller's transaction, under the run's counter lock."""
     run = ctx.run
+    # The counter's lock first, as `_record_at_head` takes it before inserting the call:
+    # a duplicate of this call recorded the other way then waits here, not in a deadlock.
+    reserved = events_reserve(run_id=run.pk, count=2)
     now = timezone.now()
     call = _new_call(ctx, decision, digest, now)
     claimed = None
@@ -200,10 +228,9 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
             },
             arguments=ctx.argument_secrets,
         )
-        # One lock of the run's ledger counter for both events (fewer round trips per call).
-        appended = events_append(
-            run_id=run.pk,
-            events=[
+        appended = events_write(
+            reserved,
+            [
                 (EventType.TOOL_REQUESTED, requested),
                 (EventType.APPROVAL_REQUESTED, approval_requested),
             ],
@@ -211,9 +238,9 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
         ledger_head_moved(run, (appended[-1].seq, appended[-1].hash))
         schedule_approval_followups(approval.pk, approval.expires_at)
         return GateAnswer(call, approval)
-    appended = events_append(
-        run_id=run.pk,
-        events=[
+    appended = events_write(
+        reserved,
+        [
             (EventType.TOOL_REQUESTED, requested),
             (EventType.TOOL_DECISION, _decided_event(ctx, call, decision)),
         ],
@@ -346,10 +373,8 @@ def _decide_and_record(
     digest = ctx.arguments_digest
     try:
         answer = None
-        if decision.outcome != Outcome.PENDING and (
-            claim_for is None or decision.outcome != Outcome.ALLOW
-        ):
-            answer = _record_at_head(ctx, decision, digest)
+        if decision.outcome != Outcome.PENDING:
+            answer = _record_at_head(ctx, decision, digest, claim_for)
         if answer is None:
             with transaction.atomic():
                 answer = _record(ctx, decision, digest, claim_for)

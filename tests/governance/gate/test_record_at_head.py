@@ -19,6 +19,8 @@ from ledger.models import Event
 from ledger.redaction import redact
 from ledger.services import chain_verify, events_append
 from tests.conftest import Api, run_body
+from tests.governance.broker.support import brokered_run, call, connect
+from tests.governance.broker.test_broker import _decide_then as decide_then
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -190,3 +192,65 @@ def test_a_retry_of_a_call_recorded_at_the_head_writes_nothing_and_gets_the_reco
     assert list(Event.objects.filter(run_id=run_id).values_list("seq", "hash")) == events_before
     assert ToolCall.objects.filter(run_id=run_id).count() == 1
     assert_one_gapless_chain(run_id, {"once"})
+
+
+def test_an_allowed_brokered_call_is_recorded_claimed_with_its_binding_in_one_statement(
+    broker_org, operator, echo_server
+):
+    """The call, its events, the broker's claim and the binding's re-read are one statement;
+    the broker then sends it with the credential and records the outcome at the head the
+    gate's statement left (one more)."""
+    connection_id = connect(operator, echo_server)
+    run_id, runner = brokered_run(operator)
+    statements = Statements()
+    with connection.execute_wrapper(statements):
+        answer = call(runner, run_id, "crm.lookup", {"id": "7"})
+    assert answer["decision"] == "allow" and answer["result"] is not None
+    assert statements.kinds == [AT_HEAD, AT_HEAD]  # the gate's record, the broker's
+    assert len(echo_server.calls()) == 1
+    recorded = ToolCall.objects.get(run_id=run_id)
+    assert (recorded.decision, recorded.broker_status) == ("allow", "succeeded")
+    assert [e.type for e in Event.objects.filter(run_id=run_id).order_by("seq")] == [
+        "run.created",
+        "tool.requested",
+        "tool.decision",
+        "tool.brokered",
+    ]
+    assert chain_verify(run_id) == []
+    assert connection_id
+
+
+def test_a_revocation_committed_after_the_gate_decided_is_seen_by_the_one_statement(
+    broker_org, operator, echo_server, monkeypatch
+):
+    """The connection is revoked on another connection (another web process) after the
+    gate's stages allowed the call: the one statement that records and claims it re-reads
+    the binding in its own snapshot, so the call is refused and nothing is sent."""
+    connection_id = connect(operator, echo_server)
+    run_id, runner = brokered_run(operator)
+
+    def revoke_elsewhere() -> None:
+        outcome: list = []
+
+        def revoke() -> None:
+            try:
+                outcome.append(operator.post(f"/v1/connections/{connection_id}/revoke").status_code)
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=revoke)
+        thread.start()
+        thread.join()
+        assert outcome == [200]
+
+    changed = decide_then(monkeypatch, revoke_elsewhere)
+    statements = Statements()
+    with connection.execute_wrapper(statements):
+        answer = call(runner, run_id, "crm.lookup", {"id": "1"})
+    assert changed == ["allow"]  # the stages allowed it: only the re-read can stop it
+    assert statements.kinds[0] == AT_HEAD  # recorded (and the binding re-read) at the head
+    assert (answer["decision"], answer["source"]) == ("deny", "binding")
+    assert echo_server.calls() == []
+    recorded = ToolCall.objects.get(run_id=run_id)
+    assert (recorded.decision, recorded.broker_status) == ("allow", "refused")
+    assert chain_verify(run_id) == []
