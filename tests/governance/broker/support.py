@@ -68,3 +68,24 @@ def call(runner, run_id, tool, arguments, call_id="c-1", wait=0):
     )
     assert response.status_code == 200, response.content
     return response.json()
+
+
+def revoke_on_another_connection(operator, connection_id) -> None:
+    """Revoke the connection through the API on another thread, so on another database
+    connection (as another web process would), committed when this returns."""
+    import threading
+
+    from django.db import connections
+
+    outcome: list = []
+
+    def revoke() -> None:
+        try:
+            outcome.append(operator.post(f"/v1/connections/{connection_id}/revoke").status_code)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=revoke)
+    thread.start()
+    thread.join()
+    assert outcome == [200]

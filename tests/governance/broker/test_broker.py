@@ -8,7 +8,13 @@ from django.core.management import call_command
 from governance.models import Connection, Membership, ToolCall
 from ledger.models import Event
 from tests.conftest import Api
-from tests.governance.broker.support import ECHO_TOOLS, brokered_run, call, connect
+from tests.governance.broker.support import (
+    ECHO_TOOLS,
+    brokered_run,
+    call,
+    connect,
+    revoke_on_another_connection,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -192,28 +198,11 @@ def test_a_revocation_committed_by_another_transaction_after_the_gate_decided_is
 ):
     """The same race with the revocation committed on another connection (another web
     process) between the gate's stages and the statement that records and claims the call."""
-    import threading
-
-    from django.db import connections
-
     connection_id = connect(operator, echo_server)
     run_id, runner = brokered_run(operator)
-
-    def revoke_elsewhere() -> None:
-        outcome: list = []
-
-        def revoke() -> None:
-            try:
-                outcome.append(operator.post(f"/v1/connections/{connection_id}/revoke").status_code)
-            finally:
-                connections.close_all()
-
-        thread = threading.Thread(target=revoke)
-        thread.start()
-        thread.join()
-        assert outcome == [200]
-
-    changed = _decide_then(monkeypatch, revoke_elsewhere)
+    changed = _decide_then(
+        monkeypatch, lambda: revoke_on_another_connection(operator, connection_id)
+    )
     answer = call(runner, run_id, "crm.lookup", {"id": "1"})
     assert changed == ["allow"]
     _assert_refused_on_binding(answer, run_id, echo_server)

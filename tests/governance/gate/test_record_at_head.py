@@ -19,7 +19,12 @@ from ledger.models import Event
 from ledger.redaction import redact
 from ledger.services import chain_verify, events_append
 from tests.conftest import Api, run_body
-from tests.governance.broker.support import brokered_run, call, connect
+from tests.governance.broker.support import (
+    brokered_run,
+    call,
+    connect,
+    revoke_on_another_connection,
+)
 from tests.governance.broker.test_broker import _decide_then as decide_then
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -229,21 +234,9 @@ def test_a_revocation_committed_after_the_gate_decided_is_seen_by_the_one_statem
     connection_id = connect(operator, echo_server)
     run_id, runner = brokered_run(operator)
 
-    def revoke_elsewhere() -> None:
-        outcome: list = []
-
-        def revoke() -> None:
-            try:
-                outcome.append(operator.post(f"/v1/connections/{connection_id}/revoke").status_code)
-            finally:
-                connection.close()
-
-        thread = threading.Thread(target=revoke)
-        thread.start()
-        thread.join()
-        assert outcome == [200]
-
-    changed = decide_then(monkeypatch, revoke_elsewhere)
+    changed = decide_then(
+        monkeypatch, lambda: revoke_on_another_connection(operator, connection_id)
+    )
     statements = Statements()
     with connection.execute_wrapper(statements):
         answer = call(runner, run_id, "crm.lookup", {"id": "1"})
