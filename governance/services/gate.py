@@ -184,6 +184,11 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
     # The counter's lock first, as `_record_at_head` takes it before inserting the call:
     # a duplicate of this call recorded the other way then waits here, not in a deadlock.
     reserved = events_reserve(run_id=run.pk, count=2)
+    # A run's finish appends `run.finished` under the same lock, in the transaction that
+    # ends the run: a finish since the token check is seen here, and nothing is recorded
+    # after it. (`_record_at_head` needs no such check: a finish moves the head it holds.)
+    if not Run.objects.filter(pk=run.pk, status=RunStatus.ACTIVE).exists():
+        raise Conflict("this run has finished", code="run_finished")
     now = timezone.now()
     call = _new_call(ctx, decision, digest, now)
     claimed = None

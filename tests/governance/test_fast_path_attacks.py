@@ -351,7 +351,7 @@ def test_a_binding_that_changes_after_the_token_check_read_it_is_refused(
     committed right after it must still stop the call before the credential is used: the
     gate allows (on the stale read), and the statement that records the call re-reads the
     binding and the run's status. (A finished run's call used to run: the re-read did not
-    look at the run.)"""
+    look at the run.) A finish is now caught before anything is recorded."""
     owner = user_create(username="mallory", org=org, role=Role.MEMBER, password="pw-mal-123")
     owner_key = Api(api_key_create(org=org, user=owner, name="mallory").plaintext)
     personal = change == "owner_leaves"
@@ -381,6 +381,16 @@ def test_a_binding_that_changes_after_the_token_check_read_it_is_refused(
     status, answer = call_tool(created["session_token"], "crm__update", {"id": "1"})
     assert changed == ["crm.update"]
     assert status == 200 and answer["result"]["isError"] is True, answer
+    if change == "run_finished":
+        # The finish moved the ledger head the token check read; the record, taken under
+        # the counter's lock, sees the run has ended: nothing recorded after `run.finished`.
+        assert "this run has finished" in result_text(answer)
+        assert not ToolCall.objects.filter(run_id=created["id"]).exists()
+        last = Event.objects.filter(run_id=created["id"]).order_by("-seq").first()
+        assert last.type == "run.finished"
+        assert echo_server.calls() == []
+        assert chain_verify(created["id"]) == []
+        return
     assert "binding" in result_text(answer)
     recorded = ToolCall.objects.get(run_id=created["id"])
     # The gate allowed on what the token check read; the recording statement's re-read

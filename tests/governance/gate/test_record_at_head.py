@@ -247,3 +247,41 @@ def test_a_revocation_committed_after_the_gate_decided_is_seen_by_the_one_statem
     recorded = ToolCall.objects.get(run_id=run_id)
     assert (recorded.decision, recorded.broker_status) == ("allow", "refused")
     assert chain_verify(run_id) == []
+
+
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("read_file", {"path": "/workspace/a"}),
+        ("send_email", {"to": "a@example.com"}),  # an ASK: an approval would be opened
+    ],
+)
+def test_a_run_finished_after_the_token_check_records_nothing_after_its_end(
+    operator, tool, arguments
+):
+    """The operator finishes the run between an agent's token check and its record: the
+    call is refused as for a finished run, and the ledger ends with `run.finished`."""
+    from governance.errors import Conflict
+    from governance.models import Approval, Run
+    from governance.services.runs import run_finish
+
+    run_id, token = new_run(operator)
+    run = run_for_session_token(hash_secret_token(token))  # the token check, still active
+    run_finish(run=Run.objects.get(pk=run_id), actor_label="operator key ci")
+
+    statements = Statements()
+    with connection.execute_wrapper(statements), pytest.raises(Conflict) as refused:
+        permission_request(
+            run=run,
+            session_id="s-1",
+            tool_call_id="late",
+            tool=tool,
+            arguments=arguments,
+            wait_seconds=0,
+        )
+    assert refused.value.code == "run_finished"
+    assert not ToolCall.objects.filter(run_id=run_id).exists()
+    assert not Approval.objects.filter(run_id=run_id).exists()
+    events = list(Event.objects.filter(run_id=run_id).order_by("seq"))
+    assert events[-1].type == "run.finished"
+    assert chain_verify(run_id) == []
