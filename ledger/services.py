@@ -234,6 +234,22 @@ def event_append_at_head(
     return appended.events[0] if appended is not None else None
 
 
+def chain_lock(*, run_id) -> None:
+    """Take the run's counter lock now, in the caller's transaction, before it writes any
+    other row of the run. Whatever appends to a run's chain takes this lock before the rows
+    its events record (the gate before it inserts the call, a settlement before it updates
+    the approval and the call, a finish before it ends the run), so two writers of one run
+    wait for each other in one order instead of each holding what the other needs: a retry
+    of a call being decided holds the counter while its insert waits on the decision's
+    update of that call. SQLite needs no order: a writing transaction takes the whole
+    database as it begins (IMMEDIATE)."""
+    if not connection.in_atomic_block:
+        raise LedgerError("chain_lock must run inside a transaction")
+    if connection.features.has_select_for_update:
+        locked = RunCounter.objects.select_for_update().filter(run_id=run_id)
+        list(locked.values_list("pk", flat=True))  # no row yet: nothing of the run to order
+
+
 def event_append(
     *, run_id, type: EventType | str, redacted: Redacted, alongside: Alongside | None = None
 ) -> Event:

@@ -64,6 +64,7 @@ class Api:
     """A JSON client for one credential."""
 
     def __init__(self, token: str | None = None, user=None) -> None:
+        self.token = token
         self.client = APIClient()
         if token:
             self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")

@@ -34,7 +34,7 @@ from governance.schemas import guard_schema
 from governance.services.settlement import approvals_close_for_run
 from ledger.models import EventType, RunCounter
 from ledger.redaction import redact
-from ledger.services import event_append
+from ledger.services import chain_lock, event_append
 
 
 @dataclass(frozen=True)
@@ -263,6 +263,7 @@ def run_create(
 
 @transaction.atomic
 def run_finish(*, run: Run, actor_label: str) -> Run:
+    chain_lock(run_id=run.pk)  # before the run and its approvals: see chain_lock
     won = Run.objects.filter(pk=run.pk, status=RunStatus.ACTIVE).update(
         status=RunStatus.FINISHED, finished_at=timezone.now()
     )

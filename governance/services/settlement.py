@@ -22,7 +22,7 @@ from governance.observability import metrics, tracing
 from governance.services.wakeup import announce_decision
 from ledger.models import Event, EventType
 from ledger.redaction import redact
-from ledger.services import event_append
+from ledger.services import chain_lock, event_append
 
 TIMED_OUT_REASON = "approval timed out"
 RUN_FINISHED_REASON = "the run finished before anyone decided"
@@ -71,6 +71,7 @@ def approval_settle(
     """The compare-and-swap from pending and, for the winner only, the ledger entries.
     Runs inside the caller's transaction: if an append fails, the settlement rolls back.
     `remember` is a `RememberScope` (empty: nothing remembered)."""
+    chain_lock(run_id=approval.run_id)  # before the approval and the call: see chain_lock
     now = timezone.now()
     won = Approval.objects.filter(pk=approval.pk, status=ApprovalStatus.PENDING).update(
         status=status,
@@ -189,8 +190,10 @@ def approvals_close_for_run(*, run_id) -> int:
     """Deny every approval still pending when its run finishes (inside run_finish's
     transaction): nobody should be offered a call whose run is over."""
     closed = 0
-    pending = Approval.objects.select_related("run", "policy_version").filter(
-        run_id=run_id, status=ApprovalStatus.PENDING
+    pending = (
+        Approval.objects.select_related("run", "policy_version")
+        .filter(run_id=run_id, status=ApprovalStatus.PENDING)
+        .order_by("pk")
     )
     for approval in pending:
         closed += approval_settle(
