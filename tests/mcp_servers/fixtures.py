@@ -69,12 +69,17 @@ class ServerProcess:
         process, self.process = self.process, None
         if process is None or process.poll() is not None:
             return
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=3)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=3)
+        # uvicorn's graceful stop waits for every open connection to close, and fluidbox's
+        # pool of upstream sessions keeps one open: a second SIGINT tells it not to wait.
+        for patience in (0.25, 3):
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(timeout=patience)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=3)
 
     def _wait_until_listening(self) -> None:
         assert self.process is not None
