@@ -36,30 +36,25 @@ def ask(runner: Api, run_id: str, call_id: str) -> dict:
     return response.json()
 
 
-class CounterHeld:
-    """The run's counter row locked by another connection, as a writer in the middle of
-    its append holds it."""
-
-    def __init__(self, run_id: str) -> None:
-        settings = connection.settings_dict
-        self.connection = psycopg.connect(
-            host=settings["HOST"] or "127.0.0.1",
-            port=settings["PORT"] or 5432,
-            dbname=settings["NAME"],
-            user=settings["USER"] or "postgres",
-            password=settings["PASSWORD"] or None,
-        )
-        self.connection.execute(
-            f"UPDATE {RunCounter._meta.db_table} SET last_seq = last_seq WHERE run_id = %s",
-            [run_id],
-        )
-
-    def release(self) -> None:
-        self.connection.rollback()
-        self.connection.close()
+def _counter_held(run_id: str) -> psycopg.Connection:
+    """Another connection holding the run's counter row, as a writer in the middle of its
+    append holds it (released by rolling back)."""
+    settings = connection.settings_dict
+    held = psycopg.connect(
+        host=settings["HOST"] or "127.0.0.1",
+        port=settings["PORT"] or 5432,
+        dbname=settings["NAME"],
+        user=settings["USER"] or "postgres",
+        password=settings["PASSWORD"] or None,
+    )
+    held.execute(
+        f"UPDATE {RunCounter._meta.db_table} SET last_seq = last_seq WHERE run_id = %s",
+        [run_id],
+    )
+    return held
 
 
-def waiting_on_locks(count: int, what: str) -> None:
+def _waiting_on_locks(count: int, what: str) -> None:
     def waiting() -> bool:
         with connection.cursor() as cursor:
             cursor.execute(
@@ -71,16 +66,31 @@ def waiting_on_locks(count: int, what: str) -> None:
     wait_until(waiting, what)
 
 
-def in_thread(answers: dict, name: str, request) -> threading.Thread:
-    def send() -> None:
+def race_behind_the_counter(run_id: str, first, second) -> tuple:
+    """`first` and then `second` (each a request, in a thread of its own) queued in that
+    order behind another connection's hold of the run's counter, which then lets go.
+    Returns their answers."""
+    held = _counter_held(run_id)
+    answers: list = [None, None]
+    threads = []
+
+    def send(index: int, request) -> None:
         try:
-            answers[name] = request()
+            answers[index] = request()
         finally:
             connection.close()
 
-    thread = threading.Thread(target=send)
-    thread.start()
-    return thread
+    try:
+        for index, request in enumerate((first, second)):
+            threads.append(threading.Thread(target=send, args=(index, request)))
+            threads[-1].start()
+            _waiting_on_locks(index + 1, f"request {index + 1} to queue for the counter")
+    finally:
+        held.rollback()
+        held.close()
+    for thread in threads:
+        thread.join()
+    return tuple(answers)
 
 
 def types_of(run_id: str) -> list[str]:
@@ -90,30 +100,19 @@ def types_of(run_id: str) -> list[str]:
 def test_a_retry_of_the_call_being_decided_never_deadlocks_the_decision(make_run, approver):
     run_id, runner = make_run()
     approval_id = ask(runner, run_id, "c-1")["approval"]["id"]
-    held = CounterHeld(run_id)
-    answers: dict = {}
-    try:
-        # The retry queues for the counter first (it records a pending call again, under
-        # the counter's lock, and only then meets the unique index) ...
-        retry = in_thread(answers, "retry", lambda: ask(Api(runner.token), run_id, "c-1"))
-        waiting_on_locks(1, "the retry to wait for the counter")
-        # ... and the approver's decision after it.
-        decision = in_thread(
-            answers,
-            "decision",
-            lambda: Api(user=approver).post(
-                f"/v1/approvals/{approval_id}/decision", {"decision": "approve"}
-            ),
-        )
-        waiting_on_locks(2, "the decision to wait behind the retry")
-    finally:
-        held.release()
-    retry.join()
-    decision.join()
+    # The retry queues for the counter first (it records a pending call again, under the
+    # counter's lock, and only then meets the unique index), the approver's decision after.
+    retry, decision = race_behind_the_counter(
+        run_id,
+        lambda: ask(Api(runner.token), run_id, "c-1"),
+        lambda: Api(user=approver).post(
+            f"/v1/approvals/{approval_id}/decision", {"decision": "approve"}
+        ),
+    )
 
-    assert answers["decision"].status_code == 200, answers["decision"].content
-    assert answers["decision"].json()["won"] is True
-    assert answers["retry"]["decision"] in {"pending", "allow"}
+    assert decision.status_code == 200, decision.content
+    assert decision.json()["won"] is True
+    assert retry["decision"] in {"pending", "allow"}
     assert Approval.objects.get(pk=approval_id).status == "approved"
     assert ToolCall.objects.filter(run_id=run_id).count() == 1
     assert ToolCall.objects.get(run_id=run_id).decision == "allow"
@@ -128,32 +127,21 @@ def test_a_decision_racing_the_runs_finish_never_deadlocks_either(make_run, oper
     run_id, runner = make_run()
     first = ask(runner, run_id, "c-1")["approval"]["id"]
     second = ask(runner, run_id, "c-2")["approval"]["id"]
-    held = CounterHeld(run_id)
-    answers: dict = {}
-    try:
-        # The finish queues first: it denies every pending approval, then records the end.
-        finish = in_thread(
-            answers, "finish", lambda: Api(operator.token).post(f"/v1/runs/{run_id}/finish")
-        )
-        waiting_on_locks(1, "the finish to wait for the counter")
-        decision = in_thread(
-            answers,
-            "decision",
-            lambda: Api(user=approver).post(
-                f"/v1/approvals/{second}/decision", {"decision": "approve"}
-            ),
-        )
-        waiting_on_locks(2, "the decision to wait behind the finish")
-    finally:
-        held.release()
-    finish.join()
-    decision.join()
+    # The finish queues first (it denies every pending approval, then records the end),
+    # the approver's decision on the second approval after it.
+    finish, decision = race_behind_the_counter(
+        run_id,
+        lambda: Api(operator.token).post(f"/v1/runs/{run_id}/finish"),
+        lambda: Api(user=approver).post(
+            f"/v1/approvals/{second}/decision", {"decision": "approve"}
+        ),
+    )
 
-    assert answers["finish"].status_code == 200, answers["finish"].content
+    assert finish.status_code == 200, finish.content
     # The finish came first and denied both; the approver is told what was decided.
-    assert answers["decision"].status_code == 200, answers["decision"].content
-    assert answers["decision"].json()["won"] is False
-    assert answers["decision"].json()["approval"]["status"] == "denied"
+    assert decision.status_code == 200, decision.content
+    assert decision.json()["won"] is False
+    assert decision.json()["approval"]["status"] == "denied"
     statuses = dict(Approval.objects.filter(run_id=run_id).values_list("pk", "status"))
     assert statuses == {int(first): "denied", int(second): "denied"}
     types = types_of(run_id)
