@@ -64,11 +64,18 @@ class ServerProcess:
                 start_new_session=True,
             )
 
+    # Whom `stop` signals: the process group (gunicorn's master and workers), or only the
+    # process started, which stops its own children.
+    signal_group = True
+
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.process is None or self.process.poll() is not None:
             return
         try:
-            os.killpg(self.process.pid, sig)
+            if self.signal_group or sig == signal.SIGKILL:
+                os.killpg(self.process.pid, sig)
+            else:
+                os.kill(self.process.pid, sig)
         except ProcessLookupError:
             return
         try:
@@ -128,6 +135,10 @@ class WebServer(ServerProcess):
 
 class Worker(ServerProcess):
     """`manage.py qcluster`: timeouts, sweeps and notifications."""
+
+    # django-q2's cluster stops its workers itself on SIGTERM; signalled too, each of them
+    # leaves the cluster waiting for it until the 15 s of `stop` run out.
+    signal_group = False
 
     def __init__(self, tmp: Path, **env: str) -> None:
         args = [str(BIN / "python"), "manage.py", "qcluster"]
