@@ -4,11 +4,14 @@
 --   GATE_LOAD_RUNS      file of "run_id session_token" lines; requests rotate over them
 --   GATE_LOAD_SCENARIO  always | never | shell20 | ceiling
 --   GATE_LOAD_NONCE     prefix of every tool_call_id, unique per phase (never a replay)
---   GATE_LOAD_PACE_MS   mean think time per connection before each request (0: flat out)
+--   GATE_LOAD_THINK_MS  closed loop: mean think time per connection before each request
+--   GATE_LOAD_RATE      open loop: requests per second this wrk thread sends
+--                       (neither: flat out)
 
 local scenario = os.getenv("GATE_LOAD_SCENARIO")
 local nonce = os.getenv("GATE_LOAD_NONCE")
-local pace = tonumber(os.getenv("GATE_LOAD_PACE_MS") or "0")
+local think = tonumber(os.getenv("GATE_LOAD_THINK_MS") or "0")
+local rate = tonumber(os.getenv("GATE_LOAD_RATE") or "0")
 
 local next_thread = 1
 local runs = {}
@@ -81,10 +84,32 @@ function request()
   return wrk.format("POST", run.path, headers, gate_body(counter))
 end
 
-if pace > 0 then
-  -- Exponential think time: arrivals spread out instead of marching in lockstep.
+if think > 0 then
+  -- Closed loop: exponential think time, so arrivals spread out instead of marching in
+  -- lockstep. The rate then depends on the latency: when the server slows, so does the load.
   function delay()
-    return -math.log(1 - math.random()) * pace
+    return -math.log(1 - math.random()) * think
+  end
+elseif rate > 0 then
+  -- Open loop: requests arrive as a Poisson process at `rate`, whatever the latency. A
+  -- connection that comes free before the next arrival waits for it; one that comes free
+  -- after it sends at once, so a stall is followed by the backlog it built up.
+  local ffi = require("ffi")
+  ffi.cdef [[
+    typedef struct { long tv_sec; long tv_nsec; } gate_load_timespec;
+    int clock_gettime(int clock_id, gate_load_timespec *tp);
+  ]]
+  local CLOCK_MONOTONIC = 1
+  local clock = ffi.new("gate_load_timespec")
+  local function now_ms()
+    ffi.C.clock_gettime(CLOCK_MONOTONIC, clock)
+    return tonumber(clock.tv_sec) * 1000 + tonumber(clock.tv_nsec) / 1e6
+  end
+  local due = nil
+  function delay()
+    local now = now_ms()
+    due = (due or now) - math.log(1 - math.random()) * 1000 / rate
+    return math.max(0, due - now)
   end
 end
 

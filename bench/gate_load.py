@@ -58,6 +58,7 @@ SCENARIOS = (
 )
 EXPECTED = {"always": "allow", "never": "deny", "shell20": "allow"}
 TARGET_SHARE = 0.60
+PACING_ATTEMPTS = 6  # at half load, closed loop: up to 3 short probes, then measured runs
 TARGET_P99_MS = 50.0
 
 POLICY = """
@@ -166,7 +167,8 @@ def wrk(
     connections: int,
     seconds: float,
     threads: int,
-    pace_ms: float = 0.0,
+    think_ms: float = 0.0,
+    rate: float = 0.0,
 ) -> tuple[Result, str]:
     nonce = f"{scenario}{secrets.token_hex(4)}"
     env = {
@@ -174,7 +176,8 @@ def wrk(
         "GATE_LOAD_RUNS": str(server.runs_file),
         "GATE_LOAD_SCENARIO": scenario,
         "GATE_LOAD_NONCE": nonce,
-        "GATE_LOAD_PACE_MS": f"{pace_ms:.3f}",
+        "GATE_LOAD_THINK_MS": f"{think_ms:.3f}",
+        "GATE_LOAD_RATE": f"{rate:.3f}",
     }
     command = [
         "wrk",
@@ -256,29 +259,42 @@ def peaks(server: "Gunicorn", scenarios: list[str], args) -> dict[str, Result]:
 
 
 def paced(server: "Gunicorn", scenario: str, target: float, args) -> Result:
-    """Closed loop with exponential think time, tuned until the offered rate is the target."""
+    """The scenario at `target` requests/s on --half-conns connections, the arrivals as
+    --arrivals says. A closed loop's think time is tuned on short probes, and a measured run
+    that lands more than 10% off the target is run again with the think time corrected."""
     connections = args.half_conns
-    pace_ms = 1000 * connections / target
-    for _ in range(3):
-        probe, _ = wrk(
+    if args.arrivals == "open":
+        threads = min(args.wrk_threads, connections)
+        result, nonce = wrk(
             server,
             scenario,
             connections=connections,
-            seconds=3,
+            seconds=args.seconds,
             threads=args.wrk_threads,
-            pace_ms=pace_ms,
+            rate=target / threads,
         )
-        if abs(probe.rate - target) / target < 0.05:
+        check_recorded(scenario, nonce, result)
+        return result
+    think_ms = 1000 * connections / target
+    probes = 0
+    for _ in range(PACING_ATTEMPTS):
+        probing = probes < 3
+        result, nonce = wrk(
+            server,
+            scenario,
+            connections=connections,
+            seconds=3 if probing else args.seconds,
+            threads=args.wrk_threads,
+            think_ms=think_ms,
+        )
+        off = abs(result.rate - target) / target
+        if probing:
+            probes = 3 if off < 0.05 else probes + 1
+        elif off < 0.10:
             break
-        pace_ms = max(0.1, pace_ms + 1000 * connections * (1 / target - 1 / probe.rate))
-    result, nonce = wrk(
-        server,
-        scenario,
-        connections=connections,
-        seconds=args.seconds,
-        threads=args.wrk_threads,
-        pace_ms=pace_ms,
-    )
+        think_ms = max(0.1, think_ms + 1000 * connections * (1 / target - 1 / result.rate))
+    else:
+        print(f"    {scenario}: the rate stayed {off:.0%} off its target", flush=True)
     check_recorded(scenario, nonce, result)
     return result
 
@@ -330,6 +346,13 @@ def main() -> None:
     parser.add_argument("--conns", default="8,16,32,64", help="connection counts for the peak")
     parser.add_argument("--half-conns", type=int, default=16, help="connections at half load")
     parser.add_argument(
+        "--arrivals",
+        choices=("closed", "open"),
+        default="closed",
+        help="at half load: closed (think time per connection, as the README's figures) or "
+        "open (Poisson arrivals at the rate, whatever the latency)",
+    )
+    parser.add_argument(
         "--rounds",
         type=int,
         default=1,
@@ -380,14 +403,16 @@ def main() -> None:
         print(f"  load average at start: {load_average()}", flush=True)
         print("  flat out (each request a new decision):", flush=True)
         best = peaks(server, [scenario for scenario, _ in scenarios], args)
-        print("  paced at half of each peak:", flush=True)
+        print(f"  paced at half of each peak ({args.arrivals} loop):", flush=True)
         rounds: dict[str, list[Result]] = {scenario: [] for scenario, _ in scenarios}
         for round_ in range(args.rounds):
             for scenario, _ in scenarios:
-                half = paced(server, scenario, best[scenario].rate / 2, args)
+                target = best[scenario].rate / 2
+                half = paced(server, scenario, target, args)
                 rounds[scenario].append(half)
                 print(
-                    f"    {scenario:<8} round {round_ + 1} {half.rate:8.1f}/s  "
+                    f"    {scenario:<8} round {round_ + 1} {half.rate:8.1f}/s (offered "
+                    f"{target:.1f}/s)  "
                     f"p50 {half.p50_ms:6.1f} ms  p99 {half.p99_ms:7.1f} ms",
                     flush=True,
                 )
