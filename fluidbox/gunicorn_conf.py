@@ -18,6 +18,10 @@ timeout = 60
 graceful_timeout = 10
 keepalive = 5
 accesslog = os.environ.get("WEB_ACCESS_LOG") or None
+# gunicorn's control socket (on by default since 25) would let any process of this user add,
+# remove or restart workers or stop the gate, and keeps a thread in the master that is
+# stopped and restarted around every fork. Nothing of fluidbox uses it.
+control_socket_disable = True
 
 
 def on_starting(server):
