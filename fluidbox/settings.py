@@ -3,6 +3,7 @@
 import os
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -26,6 +27,19 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 PUBLIC_BASE_URL = env_str("FLUIDBOX_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+
+# Served over HTTPS (the public URL says so; usually a proxy ends TLS and forwards plain
+# HTTP): cookies travel over HTTPS only, and the public origin is trusted for CSRF, which
+# would otherwise compare the browser's https:// Origin with the http:// request it sees.
+# Whether a request came over HTTPS (for HSTS) is gunicorn's call: it believes
+# X-Forwarded-Proto only from FORWARDED_ALLOW_IPS (127.0.0.1 by default).
+SERVED_OVER_HTTPS = PUBLIC_BASE_URL.startswith("https://")
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SERVED_OVER_HTTPS
+if SERVED_OVER_HTTPS:
+    _public_origin = "https://" + urlsplit(PUBLIC_BASE_URL).netloc
+    if _public_origin not in CSRF_TRUSTED_ORIGINS:
+        CSRF_TRUSTED_ORIGINS.append(_public_origin)
+SECURE_HSTS_SECONDS = env_int("FLUIDBOX_HSTS_SECONDS", 0, minimum=0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -113,7 +113,7 @@ class WebServer(ServerProcess):
             "--threads",
             str(threads),
         ]
-        environment = child_environment(FLUIDBOX_PUBLIC_URL=self.url, **env)
+        environment = child_environment(**{"FLUIDBOX_PUBLIC_URL": self.url, **env})
         super().__init__(args, environment, tmp / f"gunicorn-{self.port}.log")
 
     def start(self) -> None:
