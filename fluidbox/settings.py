@@ -2,6 +2,7 @@
 
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -51,6 +52,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_q",
+    "axes",
     "ledger",
     "governance",
 ]
@@ -66,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "fluidbox.content_security.ContentSecurityPolicyMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not env_bool("FLUIDBOX_METRICS", True):
@@ -155,6 +159,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+
+# Password guessing at the sign-in form (django-axes): after FLUIDBOX_LOGIN_FAILURE_LIMIT
+# failures for one username from one address, that pair is refused (429) for the cool-off,
+# the right password included; a success resets the count. The address is the TCP peer's
+# (a client's X-Forwarded-For is never believed), so behind a proxy on this machine every
+# client shares one address and the count is per username. API keys and run tokens are
+# random, long and never typed: they are not counted.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("FLUIDBOX_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("FLUIDBOX_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+AXES_VERBOSE = False  # a lockout is still logged (WARNING), with the username and address
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -292,6 +313,7 @@ LOGGING = {
         # The worker logs every scheduled sweep at INFO; keep the console for what matters.
         "django-q": {"level": env_str("Q_LOG_LEVEL", "WARNING")},
         "httpx": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # each failed sign-in at INFO; lockouts at WARNING
         "httpx2": {"level": "WARNING"},
     },
 }

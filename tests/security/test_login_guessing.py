@@ -1,0 +1,83 @@
+"""Guessing a password at the sign-in form, from the attacker's side: after
+FLUIDBOX_LOGIN_FAILURE_LIMIT (10) failures for one username from one address, that pair is
+refused with 429 (the right password too) until the cool-off ends; a forged X-Forwarded-For
+does not help, nobody else is locked out, and no guessed password is stored anywhere."""
+
+from datetime import timedelta
+
+import pytest
+from axes.models import AccessAttempt
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.utils import timezone
+
+PASSWORD = "the-real-password-7"
+ATTACKER = "203.0.113.5"
+COLLEAGUE = "198.51.100.7"
+
+
+@pytest.fixture
+def root(db):
+    return get_user_model().objects.create_superuser("root", "root@example.com", PASSWORD)
+
+
+def sign_in(client, password: str, address: str, **headers):
+    return client.post(
+        "/admin/login/?next=/admin/",
+        {"username": "root", "password": password},
+        REMOTE_ADDR=address,
+        **headers,
+    )
+
+
+def signed_in(response) -> bool:
+    return response.status_code == 302 and response.headers["Location"] == "/admin/"
+
+
+def test_guessing_locks_the_pair_out_until_the_cool_off_ends(root, client, settings):
+    guesses = [f"guess-{n}-hunter2" for n in range(settings.AXES_FAILURE_LIMIT)]
+    answers = [sign_in(client, guess, ATTACKER).status_code for guess in guesses]
+    assert answers[:-1] == [200] * (len(guesses) - 1)  # the form again, with its error
+    assert answers[-1] == 429
+
+    # Now the right password is refused too, from that address, whatever it claims to be.
+    for extra in ({}, {"HTTP_X_FORWARDED_FOR": "192.0.2.99"}):
+        locked = sign_in(client, PASSWORD, ATTACKER, **extra)
+        assert locked.status_code == 429
+        assert "sessionid" not in locked.cookies
+    assert client.get("/admin/").status_code == 302  # still signed out
+
+    # Someone else signing in as root from their own address is not locked out.
+    assert signed_in(sign_in(client, PASSWORD, COLLEAGUE))
+    client.logout()
+
+    # No guessed password is kept, in any column of any table.
+    for model in apps.get_models():
+        for row in model._base_manager.values():
+            text = repr(row)
+            assert not any(guess in text for guess in guesses), model._meta.label
+
+    # After the cool-off (15 minutes), the pair may try again.
+    assert AccessAttempt.objects.filter(ip_address=ATTACKER).exists()
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
+    assert signed_in(sign_in(client, PASSWORD, ATTACKER))
+
+
+def test_a_success_resets_the_count(root, client, settings):
+    for n in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert sign_in(client, f"typo-{n}", ATTACKER).status_code == 200
+    assert signed_in(sign_in(client, PASSWORD, ATTACKER))
+    client.logout()
+    # The count started again: as many typos as before do not lock the account.
+    for n in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert sign_in(client, f"typo-again-{n}", ATTACKER).status_code == 200
+    assert signed_in(sign_in(client, PASSWORD, ATTACKER))
+
+
+def test_an_operator_lifts_a_lockout_by_username(root, client, settings):
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        sign_in(client, f"guess-{n}", ATTACKER)
+    assert sign_in(client, PASSWORD, ATTACKER).status_code == 429
+    call_command("axes_reset_username", "root")
+    assert signed_in(sign_in(client, PASSWORD, ATTACKER))
