@@ -1,5 +1,6 @@
 """Settings from the environment, through helpers that fail loudly on bad values."""
 
+import ipaddress
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -42,3 +43,16 @@ def env_list(name: str, default: list[str] | None = None, *, separator: str = ",
     if raw is None:
         return list(default or [])
     return [item.strip() for item in raw.split(separator) if item.strip()]
+
+
+def env_networks(
+    name: str, default: list[str]
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] | None:
+    """A comma-separated list of addresses and networks (CIDR); `*` alone means any (None)."""
+    entries = env_list(name, default)
+    if entries == ["*"]:
+        return None
+    try:
+        return tuple(ipaddress.ip_network(entry, strict=False) for entry in entries)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from fluidbox.env import env_bool, env_int, env_list, env_str
+from fluidbox.env import env_bool, env_int, env_list, env_networks, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("FLUIDBOX_DATA_DIR", str(BASE_DIR / "var")))
@@ -162,10 +162,10 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # Password guessing at the sign-in form (django-axes): after FLUIDBOX_LOGIN_FAILURE_LIMIT
 # failures for one username from one address, that pair is refused (429) for the cool-off,
-# the right password included; a success resets the count. The address is the TCP peer's
-# (a client's X-Forwarded-For is never believed), so behind a proxy on this machine every
-# client shares one address and the count is per username. API keys and run tokens are
-# random, long and never typed: they are not counted.
+# the right password included; a success resets the count. The address is the TCP peer's,
+# or the client's as a trusted proxy (FORWARDED_ALLOW_IPS, gunicorn's variable) forwarded it
+# (fluidbox/client_address.py). API keys and run tokens are random, long and never typed:
+# they are not counted.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -174,7 +174,8 @@ AXES_FAILURE_LIMIT = env_int("FLUIDBOX_LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("FLUIDBOX_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+TRUSTED_PROXY_NETWORKS = env_networks("FORWARDED_ALLOW_IPS", ["127.0.0.1", "::1"])
+AXES_CLIENT_IP_CALLABLE = "fluidbox.client_address.client_address"
 AXES_VERBOSE = False  # a lockout is still logged (WARNING), with the username and address
 
 LANGUAGE_CODE = "en-us"

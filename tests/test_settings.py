@@ -75,6 +75,16 @@ def test_env_helpers_refuse_bad_values(monkeypatch):
     assert env_int("X_NUMBER", 1, minimum=0) == 7
 
 
+def test_a_bad_trusted_proxy_address_fails_loudly(tmp_path):
+    result = settings_in_subprocess(
+        FLUIDBOX_DEVELOPMENT="1",
+        FORWARDED_ALLOW_IPS="10.0.0.1,proxy",
+        FLUIDBOX_DATA_DIR=str(tmp_path),
+    )
+    assert result.returncode != 0
+    assert "FORWARDED_ALLOW_IPS" in result.stderr and "'proxy'" in result.stderr
+
+
 @pytest.mark.django_db
 def test_the_sqlite_database_runs_in_wal_mode():
     from django.db import connection

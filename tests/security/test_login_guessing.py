@@ -81,3 +81,17 @@ def test_an_operator_lifts_a_lockout_by_username(root, client, settings):
     assert sign_in(client, PASSWORD, ATTACKER).status_code == 429
     call_command("axes_reset_username", "root")
     assert signed_in(sign_in(client, PASSWORD, ATTACKER))
+
+
+def test_behind_the_proxy_each_client_is_counted_apart(root, client, settings):
+    """The proxy on this machine (127.0.0.1, trusted by default) appends each client's
+    address to X-Forwarded-For; the guesser is locked out, not everyone behind the proxy."""
+    proxy = "127.0.0.1"
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        sign_in(client, f"guess-{n}", proxy, HTTP_X_FORWARDED_FOR=ATTACKER)
+    assert sign_in(client, PASSWORD, proxy, HTTP_X_FORWARDED_FOR=ATTACKER).status_code == 429
+    # An address the guesser writes into the header itself stands left of the one the proxy
+    # appends, and is never read.
+    forged = f"{COLLEAGUE}, {ATTACKER}"
+    assert sign_in(client, PASSWORD, proxy, HTTP_X_FORWARDED_FOR=forged).status_code == 429
+    assert signed_in(sign_in(client, PASSWORD, proxy, HTTP_X_FORWARDED_FOR=COLLEAGUE))
