@@ -164,7 +164,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # failures for one username from one address, that pair is refused (429) for the cool-off,
 # the right password included; a success resets the count. The address is the TCP peer's,
 # or the client's as a trusted proxy (FORWARDED_ALLOW_IPS, gunicorn's variable) forwarded it
-# (fluidbox/client_address.py). API keys and run tokens are random, long and never typed:
+# (fluidbox/sign_in_throttle.py). API keys and run tokens are random, long and never typed:
 # they are not counted.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -175,7 +175,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("FLUIDBOX_LOGIN_COOLOFF_MINUTES", 
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 TRUSTED_PROXY_NETWORKS = env_networks("FORWARDED_ALLOW_IPS", ["127.0.0.1", "::1"])
-AXES_CLIENT_IP_CALLABLE = "fluidbox.client_address.client_address"
+AXES_CLIENT_IP_CALLABLE = "fluidbox.sign_in_throttle.client_address"
+AXES_USERNAME_CALLABLE = "fluidbox.sign_in_throttle.attempted_username"
 AXES_VERBOSE = False  # a lockout is still logged (WARNING), with the username and address
 
 LANGUAGE_CODE = "en-us"

@@ -95,3 +95,19 @@ def test_behind_the_proxy_each_client_is_counted_apart(root, client, settings):
     forged = f"{COLLEAGUE}, {ATTACKER}"
     assert sign_in(client, PASSWORD, proxy, HTTP_X_FORWARDED_FOR=forged).status_code == 429
     assert signed_in(sign_in(client, PASSWORD, proxy, HTTP_X_FORWARDED_FOR=COLLEAGUE))
+
+
+def test_odd_sign_in_attempts_get_an_answer_never_a_500(root, client):
+    odd = [
+        ({"username": "r" * 150, "password": "x"}, {}),
+        ({"username": "r" * 5000, "password": "x"}, {}),
+        ({"username": "root", "password": "x"}, {"HTTP_USER_AGENT": "u" * 10_000}),
+        ({"username": "root", "password": "x"}, {"HTTP_ACCEPT": "a" * 10_000}),
+        ({"username": "root", "password": "x"}, {"HTTP_X_FORWARDED_FOR": "not-an-address, ::1"}),
+        ({"username": "root\x00", "password": "x"}, {}),
+        ({"username": "röot", "password": "x" * 10_000}, {}),
+    ]
+    for form, headers in odd:
+        response = client.post("/admin/login/", form, **headers)
+        assert response.status_code == 200, (form["username"][:20], headers.keys())
+        assert "sessionid" not in response.cookies

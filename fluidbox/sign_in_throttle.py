@@ -1,6 +1,7 @@
-"""The address a request came from, as sign-in throttling counts it.
+"""What django-axes counts a failed sign-in under: the username tried and the address it
+came from (settings: AXES_USERNAME_CALLABLE, AXES_CLIENT_IP_CALLABLE).
 
-The TCP peer's address, unless the peer is a proxy this deployment trusts
+The address is the TCP peer's, unless the peer is a proxy this deployment trusts
 (`FORWARDED_ALLOW_IPS`, the variable gunicorn reads for X-Forwarded-Proto, 127.0.0.1 and ::1
 by default). Then X-Forwarded-For is read from the right: each trusted proxy appends the
 address it received from, so the first untrusted address from the right is the client's.
@@ -10,6 +11,22 @@ Whatever a client wrote into the header itself stands to the left of that and is
 import ipaddress
 
 from django.conf import settings
+
+# The length of axes' username column. No account's name is longer (Django's allow 150), and
+# a longer guess must get the sign-in form's answer, not a database error.
+USERNAME_STORED_LENGTH = 255
+
+
+def attempted_username(request, credentials: dict | None) -> str | None:
+    if credentials:
+        username = credentials.get(settings.AXES_USERNAME_FORM_FIELD)
+    elif request is not None:
+        username = getattr(request, "data", request.POST).get(settings.AXES_USERNAME_FORM_FIELD)
+    else:
+        return None
+    if not isinstance(username, str):
+        return username
+    return username.replace("\x00", "")[:USERNAME_STORED_LENGTH]
 
 
 def client_address(request) -> str | None:
