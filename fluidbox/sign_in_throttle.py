@@ -32,25 +32,26 @@ def attempted_username(request, credentials: dict | None) -> str | None:
 def client_address(request) -> str | None:
     peer = request.META.get("REMOTE_ADDR")
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if not peer or not forwarded or not _trusted(peer):
+    if not peer or not forwarded or not _trusted(_parsed(peer)):
         return peer
-    address = peer
     for hop in reversed(forwarded.split(",")):
-        try:
-            address = str(ipaddress.ip_address(hop.strip()))
-        except ValueError:
+        address = _parsed(hop.strip())
+        if address is None:
             return peer  # a garbled hop: believe no more of the header
         if not _trusted(address):
             break
-    return address
+    return str(address)
 
 
-def _trusted(address: str) -> bool:
-    networks = settings.TRUSTED_PROXY_NETWORKS
-    if networks is None:
-        return True
+def _parsed(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
-        ip = ipaddress.ip_address(address)
+        return ipaddress.ip_address(text)
     except ValueError:
+        return None
+
+
+def _trusted(address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
+    networks = settings.TRUSTED_PROXY_NETWORKS
+    if address is None:
         return False
-    return any(ip in network for network in networks)
+    return networks is None or any(address in network for network in networks)

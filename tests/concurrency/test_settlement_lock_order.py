@@ -17,7 +17,7 @@ from governance.models import Approval, ToolCall
 from ledger.models import Event, RunCounter
 from ledger.services import chain_verify
 from tests.conftest import Api
-from tests.support.waiting import wait_until
+from tests.support.waiting import wait_until_waiting_on_locks
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -54,18 +54,6 @@ def _counter_held(run_id: str) -> psycopg.Connection:
     return held
 
 
-def _waiting_on_locks(count: int, what: str) -> None:
-    def waiting() -> bool:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            )
-            return cursor.fetchone()[0] >= count
-
-    wait_until(waiting, what)
-
-
 def race_behind_the_counter(run_id: str, first, second) -> tuple:
     """`first` and then `second` (each a request, in a thread of its own) queued in that
     order behind another connection's hold of the run's counter, which then lets go.
@@ -84,7 +72,7 @@ def race_behind_the_counter(run_id: str, first, second) -> tuple:
         for index, request in enumerate((first, second)):
             threads.append(threading.Thread(target=send, args=(index, request)))
             threads[-1].start()
-            _waiting_on_locks(index + 1, f"request {index + 1} to queue for the counter")
+            wait_until_waiting_on_locks(index + 1, f"request {index + 1} to queue for the counter")
     finally:
         held.rollback()
         held.close()

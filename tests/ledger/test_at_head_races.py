@@ -17,6 +17,7 @@ from ledger.services import (
     event_append_at_head,
     events_append,
 )
+from tests.support.waiting import wait_until_waiting_on_locks
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -250,7 +251,7 @@ def test_an_append_at_the_head_waiting_on_a_locked_append_sees_what_it_committed
     assert locked.wait(timeout=60)
     broker_thread = threading.Thread(target=broker_append)
     broker_thread.start()
-    wait_until_someone_waits_on_a_lock()
+    wait_until_waiting_on_locks(1, "the at-head append waiting on the counter row's lock")
     release.set()
     gate_thread.join()
     broker_thread.join()
@@ -264,17 +265,3 @@ def test_an_append_at_the_head_waiting_on_a_locked_append_sees_what_it_committed
         assert outcome["row"] is not None and outcome["row"].seq == head[0] + 1
         assert types == ["run.created", "tool.brokered"]
     assert chain_verify(run_id) == []
-
-
-def wait_until_someone_waits_on_a_lock() -> None:
-    from tests.support.waiting import wait_until
-
-    def waiting() -> bool:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            )
-            return cursor.fetchone()[0] > 0
-
-    wait_until(waiting, "the at-head append waiting on the counter row's lock")

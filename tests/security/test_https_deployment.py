@@ -34,6 +34,10 @@ def value(set_cookie: str) -> str:
     return set_cookie.split(";", 1)[0].split("=", 1)[1]
 
 
+def form_token(form: httpx.Response) -> str:
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+
+
 def login(client: httpx.Client, origin: str) -> tuple[httpx.Response, httpx.Response]:
     """The admin's login form fetched and posted as a browser would through the proxy.
     Cookies are passed by hand: httpx, like a browser, keeps a Secure cookie off plain HTTP,
@@ -41,7 +45,7 @@ def login(client: httpx.Client, origin: str) -> tuple[httpx.Response, httpx.Resp
     form = client.get("/admin/login/")
     assert form.status_code == 200
     csrf = value(cookie(form, "csrftoken"))
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+    token = form_token(form)
     posted = client.post(
         "/admin/login/?next=/admin/",
         data={"csrfmiddlewaretoken": token, "username": "root", "password": PASSWORD},
@@ -111,7 +115,7 @@ def test_over_plain_http_the_cookies_are_not_secure_only(admin, tmp_path):
         form = client.get("/admin/login/")
         assert "Secure" not in cookie(form, "csrftoken")
         assert "strict-transport-security" not in form.headers
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+        token = form_token(form)
         posted = client.post(
             "/admin/login/?next=/admin/",
             data={"csrfmiddlewaretoken": token, "username": "root", "password": PASSWORD},

@@ -15,3 +15,19 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = PATIEN
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up waiting ({timeout:.0f} s): {what}")
         time.sleep(0.05)
+
+
+def wait_until_waiting_on_locks(count: int, what: str) -> None:
+    """Until `count` sessions of this PostgreSQL database wait on a lock: a request queued
+    behind a row another connection holds."""
+    from django.db import connection
+
+    def waiting() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            return cursor.fetchone()[0] >= count
+
+    wait_until(waiting, what)
