@@ -6,11 +6,17 @@ The address is the TCP peer's, unless the peer is a proxy this deployment trusts
 by default). Then X-Forwarded-For is read from the right: each trusted proxy appends the
 address it received from, so the first untrusted address from the right is the client's.
 Whatever a client wrote into the header itself stands to the left of that and is never read.
+
+The username is counted as typed only when an account has it. Anything else (a mistyped name,
+or a password typed into the username field, which people do) is counted under a keyed digest
+of it: the count and the lockout work the same, and no table or log line keeps the text.
 """
 
 import ipaddress
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.utils.crypto import salted_hmac
 
 # The length of axes' username column. No account's name is longer (Django's allow 150), and
 # a longer guess must get the sign-in form's answer, not a database error.
@@ -26,7 +32,19 @@ def attempted_username(request, credentials: dict | None) -> str | None:
         return None
     if not isinstance(username, str):
         return username
-    return username.replace("\x00", "")[:USERNAME_STORED_LENGTH]
+    username = username.replace("\x00", "")[:USERNAME_STORED_LENGTH]
+    return username if _is_account(username) else unknown_username(username)
+
+
+def unknown_username(username: str) -> str:
+    """What a username no account has is counted (and shown in the admin) under."""
+    digest = salted_hmac("fluidbox.sign_in_throttle", username, algorithm="sha256")
+    return f"unknown:{digest.hexdigest()[:16]}"
+
+
+def _is_account(username: str) -> bool:
+    accounts = get_user_model()
+    return accounts._default_manager.filter(**{accounts.USERNAME_FIELD: username}).exists()
 
 
 def client_address(request) -> str | None:

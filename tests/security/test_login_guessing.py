@@ -1,8 +1,10 @@
 """Guessing a password at the sign-in form, from the attacker's side: after
 FLUIDBOX_LOGIN_FAILURE_LIMIT (10) failures for one username from one address, that pair is
 refused with 429 (the right password too) until the cool-off ends; a forged X-Forwarded-For
-does not help, nobody else is locked out, and no guessed password is stored anywhere."""
+does not help, nobody else is locked out, and no guessed password is stored anywhere — not
+even one typed into the username field."""
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -62,6 +64,37 @@ def test_guessing_locks_the_pair_out_until_the_cool_off_ends(root, client, setti
     assert AccessAttempt.objects.filter(ip_address=ATTACKER).exists()
     AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
     assert signed_in(sign_in(client, PASSWORD, ATTACKER))
+
+
+def test_a_password_typed_as_the_username_is_kept_nowhere(root, client, settings, caplog):
+    """People type their password into the username field. Such a name is no account's: it is
+    counted (and locked out) under a keyed digest, so no table and no log line holds it."""
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="axes")
+    typed = "Canary-Tr0ub4dor&3-typed-as-the-username"
+    answers = [
+        client.post(
+            "/admin/login/", {"username": typed, "password": "x"}, REMOTE_ADDR=ATTACKER
+        ).status_code
+        for _ in range(settings.AXES_FAILURE_LIMIT)
+    ]
+    assert answers[-1] == 429  # still counted, and the pair locked out
+
+    for model in apps.get_models():
+        for row in model._base_manager.values():
+            assert typed not in repr(row), model._meta.label
+    assert caplog.records, "axes logged nothing: the scan below would prove nothing"
+    for record in caplog.records:
+        assert typed not in record.getMessage(), record.name
+
+    # It is counted under that digest, and only that pair is locked out: the account's own
+    # name is counted as typed, and root signs in from the same address.
+    (attempt,) = AccessAttempt.objects.filter(ip_address=ATTACKER)
+    assert attempt.username.startswith("unknown:")
+    assert signed_in(sign_in(client, PASSWORD, ATTACKER))
+    client.logout()
+    sign_in(client, "a-wrong-one", ATTACKER)
+    assert AccessAttempt.objects.filter(username="root", ip_address=ATTACKER).exists()
 
 
 def test_a_success_resets_the_count(root, client, settings):
