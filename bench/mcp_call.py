@@ -7,7 +7,9 @@ Starts the demo tracker (`python -m demo_mcp`) and gunicorn as production runs i
 (fluidbox/gunicorn_conf.py, gthread) on a throwaway database (`<name>_gate_load`, dropped at
 the end). Each client keeps one connection/session open, as an agent does; every measured
 call is a new decision (a fresh tool-call id). Prints p50/p90/p99 per path and fluidbox's
-added p50 (through fluidbox − straight) against one REST gate decision's p50.
+added p50 (through fluidbox − straight) against one REST gate decision's p50, and the CPU
+this process (the clients only: the tracker and gunicorn are other processes) spent per call
+of each path — the SDK client's own cost, which the broker pays again inside fluidbox.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ def percentiles(samples: list[float]) -> tuple[float, float, float]:
 
 async def measure(base_url: str, tracker_url: str, run_id: str, token: str, calls: int, era: str):
     timings: dict[str, list[float]] = {"direct": [], "fluidbox": [], "brokered": [], "rest": []}
+    client_cpu: dict[str, float] = dict.fromkeys(timings, 0.0)
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as upstream_http,
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as fb_http,
@@ -111,22 +114,25 @@ async def measure(base_url: str, tracker_url: str, run_id: str, token: str, call
     ):
         rest = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"})
         for index in range(calls + 10):  # the first ten warm up and are not counted
-            started = time.perf_counter()
+            cpu: dict[str, float] = {}
+            started, cpu_started = time.perf_counter(), time.process_time()
             result = await direct.call_tool("get_issue", {"issue_id": 1})
             direct_ms = (time.perf_counter() - started) * 1000
+            cpu["direct"] = time.process_time() - cpu_started
             assert not result.is_error
 
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             result = await through.call_tool(
                 "tracker__get_issue",
                 {"issue_id": 1},
                 meta={"fluidbox/toolCallId": f"bench-{uuid.uuid4().hex}"},
             )
             fluidbox_ms = (time.perf_counter() - started) * 1000
+            cpu["fluidbox"] = time.process_time() - cpu_started
             assert not result.is_error, result
 
             call = {"session_id": "bench", "tool_call_id": uuid.uuid4().hex}
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             response = await anyio.to_thread.run_sync(
                 lambda call=call: rest.post(
                     f"/v1/runs/{run_id}/tools/tracker.get_issue/call",
@@ -134,6 +140,7 @@ async def measure(base_url: str, tracker_url: str, run_id: str, token: str, call
                 )
             )
             brokered_ms = (time.perf_counter() - started) * 1000
+            cpu["brokered"] = time.process_time() - cpu_started
             assert response.json()["result"]["isError"] is False, response.text
 
             body = {
@@ -142,19 +149,22 @@ async def measure(base_url: str, tracker_url: str, run_id: str, token: str, call
                 "tool": "read_file",
                 "arguments": {"path": "/workspace/README.md"},
             }
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             response = await anyio.to_thread.run_sync(
                 lambda body=body: rest.post(f"/v1/runs/{run_id}/permission", json=body)
             )
             rest_ms = (time.perf_counter() - started) * 1000
+            cpu["rest"] = time.process_time() - cpu_started
             assert response.json()["decision"] == "allow", response.text
             if index >= 10:
                 timings["direct"].append(direct_ms)
                 timings["fluidbox"].append(fluidbox_ms)
                 timings["brokered"].append(brokered_ms)
                 timings["rest"].append(rest_ms)
+                for key, seconds in cpu.items():
+                    client_cpu[key] += seconds * 1000 / calls
         rest.close()
-    return timings
+    return timings, client_cpu
 
 
 def main() -> None:
@@ -182,7 +192,9 @@ def main() -> None:
         run_id, token = runs_file.read_text().split()
         server = Gunicorn(env, args.workers, args.threads, workdir / "gunicorn.log", runs_file)
         load_before = load_average()
-        timings = anyio.run(measure, server.url, tracker_url, run_id, token, args.calls, args.era)
+        timings, client_cpu = anyio.run(
+            measure, server.url, tracker_url, run_id, token, args.calls, args.era
+        )
         load_after = load_average()
     finally:
         if server is not None:
@@ -195,7 +207,7 @@ def main() -> None:
         f"{args.calls} calls each, taking turns; gunicorn gthread {args.workers}x{args.threads}, "
         f"MCP era {args.era}; load average {load_before} at the start, {load_after} at the end"
     )
-    print(f"{'path':<58} {'p50':>7} {'p90':>7} {'p99':>7}  (ms)")
+    print(f"{'path':<58} {'p50':>7} {'p90':>7} {'p99':>7} {'client CPU':>11}  (ms)")
     labels = {
         "direct": "tools/call straight to the upstream (one open session)",
         "fluidbox": "tools/call through fluidbox's /v1/mcp (gate + broker)",
@@ -205,7 +217,7 @@ def main() -> None:
     stats = {key: percentiles(values) for key, values in timings.items()}
     for key, label in labels.items():
         p50, p90, p99 = stats[key]
-        print(f"{label:<58} {p50:7.1f} {p90:7.1f} {p99:7.1f}")
+        print(f"{label:<58} {p50:7.1f} {p90:7.1f} {p99:7.1f} {client_cpu[key]:11.2f}")
     added = stats["fluidbox"][0] - stats["direct"][0]
     ratio = added / stats["rest"][0]
     print(f"fluidbox's added p50: {added:.1f} ms = {ratio:.2f} x one REST gate decision's p50")

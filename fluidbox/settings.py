@@ -41,6 +41,9 @@ if SERVED_OVER_HTTPS:
     if _public_origin not in CSRF_TRUSTED_ORIGINS:
         CSRF_TRUSTED_ORIGINS.append(_public_origin)
 SECURE_HSTS_SECONDS = env_int("FLUIDBOX_HSTS_SECONDS", 0, minimum=0)
+# A signed-in session can approve calls: it lasts a working day from sign-in, not Django's
+# two weeks.
+SESSION_COOKIE_AGE = env_int("FLUIDBOX_SESSION_HOURS", 12, minimum=1) * 3600
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -11,6 +11,7 @@ import pytest
 from axes.models import AccessAttempt
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -114,6 +115,24 @@ def test_an_operator_lifts_a_lockout_by_username(root, client, settings):
     assert sign_in(client, PASSWORD, ATTACKER).status_code == 429
     call_command("axes_reset_username", "root")
     assert signed_in(sign_in(client, PASSWORD, ATTACKER))
+
+
+def test_a_sign_in_lasts_twelve_hours_not_two_weeks(root, client):
+    """A portal session can approve calls: it ends FLUIDBOX_SESSION_HOURS (12) after the
+    sign-in, in the browser (the cookie's Max-Age) and on the server (its expiry)."""
+    response = sign_in(client, PASSWORD, COLLEAGUE)
+    assert signed_in(response)
+    assert response.cookies["sessionid"]["max-age"] == 12 * 3600
+    (session,) = Session.objects.all()
+    lifetime = session.expire_date - timezone.now()
+    assert timedelta(hours=11, minutes=59) < lifetime <= timedelta(hours=12)
+    assert client.get("/admin/inbox/").status_code == 200
+
+    # Twelve hours later the same cookie opens nothing: the form asks again.
+    Session.objects.update(expire_date=timezone.now() - timedelta(seconds=1))
+    later = client.get("/admin/inbox/")
+    assert later.status_code == 302
+    assert later.headers["Location"].startswith("/admin/login/")
 
 
 def test_behind_the_proxy_each_client_is_counted_apart(root, client, settings):
