@@ -3,6 +3,9 @@
 Services never import this module: they enqueue by dotted path (governance/queue.py).
 """
 
+from importlib import import_module
+
+from django.conf import settings
 from django.db import transaction
 from django_q.models import Schedule
 
@@ -16,6 +19,7 @@ SWEEPS = (
     ("fluidbox: release expired budget reservations", "governance.tasks.reservations_sweep"),
     # Loops for FLUIDBOX_SEQUENCER_SECONDS: leaves, checkpoints, witnesses (ledger.tasks).
     ("fluidbox: ledger sequencer", "ledger.tasks.sequencer_run"),
+    ("fluidbox: delete expired sign-in sessions", "governance.tasks.sessions_sweep"),
 )
 
 
@@ -29,6 +33,11 @@ def approvals_sweep() -> int:
 
 def reservations_sweep() -> int:
     return reservations_release_expired()
+
+
+def sessions_sweep() -> None:
+    """Django's own `clearsessions`: an expired session opens nothing, and goes."""
+    import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
 
 
 def approval_notify(approval_id: int) -> None:
