@@ -112,8 +112,9 @@ class McpEndpointApi(APIView):
     def post(self, request):
         return self._serve(request)
 
-    def get(self, request):
-        return self._serve(request)
+    # No `get`: the standalone event stream a GET opens is refused with 405, as the transport
+    # allows. A stateless endpoint never has anything to send on it, and each one held open
+    # would take a server thread for as long as the client liked.
 
     def delete(self, request):
         return self._serve(request)

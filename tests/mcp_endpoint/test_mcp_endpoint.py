@@ -232,6 +232,41 @@ def test_a_finished_runs_token_gets_401(fluidbox_server, demo_org, operator, era
     assert "401" in repr(refused.value) or "error" in repr(refused.value).lower()
 
 
+def test_a_standalone_event_stream_is_refused_not_held_open(fluidbox_server, demo_org, operator):
+    """An attacker with a run token opened hundreds of GET streams, each holding a server
+    thread until every other request timed out. A GET is refused at once; the SDK's
+    clients do without that stream (both eras are tested above)."""
+    run_id, token = create_run(operator, connections=["tracker"])
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+    }
+    answers = []
+
+    def open_stream() -> None:
+        with httpx.stream(
+            "GET", f"{fluidbox_server.url}/v1/mcp", headers=headers, timeout=60
+        ) as response:
+            answers.append(
+                (response.status_code, response.headers.get("allow", ""), response.read())
+            )
+
+    streams = [threading.Thread(target=open_stream) for _ in range(40)]
+    for stream in streams:
+        stream.start()
+    for stream in streams:
+        stream.join(90)
+    assert len(answers) == 40
+    for status, allowed, _body in answers:
+        assert status == 405
+        assert "POST" in allowed
+    # The run's calls are answered as before.
+    result = with_client(fluidbox_server.url, token, "legacy", lambda c: c.list_tools())
+    assert "tracker__get_issue" in names(result)
+    assert ToolCall.objects.filter(run_id=run_id).count() == 0
+
+
 def _raw_call(base_url: str, token: str, meta: dict) -> httpx.Response:
     return httpx.post(
         f"{base_url}/v1/mcp",
