@@ -1,6 +1,7 @@
 """Frozen tool schemas: the freeze-time guard and network-free, crash-safe validators."""
 
 import functools
+import math
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,16 +23,18 @@ _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
 UNSTORABLE_ARGUMENTS = (
-    "arguments may not contain NUL characters (\\u0000) or unpaired UTF-16 surrogates"
+    "arguments may not contain NUL characters (\\u0000), unpaired UTF-16 surrogates or "
+    "numbers too large for a double (1e999)"
 )
 
 
 def arguments_storable(arguments: Any) -> bool:
     """Whether the ledger can store these arguments as they came: PostgreSQL's jsonb holds
     no NUL, and an unpaired surrogate (which `json.loads` reads from a `\\ud800` escape)
-    has no UTF-8 form, so no digest or text column can take it. Every way in (REST's
-    `ArgumentsField`, the MCP endpoint) refuses such arguments before the gate records
-    anything."""
+    has no UTF-8 form, so no digest or text column can take it; a number past a double's
+    range (`1e999`, which `json.loads` reads as infinity) is not JSON once written back.
+    Every way in (REST's `ArgumentsField`, the MCP endpoint) refuses such arguments before
+    the gate records anything."""
     pending = [arguments]
     while pending:
         item = pending.pop()
@@ -43,6 +46,9 @@ def arguments_storable(arguments: Any) -> bool:
                     item.encode("utf-8")
                 except UnicodeEncodeError:
                     return False
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return False
         elif isinstance(item, dict):
             pending.extend(item)
             pending.extend(item.values())

@@ -10,11 +10,13 @@ from uuid import uuid4
 
 from django.conf import settings
 
+from fluidbox.canonical import canonical_json
 from governance.binding_state import BindingNow
 from governance.errors import ServiceError
 from governance.mcp_server.catalog import frozen_name_for
+from governance.mcp_server.names import MODEL_API_NAME
 from governance.models import Approval, Decision, FrozenTool, Run, ToolCall
-from governance.schemas import UNSTORABLE_ARGUMENTS, arguments_storable
+from governance.schemas import MAX_ARGUMENT_BYTES, UNSTORABLE_ARGUMENTS, arguments_storable
 from governance.services.broker import BrokeredAnswer, broker_call
 from governance.services.notifications import approval_page_url
 
@@ -117,8 +119,10 @@ def mcp_tool_call(
     read them (the token check, see `server.PrefetchedTool`)."""
     frozen_name = frozen_name_for(run, mcp_name)
     if frozen_name is None:
-        if not _recordable(mcp_name):
-            # As REST refuses such a name with a 400: answered, and nothing recorded.
+        if not _recordable(mcp_name) or not MODEL_API_NAME.fullmatch(mcp_name):
+            # As REST refuses such a name with a 400: answered, and nothing recorded. A name
+            # no MCP listing can hold (`tracker.get_issue`, with its dot) is one of these:
+            # asked of the gate, it would name the frozen tool behind the listed name.
             return _text("", tool_call_id, "this run has no tool of that name")
         # Still asked of the gate, which denies it (`capability`) and records the attempt.
         frozen_name = mcp_name
@@ -127,6 +131,8 @@ def mcp_tool_call(
     if not arguments_storable(arguments):
         # As REST refuses them with a 400: answered, and nothing recorded or sent.
         return _text(frozen_name, tool_call_id, UNSTORABLE_ARGUMENTS)
+    if len(canonical_json(arguments).encode("utf-8")) > MAX_ARGUMENT_BYTES:
+        return _text(frozen_name, tool_call_id, f"arguments exceed {MAX_ARGUMENT_BYTES} bytes")
     try:
         brokered = broker_call(
             run=run,

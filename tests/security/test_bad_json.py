@@ -351,6 +351,61 @@ def test_mcp_tool_names_no_run_lists_are_tool_errors_never_a_500(
     assert [call["tool"] for call in echo_server.calls()] == ["lookup", "lookup"]
 
 
+def test_what_rest_refuses_with_a_400_the_mcp_endpoint_refuses_and_records_nowhere(
+    live, world, echo_server, org, operator
+):
+    """An attacker tried, through `/v1/mcp`: a number past a double's range (`1e999`: a
+    database error came back as the answer), arguments over the 256 KiB bound (recorded in
+    full), and the frozen name `crm.lookup` instead of the listed `crm__lookup` (it ran).
+    Each is now a tool error, nothing is recorded and the upstream sees nothing."""
+    from governance.services.policies import policy_save
+    from tests.governance.broker.support import BROKER_POLICY
+
+    policy_save(org=org, text=BROKER_POLICY, author=None)  # crm.lookup: ALWAYS
+    created = operator.post("/v1/runs", run_body(bundles=[], connections=["crm"])).json()
+    run_id = created["id"]
+    headers = {
+        "Authorization": f"Bearer {created['session_token']}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+    }
+
+    def call(name: str, arguments_text: str) -> dict:
+        body = (
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "'
+            + name
+            + '", "arguments": '
+            + arguments_text
+            + "}}"
+        )
+        response = send("POST", f"{live.url}/v1/mcp", headers, body)
+        assert response.status_code == 200, response.text[:300]
+        return response.json()["result"]
+
+    before = row_counts()
+    attempts = [
+        ("crm__lookup", '{"id": 1e999}', "numbers too large for a double"),
+        ("crm__lookup", json.dumps({"id": "1", "pad": "x" * 300_000}), "exceed 262144 bytes"),
+        ("crm.lookup", '{"id": "1"}', "this run has no tool of that name"),
+    ]
+    for name, arguments_text, expected in attempts:
+        result = call(name, arguments_text)
+        assert result["isError"] is True, (name, result)
+        assert expected in result["content"][0]["text"], (name, result)
+    assert row_counts() == before
+    assert not ToolCall.objects.filter(run_id=run_id).exists()
+    assert echo_server.calls() == []
+    # REST refuses the first two with a 400, as before.
+    rest = f"{live.url}/v1/runs/{run_id}/tools/crm.lookup/call"
+    for arguments_text in attempts[0][1], attempts[1][1]:
+        text = '{"session_id": "s", "tool_call_id": "c", "arguments": ' + arguments_text + "}"
+        response = send("POST", rest, headers, text)
+        assert response.status_code == 400, response.text[:300]
+    # The control: the listed name with ordinary arguments runs.
+    assert call("crm__lookup", '{"id": "1"}')["isError"] is False
+    assert [c["tool"] for c in echo_server.calls()] == ["lookup"]
+
+
 def wrong_type(value):
     """A JSON value of another type that a lenient reader would still turn into `value`'s."""
     if isinstance(value, bool):
