@@ -47,9 +47,15 @@ CONFIG_PATHS: dict[str, str] = {
     ".kube": r"\.kube(?:/.*)?",
     ".aws": r"\.aws(?:/.*)?",
     ".gnupg": r"\.gnupg(?:/.*)?",
+    # Agent CLIs' own settings: their hooks (fluidbox's among them) and MCP servers' commands.
     ".claude": r"\.claude(?:/.*)?",
+    ".claude.json": r"\.claude\.json",
     ".mcp.json": r"\.mcp\.json",
     ".codex": r"\.codex(?:/.*)?",
+    ".gemini": r"\.gemini(?:/.*)?",
+    ".cursor": r"\.cursor(?:/.*)?",
+    # Editors' workspace settings: tasks that run on opening the folder, terminal settings.
+    ".vscode": r"\.vscode(?:/.*)?",
     ".vimrc": r"\.vimrc",
     ".exrc": r"\.exrc",
     ".lessfilter": r"\.lessfilter",
@@ -61,7 +67,8 @@ _MATCHERS = [
 ]
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|envrc|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
-    r"docker|kube|aws|gnupg|claude|mcp|codex|vimrc|exrc|lessfilter|config)|pip\.conf|customize",
+    r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|lessfilter|config)|"
+    r"pip\.conf|customize",
     re.IGNORECASE,
 )
 

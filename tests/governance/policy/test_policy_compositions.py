@@ -35,6 +35,11 @@ def workspace_policy(*extra: str):
         "/workspace/.npmrc",
         "/workspace/.cargo/config.toml",
         "/workspace/.claude/settings.json",
+        # Found by an attacker: the agent CLIs' and editors' own settings were writable.
+        "/workspace/.gemini/settings.json",
+        "/workspace/.claude.json",
+        "/workspace/.vscode/tasks.json",
+        "/workspace/.cursor/mcp.json",
         "/workspace/.envrc",
         "/workspace/.GIT/CONFIG",
     ],
