@@ -25,6 +25,18 @@ _SECRET_WORD = re.compile(_SECRET_WORDS)
 # Keys whose values are identifiers the ledger needs verbatim even though their names
 # look secret-ish (e.g. `session_id` would not match; `tool_call_id` neither).
 _ALLOWED_KEYS = frozenset({"session_id", "tool_call_id", "request_key", "token_count"})
+# fluidbox's own budget figures (model tokens, counted): kept when the value is an integer,
+# which no credential is.
+_TOKEN_COUNTS = frozenset(
+    {
+        "budget_tokens",
+        "requested_tokens",
+        "reserved_tokens",
+        "remaining_tokens",
+        "input_tokens",
+        "output_tokens",
+    }
+)
 
 # Secrets written inline in free text (a shell command, a header line, a JSON or YAML
 # snippet inside a string): `Authorization: Bearer …`, `PASSWORD=…`, `"api_key": "…"`,
@@ -295,7 +307,7 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
                 out["…"] = f"{len(value) - MAX_ITEMS} more keys"
                 break
             key = str(key)
-            if _is_secret_key(key):
+            if _is_secret_key(key) and not (type(item) is int and key in _TOKEN_COUNTS):
                 out[key] = MASK
             elif depth >= MAX_DEPTH:
                 out[key] = _scrub(item, secrets, depth + 1, args)

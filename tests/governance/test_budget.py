@@ -67,6 +67,35 @@ def test_settle_is_idempotent_and_a_different_second_settle_is_409(make_run):
 
 
 @pytest.mark.django_db
+def test_the_ledger_shows_the_budget_figures_an_auditor_reads(make_run):
+    """Found by a newcomer: every `*_tokens` figure read `[redacted]` in the events, since
+    `token` is a secret word. Counts are kept; a string under such a key is still masked."""
+    run_id, runner = make_run(budget_tokens=1000)
+    rid = reserve(runner, run_id, "r", out=500, inp=100).json()["id"]
+    runner.post(
+        f"/v1/runs/{run_id}/budget/reservations/{rid}/settle",
+        {"input_tokens": 120, "output_tokens": 80},
+    )
+    reserve(runner, run_id, "too-much", out=5000)
+    events = runner.get(f"/v1/runs/{run_id}/events").json()["events"]
+    data = {event["type"]: event["data"] for event in events}
+    assert data["run.created"]["budget_tokens"] == 1000
+    reserved = data["budget.reserved"]
+    assert (reserved["reserved_tokens"], reserved["remaining_tokens"]) == (600, 400)
+    settled = data["budget.settled"]
+    assert (settled["input_tokens"], settled["output_tokens"]) == (120, 80)
+    assert settled["reserved_tokens"] == 600
+    assert data["budget.denied"]["requested_tokens"] == 5000
+
+
+def test_a_string_under_a_token_count_key_is_still_masked():
+    from ledger.redaction import MASK, redact
+
+    masked = redact({"input_tokens": "sk-live-canary-1234", "api_token": 12345}).data
+    assert masked == {"input_tokens": MASK, "api_token": MASK}
+
+
+@pytest.mark.django_db
 def test_the_gate_denies_with_budget_once_spent_plus_outstanding_reaches_the_allowance(make_run):
     from tests.governance.gate.test_pipeline import ask
 
