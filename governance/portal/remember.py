@@ -51,9 +51,9 @@ def remember_scopes(approval: Approval, tool: FrozenTool | None) -> RememberScop
     elif kind == "path":
         ignores = "any other arguments on this path"
     elif kind == "shell":
-        ignores = "anything but the script's exact text"
+        ignores = "this exact script whatever the call's other arguments"
     else:
-        ignores = f"every argument but “{name}”"
+        ignores = f"this “{name}” whatever the call's other arguments"
     if others:
         not_compared = f"{_names(others)}, and any argument a future call adds"
     else:

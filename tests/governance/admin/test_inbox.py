@@ -224,6 +224,25 @@ def test_recently_settled_says_what_settled_each_call(org, approver, login):
     assert "|denied|alice|" in settled_row(page, decided)
 
 
+def test_the_wider_rule_for_a_shell_call_says_what_it_allows_not_the_opposite(org, approver, login):
+    """A newcomer read "it allows anything but the script's exact text" as every command
+    but this one. The rule allows this script, whatever the call's other arguments."""
+    policy_save(
+        org=org,
+        text=DEPLOY_ASKS.replace(
+            "rules:\n", 'rules:\n  - pattern: "run_command:make *"\n    action: ASK\n', 1
+        ),
+        author=None,
+    )
+    run, _ = sandbox_run(org)
+    approval = ask(run, "run_command", {"command": "make build"}).approval
+    page = login(approver).get(reverse("admin:inbox-approval", args=[approval.pk]))
+    text = page.content.decode()
+    assert "anything but" not in text
+    assert 'so it allows <strong class="fb-wider-scope">this exact script whatever' in text
+    assert "I understand: this rule allows this exact script whatever" in text
+
+
 def test_the_wider_rule_for_new_runs_names_what_it_ignores_and_needs_a_tick(org, approver, login):
     policy_save(org=org, text=DEPLOY_ASKS, author=None)
     run, _ = sandbox_run(org)
