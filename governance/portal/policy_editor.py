@@ -108,11 +108,20 @@ def _bound_forms(request, action: str):
     return (
         PolicySettingsForm(request.POST),
         RuleFormSet(request.POST, prefix="rules"),
-        DryRunForm(request.POST, prefix="dry"),
+        _dry_run_form(request, action),
         YamlImportForm(request.POST, request.FILES, prefix="import")
         if importing
         else YamlImportForm(prefix="import"),
     )
+
+
+def _dry_run_form(request, action: str) -> DryRunForm:
+    """Bound (and so checked) only when the dry run is what was asked for; otherwise what
+    was typed in it is kept, without an error about a box that was not used."""
+    if action == "dry_run":
+        return DryRunForm(request.POST, prefix="dry")
+    typed = {name: request.POST.get(f"dry-{name}", "") for name in DryRunForm.base_fields}
+    return DryRunForm(initial=typed, prefix="dry")
 
 
 def _fresh_forms(document: PolicyDocument, base_version: int, dry=None):

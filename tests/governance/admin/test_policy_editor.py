@@ -142,6 +142,22 @@ def test_the_what_if_replay_lists_the_recorded_calls_the_draft_changes(
     assert policy.current_version.number == 1
 
 
+@pytest.mark.parametrize("do", ["check", "replay", "save"])
+def test_the_dry_run_box_complains_only_when_it_is_used(policy, admin_user, login, do):
+    """A newcomer saw "Give either a call (tool:subject) or a tool." after Check, Replay or
+    a refused save, with the dry-run box left empty. What was typed in it is kept."""
+    client = login(admin_user)
+    rules = current_rules()
+    failing = '- call: "run_command:rm -rf /"\n  expect: ALWAYS\n'  # refuses the save
+    data = form_data(rules, do=do, tests=failing, **{"dry-tool": "", "dry-call": ""})
+    page = client.post(editor(policy), data).content.decode()
+    assert "Give either a call" not in page
+    kept = form_data(rules, do="check", **{"dry-call": "run_command:make build"})
+    assert 'value="run_command:make build"' in client.post(editor(policy), kept).content.decode()
+    used = form_data(rules, do="dry_run", **{"dry-tool": "", "dry-call": ""})
+    assert "Give either a call" in client.post(editor(policy), used).content.decode()
+
+
 def test_lint_warnings_sit_on_the_rule_they_are_about(policy, admin_user, login):
     rules = [
         ("run_command:*", "ASK"),
