@@ -168,7 +168,7 @@ def metrics_view(request):
             if settings.FLUIDBOX_METRICS_TOKEN
             else "set FLUIDBOX_METRICS_TOKEN, or scrape the FLUIDBOX_METRICS_BIND listener"
         )
-        response = JsonResponse({"error": "not_authenticated", "detail": detail}, status=401)
+        response = JsonResponse({"error": "unauthenticated", "detail": detail}, status=401)
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     registry = CollectorRegistry()

@@ -389,7 +389,7 @@ def test_metrics_need_the_token_or_the_metrics_listener(tmp_path, transactional_
         # No token configured: refused on the main address, whatever is sent.
         refused = httpx.get(f"{server.url}/metrics", headers={"Authorization": "Bearer x"})
         assert refused.status_code == 401
-        assert refused.json()["error"] == "not_authenticated"
+        assert refused.json()["error"] == "unauthenticated"
         assert "fluidbox_" not in refused.text
         # The metrics listener serves /metrics without a token, and nothing else.
         served = httpx.get(f"http://{listener}/metrics")

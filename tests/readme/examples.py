@@ -10,7 +10,14 @@ from typing import Any
 
 ANY = "…"
 RUNNABLE = ("sh", "python")
-PROVIDED = ("FLUIDBOX_URL", "FLUIDBOX_KEY", "APPROVER_KEY", "FLUIDBOX_METRICS_TOKEN", "TRACKER_URL")
+PROVIDED = (
+    "FLUIDBOX_DEVELOPMENT",
+    "FLUIDBOX_URL",
+    "FLUIDBOX_KEY",
+    "APPROVER_KEY",
+    "FLUIDBOX_METRICS_TOKEN",
+    "TRACKER_URL",
+)
 _FENCE = re.compile(r"^( {0,3})(`{3,})(.*)$")  # indented inside list items, too
 
 

@@ -68,6 +68,18 @@ def test_every_fenced_block_of_the_readme_is_a_kind_the_test_knows():
             source = ROOT / block.attributes["quote"]
             if not source.is_file() or block.text not in source.read_text(encoding="utf-8"):
                 problems.append(f"{block.where}: not a verbatim excerpt of {source}")
+    exported = {
+        name
+        for block in BLOCKS
+        if block.kind == "env"
+        for name in re.findall(r"^export (\w+)=", block.text, re.M)
+    }
+    # The converse: what every example gets, a reader is told to set.
+    problems += [
+        f"no ```sh env block tells readers to set {name}"
+        for name in PROVIDED
+        if name not in exported
+    ]
     assert problems == [], "see tests/readme/README.md\n" + "\n".join(problems)
 
 
@@ -111,6 +123,7 @@ def live_demo(transactional_db, tmp_path):
             FLUIDBOX_METRICS_TOKEN=metrics_token,
         ) as web:
             yield {
+                "FLUIDBOX_DEVELOPMENT": "1",
                 "FLUIDBOX_URL": web.url,
                 "FLUIDBOX_METRICS_TOKEN": metrics_token,
                 "FLUIDBOX_KEY": (data_dir / "demo-operator-key.txt").read_text().strip(),
