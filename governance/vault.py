@@ -237,7 +237,9 @@ def vault_rotate() -> int:
     """Re-seal every tier-2 secret under a new data key; returns how many were re-sealed.
 
     The new key is added first while the old ones stay readable, every ciphertext is
-    rotated, then the old keys are dropped.
+    rotated, then the old keys are dropped. With a passphrase configured, the new key is
+    wrapped under it: this is how a vault begun in development (machine key) comes under a
+    passphrase. A vault under a passphrase never goes back to the machine key.
     """
     from governance.models import VaultKeyring
 
@@ -256,10 +258,11 @@ def vault_rotate() -> int:
                 rotated = combined.rotate(getattr(row, field).encode()).decode()
                 model.objects.filter(pk=row.pk).update(**{field: rotated})
                 count += 1
+        ring.passphrase_protected = ring.passphrase_protected or passphrase_configured()
         ring.wrapped_keys = _wrap(
             [new_key], passphrase_protected=ring.passphrase_protected, salt=salt
         )
-        ring.save(update_fields=["wrapped_keys", "rotated_at"])
+        ring.save(update_fields=["wrapped_keys", "passphrase_protected", "rotated_at"])
     _tier2.reset()
     return count
 

@@ -55,6 +55,46 @@ def test_unseal_check_in_development_says_no_passphrase_is_set():
     assert "does not unseal" not in result.stderr
 
 
+def test_a_development_vault_comes_under_a_passphrase_by_rotating_with_one_set(org):
+    """A newcomer set FLUIDBOX_VAULT_PASSPHRASE on a `make run` database, as the dashboard
+    advises, and the vault stayed under the machine key: nothing said how to move it."""
+    from governance.authentication import Actor, ActorKind
+    from governance.models import Connection
+    from governance.services.connections import connection_create
+
+    operator = Actor(kind=ActorKind.OPERATOR, org_id=org.pk, roles={org.pk: "operator"})
+    connection_create(
+        org=org,
+        actor=operator,
+        slug="crm",
+        kind="shared",
+        transport="streamable-http",
+        url="http://127.0.0.1:9/mcp",
+        credential={"header": "Authorization", "value": "Bearer crm-secret-1"},
+    )
+    assert manage("vault", "status").stdout.strip() == "machine-key"
+    before = Connection.objects.get(slug="crm").credential_sealed
+
+    moved = manage("vault", "rotate", FLUIDBOX_VAULT_PASSPHRASE="correct horse battery")
+    assert moved.returncode == 0, moved.stderr
+    assert Connection.objects.get(slug="crm").credential_sealed != before
+    # Without the passphrase the vault is sealed now, the machine key no longer opens it;
+    # with it, the credential unseals as before.
+    assert manage("vault", "status").stdout.strip() == "sealed"
+    unseal = (
+        "from governance.models import Connection; from governance import vault; "
+        "print(vault.unseal_secret(Connection.objects.get(slug='crm').credential_sealed))"
+    )
+    opened = manage("shell", "-c", unseal, FLUIDBOX_VAULT_PASSPHRASE="correct horse battery")
+    assert opened.returncode == 0, opened.stderr
+    assert "crm-secret-1" in opened.stdout
+    refused = manage("shell", "-c", unseal)
+    assert refused.returncode != 0 and "crm-secret-1" not in refused.stdout + refused.stderr
+    # A rotation without the passphrase cannot take the protection off again.
+    assert manage("vault", "rotate").returncode != 0
+    assert manage("vault", "status").stdout.strip() == "sealed"
+
+
 def test_unseal_check_before_any_secret_says_there_are_no_keys_yet():
     result = manage("vault", "unseal-check", stdin="anything\n")
     assert result.returncode == 1
