@@ -1,8 +1,12 @@
-"""What an agent CLI's built-in tool call is at the gate: a tool of the `claude-code` bundle
+"""What an agent CLI's built-in tool call is at the gate: tools of the `claude-code` bundle
 (runner/bundles/claude-code.yaml) and the arguments an approver reads.
 
 Three CLIs, three vocabularies, one set of gate tools. A tool not mapped here goes to the
 gate under its own name, where the frozen-set stage denies it (fail closed).
+
+Path arguments are the real places they lead to (`runner.cli_paths`). One CLI call can be
+several gate calls: a patch, one per file it changes; a Glob or Grep pattern that leaves its
+directory, one more for the directory it reaches. The CLI call runs only if all are allowed.
 """
 
 from __future__ import annotations
@@ -11,11 +15,30 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from runner.cli_paths import pattern_reach, real_path
+from runner.codex_patch import patch_targets
+
 
 @dataclass(frozen=True)
 class GateCall:
     tool: str
     arguments: dict[str, Any]
+
+
+def _path(value: Any, cwd: str) -> Any:
+    # Not a path to resolve: the gate's schema or its rules refuse it as it came.
+    if not isinstance(value, str) or not value:
+        return value
+    return real_path(value, cwd)
+
+
+def _searched(tool: str, base: Any, cwd: str, arguments: dict, pattern: Any) -> list[GateCall]:
+    calls = [GateCall(tool, {"path": _path(base, cwd), **arguments})]
+    if isinstance(pattern, str) and isinstance(calls[0].arguments["path"], str):
+        reach = pattern_reach(pattern, calls[0].arguments["path"], cwd)
+        if reach is not None:
+            calls.append(GateCall(tool, {"path": reach, **arguments}))
+    return calls
 
 
 def _keep(source: dict, *keys: str) -> dict[str, Any]:
@@ -29,118 +52,104 @@ def _edit(item: dict) -> dict[str, Any]:
     return edit
 
 
-def _brokered(name: str, tool_input: dict) -> GateCall:
+def _brokered(name: str, tool_input: dict) -> list[GateCall]:
     # `mcp__<server>__<tool>`: the server's tool as a run freezes it, `<server>.<tool>`.
     server, _, tool = name[len("mcp__") :].partition("__")
-    return GateCall(f"{server}.{tool}" if tool else name, tool_input)
+    return [GateCall(f"{server}.{tool}" if tool else name, tool_input)]
 
 
-def claude_code_call(name: str, tool_input: dict, cwd: str) -> GateCall:
+def claude_code_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
+    file_path = _path(tool_input.get("file_path", ""), cwd)
     if name == "Bash":
-        return GateCall("run_command", {"command": tool_input.get("command", "")})
+        return [GateCall("run_command", {"command": tool_input.get("command", "")})]
     if name == "Read":
-        return GateCall("read_file", {"path": tool_input.get("file_path", "")})
+        return [GateCall("read_file", {"path": file_path})]
     if name == "Write":
-        return GateCall(
-            "write_file",
-            {"path": tool_input.get("file_path", ""), "content": tool_input.get("content", "")},
-        )
+        return [
+            GateCall("write_file", {"path": file_path, "content": tool_input.get("content", "")})
+        ]
     if name == "Edit":
-        return GateCall(
-            "write_file", {"path": tool_input.get("file_path", ""), "edits": [_edit(tool_input)]}
-        )
+        return [GateCall("write_file", {"path": file_path, "edits": [_edit(tool_input)]})]
     if name == "MultiEdit":
         edits = [_edit(item) for item in tool_input.get("edits") or [] if isinstance(item, dict)]
-        return GateCall("write_file", {"path": tool_input.get("file_path", ""), "edits": edits})
+        return [GateCall("write_file", {"path": file_path, "edits": edits})]
     if name == "NotebookEdit":
         cell = _keep(tool_input, "cell_id", "new_source", "cell_type", "edit_mode")
-        return GateCall("write_file", {"path": tool_input.get("notebook_path", ""), "cell": cell})
+        notebook = _path(tool_input.get("notebook_path", ""), cwd)
+        return [GateCall("write_file", {"path": notebook, "cell": cell})]
     if name == "LS":
-        return GateCall("list_dir", {"path": tool_input.get("path") or cwd})
+        return [GateCall("list_dir", {"path": _path(tool_input.get("path") or cwd, cwd)})]
     if name == "Glob":
-        return GateCall(
-            "find_files",
-            {"path": tool_input.get("path") or cwd, "pattern": tool_input.get("pattern", "")},
-        )
+        pattern = tool_input.get("pattern", "")
+        base = tool_input.get("path") or cwd
+        return _searched("find_files", base, cwd, {"pattern": pattern}, pattern)
     if name == "Grep":
-        arguments = {
-            "path": tool_input.get("path") or cwd,
-            "pattern": tool_input.get("pattern", ""),
-        }
-        arguments.update(_keep(tool_input, "glob"))
-        return GateCall("search_text", arguments)
+        arguments = {"pattern": tool_input.get("pattern", ""), **_keep(tool_input, "glob")}
+        base = tool_input.get("path") or cwd
+        return _searched("search_text", base, cwd, arguments, tool_input.get("glob"))
     if name == "WebFetch":
-        return GateCall("fetch_url", {"url": tool_input.get("url", "")})
+        return [GateCall("fetch_url", {"url": tool_input.get("url", "")})]
     if name == "WebSearch":
-        return GateCall("web_search", {"query": tool_input.get("query", "")})
+        return [GateCall("web_search", {"query": tool_input.get("query", "")})]
     if name.startswith("mcp__"):
         return _brokered(name, tool_input)
-    return GateCall(name, tool_input)
+    return [GateCall(name, tool_input)]
 
 
-def codex_call(name: str, tool_input: dict, cwd: str) -> GateCall:
+def codex_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
     if name in ("Bash", "shell", "shell_command", "exec_command", "local_shell"):
         command = tool_input.get("command", tool_input.get("cmd", ""))
         if isinstance(command, list):
             command = shlex.join(str(part) for part in command)
-        return GateCall("run_command", {"command": str(command)})
+        return [GateCall("run_command", {"command": str(command)})]
     if name == "apply_patch":
         patch = tool_input.get("patch", tool_input.get("input", tool_input.get("command", "")))
         if isinstance(patch, list):
             patch = "\n".join(str(part) for part in patch)
-        # A patch can touch several files; the path matched is the working directory and
-        # the whole patch is what the approver reads.
-        return GateCall("write_file", {"path": cwd, "content": str(patch)})
+        # Each file the patch changes is a write of its own; the approver of any of them
+        # reads the whole patch.
+        return [
+            GateCall("write_file", {"path": real_path(target, cwd), "content": str(patch)})
+            for target in patch_targets(str(patch))
+        ]
     if name.startswith("mcp__"):
         return _brokered(name, tool_input)
     return claude_code_call(name, tool_input, cwd)
 
 
-def gemini_cli_call(name: str, tool_input: dict, cwd: str) -> GateCall:
+def gemini_cli_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
+    file_path = _path(tool_input.get("file_path", ""), cwd)
     if name == "run_shell_command":
-        return GateCall("run_command", {"command": tool_input.get("command", "")})
+        return [GateCall("run_command", {"command": tool_input.get("command", "")})]
     if name == "read_file":
-        return GateCall("read_file", {"path": tool_input.get("file_path", "")})
+        return [GateCall("read_file", {"path": file_path})]
     if name == "write_file":
-        return GateCall(
-            "write_file",
-            {"path": tool_input.get("file_path", ""), "content": tool_input.get("content", "")},
-        )
+        return [
+            GateCall("write_file", {"path": file_path, "content": tool_input.get("content", "")})
+        ]
     if name == "replace":
-        return GateCall(
-            "write_file",
-            {
-                "path": tool_input.get("file_path", ""),
-                "edits": [
-                    {
-                        "old_string": tool_input.get("old_string", ""),
-                        "new_string": tool_input.get("new_string", ""),
-                    }
-                ],
-            },
-        )
-    if name == "list_directory":
-        return GateCall("list_dir", {"path": tool_input.get("dir_path") or cwd})
-    if name == "glob":
-        return GateCall(
-            "find_files",
-            {"path": tool_input.get("dir_path") or cwd, "pattern": tool_input.get("pattern", "")},
-        )
-    if name == "grep_search":
-        arguments = {
-            "path": tool_input.get("dir_path") or cwd,
-            "pattern": tool_input.get("pattern", ""),
+        edit = {
+            "old_string": tool_input.get("old_string", ""),
+            "new_string": tool_input.get("new_string", ""),
         }
+        return [GateCall("write_file", {"path": file_path, "edits": [edit]})]
+    if name == "list_directory":
+        return [GateCall("list_dir", {"path": _path(tool_input.get("dir_path") or cwd, cwd)})]
+    if name == "glob":
+        pattern = tool_input.get("pattern", "")
+        base = tool_input.get("dir_path") or cwd
+        return _searched("find_files", base, cwd, {"pattern": pattern}, pattern)
+    if name == "grep_search":
+        arguments = {"pattern": tool_input.get("pattern", "")}
         if tool_input.get("include"):
             arguments["glob"] = tool_input["include"]
-        return GateCall("search_text", arguments)
+        base = tool_input.get("dir_path") or cwd
+        return _searched("search_text", base, cwd, arguments, tool_input.get("include"))
     if name == "web_fetch":
-        return GateCall("fetch_url", {"url": tool_input.get("prompt", "")})
+        return [GateCall("fetch_url", {"url": tool_input.get("prompt", "")})]
     if name == "google_web_search":
-        return GateCall("web_search", {"query": tool_input.get("query", "")})
-    if name.startswith("mcp_"):
-        return GateCall(name, tool_input)
-    return GateCall(name, tool_input)
+        return [GateCall("web_search", {"query": tool_input.get("query", "")})]
+    return [GateCall(name, tool_input)]
 
 
 DIALECTS = {"claude-code": claude_code_call, "codex": codex_call, "gemini-cli": gemini_cli_call}

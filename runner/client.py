@@ -11,9 +11,11 @@ from urllib.parse import quote
 
 import httpx
 
+from runner.deadline import Deadline
 from runner.decisions import BudgetExhausted, GateDecision, Reservation
 from runner.errors import (
     GateAuthError,
+    GateDeadlinePassed,
     GateProtocolError,
     GateRequestError,
     GateUnavailable,
@@ -23,6 +25,8 @@ from runner.errors import (
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 MAX_WAIT_SECONDS = 30  # the gate caps a single long-poll at 30 s (SPEC §4)
 _RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+# A long-poll ends this long before the deadline, so its answer still arrives in time.
+_DEADLINE_MARGIN_SECONDS = 2.0
 
 
 class GateClient:
@@ -31,6 +35,9 @@ class GateClient:
     Every request that the server may already have applied is retried with the same key
     (`session_id`/`tool_call_id`, `request_key`, reservation id), so a retry after a lost
     answer or a server restart re-attaches to what the server recorded instead of duplicating it.
+
+    With a `deadline`, nothing outlasts it: each request's connect and read timeouts are cut
+    to the time left, no retry starts past it, and then `GateDeadlinePassed` is raised.
     """
 
     def __init__(
@@ -45,6 +52,7 @@ class GateClient:
         max_backoff: float = 5.0,
         poll_interval: float = 1.0,
         transport: httpx.BaseTransport | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http(s) URL, not {base_url!r}")
@@ -56,6 +64,7 @@ class GateClient:
         self.max_backoff = max_backoff
         self.poll_interval = poll_interval
         self.timeout = timeout
+        self.deadline = deadline
         self._run_path = f"/v1/runs/{quote(self.run_id, safe='')}"
         # Redirects are refused so the token is never replayed to another origin.
         self._http = httpx.Client(
@@ -217,6 +226,10 @@ class GateClient:
         while True:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             this_wait = wait_seconds if remaining is None else min(wait_seconds, int(remaining))
+            if self.deadline is not None:
+                this_wait = max(
+                    0, min(this_wait, int(self.deadline.left() - _DEADLINE_MARGIN_SECONDS))
+                )
             started = time.monotonic()
             response = self._send(
                 "POST", path, json={**body, "wait_seconds": this_wait}, wait=this_wait
@@ -228,10 +241,14 @@ class GateClient:
                 return decision
             if deadline is not None and time.monotonic() >= deadline:
                 return decision
+            if self.deadline is not None and this_wait == 0 and wait_seconds > 0:
+                return decision  # no time left for another long-poll before the deadline
             # A gate that answers "pending" early must not turn waiting into a busy loop.
             pause = self.poll_interval - (time.monotonic() - started)
             if deadline is not None:
                 pause = min(pause, deadline - time.monotonic())
+            if self.deadline is not None:
+                pause = min(pause, self.deadline.left())
             if pause > 0:
                 time.sleep(pause)
 
@@ -245,12 +262,11 @@ class GateClient:
         wait: float = 0.0,
         refused_is_auth_error: bool = True,
     ) -> httpx.Response:
-        timeout = httpx.Timeout(self.timeout, read=self.timeout + wait)
         failures = 0
         while True:
             try:
                 response = self._http.request(
-                    method, path, json=json, params=params, timeout=timeout
+                    method, path, json=json, params=params, timeout=self._timeout_for(wait)
                 )
             except httpx.TransportError as error:
                 problem = f"{type(error).__name__}: {error}"
@@ -276,7 +292,25 @@ class GateClient:
                     "The call was not run."
                 )
             delay = min(self.max_backoff, self.backoff * 2 ** (failures - 1))
-            time.sleep(min(self.max_backoff, retry_after) if retry_after else delay)
+            delay = min(self.max_backoff, retry_after) if retry_after else delay
+            if self.deadline is not None and delay >= self.deadline.left():
+                raise self._deadline_passed(f"{method} {path}, last: {problem}")
+            time.sleep(delay)
+
+    def _timeout_for(self, wait: float) -> httpx.Timeout:
+        connect, read = self.timeout, self.timeout + wait
+        if self.deadline is not None:
+            left = self.deadline.left()
+            if left <= 0:
+                raise self._deadline_passed("no time left to ask")
+            connect, read = min(connect, left), min(read, left)
+        return httpx.Timeout(connect, read=read)
+
+    def _deadline_passed(self, detail: str) -> GateDeadlinePassed:
+        return GateDeadlinePassed(
+            f"no answer within the {self.deadline.seconds:g} s deadline ({detail}). "
+            "The call was not run."
+        )
 
 
 def _checked_tool_name(tool: str) -> str:

@@ -187,6 +187,8 @@ class Workspace:
                     return on_final(fds[-1], None, names)
                 name = pending.popleft()
                 if name == "..":
+                    if len(fds) == 1 and self.root == Path("/"):
+                        continue  # the file system's root is its own parent
                     if len(fds) == 1:
                         raise WorkspaceEscape(f"{path!r} climbs above the workspace root")
                     os.close(fds.pop())
@@ -247,6 +249,8 @@ class Workspace:
                 resolved.append(name)
             elif resolved:
                 resolved.pop()
+            elif self.root == Path("/"):
+                continue
             else:
                 raise WorkspaceEscape(f"{path!r} climbs above the workspace root")
         return self.root.joinpath(*resolved)

@@ -38,6 +38,10 @@ class GateUnavailable(GateError):
     """The gate could not be reached (connection errors, timeouts, 5xx) after every retry."""
 
 
+class GateDeadlinePassed(GateUnavailable):
+    """The caller's deadline for the whole decision passed before the gate answered."""
+
+
 class GateProtocolError(GateError):
     """The gate answered with something this runner does not understand; fail closed."""
 

@@ -3,13 +3,15 @@
     python -m runner.hook claude-code --url URL --run RUN_ID     (token: $FLUIDBOX_RUN_TOKEN)
 
 Reads the CLI's hook JSON on stdin, asks `POST /v1/runs/{id}/permission` (waiting while a
-human decides, up to --max-wait), and prints the CLI's answer. It never answers a local
-"ask" and never "allow"s what fluidbox did not allow: unreachable, a void token, a crash, or
-a call still waiting when the bound runs out all deny, with a reason the model reads.
+human decides), and prints the CLI's answer. It never answers a local "ask" and never
+"allow"s what fluidbox did not allow: unreachable, a void token, a crash, or a call still
+waiting when --max-wait runs out all deny, with a reason the model reads. --max-wait bounds
+the whole decision, every request and retry included, so the CLI (whose hook timeout is
+longer) always gets the answer.
 
-Calls of fluidbox's own MCP server (`mcp__<server>__…`) are left to that endpoint, which
-gates them itself under the same tool-call id: deciding them here too would record the
-call twice.
+Calls of tools fluidbox's own MCP server lists for the run (`mcp__<server>__<listed name>`)
+are left to that endpoint, which gates them itself under the same tool-call id: deciding
+them here too would record the call twice.
 """
 
 from __future__ import annotations
@@ -17,16 +19,40 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from runner.agent_tools import DIALECTS, GateCall
+from runner.cli_paths import UnresolvablePath
 from runner.client import GateClient
-from runner.errors import GateAuthError, GateError, GateUnavailable
+from runner.codex_patch import UnreadablePatch
+from runner.deadline import Deadline
+from runner.decisions import GateDecision
+from runner.errors import GateAuthError, GateDeadlinePassed, GateError, GateUnavailable
 
 TOKEN_ENV = "FLUIDBOX_RUN_TOKEN"
 DEFAULT_MAX_WAIT = 290.0
+# The requests keep to the deadline themselves; the alarm catches what does not (a server
+# trickling bytes, a stuck file system), well before the CLI's hook timeout.
+_ALARM_GRACE_SECONDS = 5.0
+
+
+class HookOutOfTime(Exception):
+    """The hook's alarm rang: the decision took longer than --max-wait allows."""
+
+
+def _ring(signum: int, frame: object) -> None:
+    raise HookOutOfTime("no decision within --max-wait")
+
+
+def _answer_by_the_deadline_at_the_latest(seconds: float) -> None:
+    """Arm (or with 0, disarm) an alarm that interrupts whatever the hook is doing."""
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _ring)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
 class Verdict:
@@ -47,15 +73,37 @@ def _answer(dialect: str, verdict: Verdict) -> dict[str, Any]:
     }
 
 
-def _own_mcp_tool(dialect: str, event: dict, server: str) -> bool:
-    name = str(event.get("tool_name", ""))
+def _own_mcp_tool(
+    dialect: str, event: dict, server: str, listed: Callable[[], frozenset[str]]
+) -> bool:
+    """A call of a tool fluidbox's endpoint lists for this run, under that server's name."""
     if dialect == "gemini-cli":
         context = event.get("mcp_context") or {}
-        return isinstance(context, dict) and context.get("server_name") == server
-    return name.startswith(f"mcp__{server}__")
+        if not isinstance(context, dict) or context.get("server_name") != server:
+            return False
+        tool = context.get("tool_name")
+    else:
+        name = str(event.get("tool_name", ""))
+        prefix = f"mcp__{server}__"
+        if not name.startswith(prefix):
+            return False
+        tool = name[len(prefix) :]
+    if not isinstance(tool, str) or not tool:
+        return False
+    try:
+        return tool in listed()
+    except Exception:  # no listing, no deferring: the gate decides (and fails closed)
+        return False
 
 
-def _gate_call(dialect: str, event: dict) -> GateCall:
+def _listed_by_endpoint(url: str, token: str, deadline: Deadline) -> frozenset[str]:
+    # The MCP SDK takes a second to import: only calls named like fluidbox's own tools pay it.
+    from runner.mcp_listing import mcp_tool_names
+
+    return mcp_tool_names(url, token, deadline)
+
+
+def _gate_calls(dialect: str, event: dict) -> list[GateCall]:
     tool_input = event.get("tool_input")
     if not isinstance(tool_input, dict):
         tool_input = {}
@@ -64,8 +112,53 @@ def _gate_call(dialect: str, event: dict) -> GateCall:
     if dialect == "gemini-cli":
         context = event.get("mcp_context")
         if isinstance(context, dict) and context.get("server_name") and context.get("tool_name"):
-            return GateCall(f"{context['server_name']}.{context['tool_name']}", tool_input)
+            return [GateCall(f"{context['server_name']}.{context['tool_name']}", tool_input)]
     return DIALECTS[dialect](name, tool_input, cwd)
+
+
+def _ask_all(
+    gate: GateClient, session_id: str, ids: list[str], calls: list[GateCall], deadline: Deadline
+) -> list[GateDecision]:
+    """The decisions, up to the first one that is not an allow.
+
+    Every call is asked once before any is waited on, so an approver sees them all at once.
+    """
+    decisions: list[GateDecision] = []
+    for tool_call_id, call in zip(ids, calls, strict=True):
+        decisions.append(
+            gate.ask(session_id, tool_call_id, call.tool, call.arguments, total_wait=0)
+        )
+        if not decisions[-1].allowed and not decisions[-1].pending:
+            return decisions
+    for index, decision in enumerate(decisions):
+        if decision.pending:
+            call = calls[index]
+            decisions[index] = gate.ask(
+                session_id, ids[index], call.tool, call.arguments, total_wait=deadline.left()
+            )
+            if not decisions[index].allowed:
+                return decisions[: index + 1]
+    return decisions
+
+
+def _verdict(calls: list[GateCall], decisions: list[GateDecision], url: str) -> Verdict:
+    several = len(calls) > 1
+    last, call = decisions[-1], calls[len(decisions) - 1]
+    target = f" for {call.arguments.get('path')}" if several else ""
+    if last.allowed:
+        if several:
+            return Verdict(True, f"fluidbox allowed {call.tool} for all {len(calls)} targets")
+        rule = last.rule_action
+        return Verdict(True, f"fluidbox allowed {call.tool}" + (f" ({rule})" if rule else ""))
+    if last.pending:
+        approval = last.approval or {}
+        link = f"{url.rstrip('/')}/admin/inbox/{approval.get('id')}/"
+        return Verdict(
+            False,
+            f"fluidbox: {call.tool}{target} still awaits a human's approval ({link}); "
+            "it did not run. Try again later.",
+        )
+    return Verdict(False, last.as_tool_error() + (f" (asked{target})" if several else ""))
 
 
 def decide(
@@ -76,38 +169,35 @@ def decide(
     run_id: str,
     token: str | None,
     mcp_server: str,
-    max_wait: float,
+    deadline: Deadline,
 ) -> Verdict:
-    if _own_mcp_tool(dialect, event, mcp_server):
-        return Verdict(True, "fluidbox's MCP endpoint gates this call itself")
     if not token:
         return Verdict(False, f"fluidbox: no run token (${TOKEN_ENV} is not set); denied")
-    call = _gate_call(dialect, event)
-    session_id = str(event.get("session_id") or "agent-cli")[:200]
-    tool_call_id = str(event.get("tool_use_id") or f"hook-{uuid.uuid4().hex}")[:200]
+    if _own_mcp_tool(dialect, event, mcp_server, lambda: _listed_by_endpoint(url, token, deadline)):
+        return Verdict(True, "fluidbox's MCP endpoint gates this call itself")
     try:
-        with GateClient(url, run_id, token, retries=2, timeout=10) as gate:
-            decision = gate.ask(
-                session_id, tool_call_id, call.tool, call.arguments, total_wait=max_wait
-            )
+        calls = _gate_calls(dialect, event)
+    except (UnresolvablePath, UnreadablePatch) as error:
+        return Verdict(False, f"fluidbox: {error}; denied")
+    session_id = str(event.get("session_id") or "agent-cli")[:200]
+    tool_call_id = str(event.get("tool_use_id") or f"hook-{uuid.uuid4().hex}")[:190]
+    ids = (
+        [tool_call_id]
+        if len(calls) == 1
+        else [f"{tool_call_id}#{number}" for number in range(1, len(calls) + 1)]
+    )
+    try:
+        with GateClient(url, run_id, token, retries=2, timeout=10, deadline=deadline) as gate:
+            decisions = _ask_all(gate, session_id, ids, calls, deadline)
     except GateAuthError as error:
         return Verdict(False, f"fluidbox refused this run's token ({error}); denied")
+    except GateDeadlinePassed as error:
+        return Verdict(False, f"fluidbox did not answer in time ({error}); denied")
     except GateUnavailable as error:
         return Verdict(False, f"fluidbox is unreachable ({error}); denied")
     except GateError as error:
         return Verdict(False, f"fluidbox could not decide ({error}); denied")
-    if decision.allowed:
-        rule = decision.rule_action
-        return Verdict(True, f"fluidbox allowed {call.tool}" + (f" ({rule})" if rule else ""))
-    if decision.pending:
-        approval = decision.approval or {}
-        link = f"{url.rstrip('/')}/admin/inbox/{approval.get('id')}/"
-        return Verdict(
-            False,
-            f"fluidbox: {call.tool} still awaits a human's approval ({link}); it did not run. "
-            "Try again later.",
-        )
-    return Verdict(False, decision.as_tool_error())
+    return _verdict(calls, decisions, url)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mcp-server", default=os.environ.get("FLUIDBOX_MCP_SERVER", "fluidbox"))
     parser.add_argument("--max-wait", type=float, default=DEFAULT_MAX_WAIT)
     args = parser.parse_args(argv)
+    deadline = Deadline(args.max_wait)
     try:
+        _answer_by_the_deadline_at_the_latest(args.max_wait + _ALARM_GRACE_SECONDS)
         event = json.loads(sys.stdin.read() or "{}")
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
@@ -134,10 +226,12 @@ def main(argv: list[str] | None = None) -> int:
                 run_id=args.run,
                 token=os.environ.get(TOKEN_ENV),
                 mcp_server=args.mcp_server,
-                max_wait=args.max_wait,
+                deadline=deadline,
             )
     except Exception as error:  # whatever broke, the call does not run
         verdict = Verdict(False, f"fluidbox hook failed ({type(error).__name__}: {error}); denied")
+    finally:
+        _answer_by_the_deadline_at_the_latest(0)
     sys.stdout.write(json.dumps(_answer(args.dialect, verdict)) + "\n")
     sys.stdout.flush()
     return 0

@@ -3,7 +3,8 @@
 `/workspace/../etc/passwd` is `/etc/passwd`, `a/./b//c/` is `a/b/c`, `/..` is `/`.
 It is lexical on purpose (the policy engine never touches a file system): a
 symlink inside the workspace that points outside it is the runner's realpath
-confinement's job, not the policy's.
+confinement's job (and on an agent CLI's machine, the hook resolves paths with the
+same walk before asking), not the policy's.
 """
 
 

@@ -18,12 +18,20 @@ from tests.support.servers import ROOT
 BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
 
 
-def hook(dialect: str, event: dict, *, url: str, run_id: str, token: str | None) -> dict:
+def hook(
+    dialect: str,
+    event: dict,
+    *,
+    url: str,
+    run_id: str,
+    token: str | None,
+    options: tuple[str, ...] = (),
+) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "FLUIDBOX_RUN_TOKEN"}
     if token is not None:
         env["FLUIDBOX_RUN_TOKEN"] = token
     done = subprocess.run(
-        [sys.executable, "-m", "runner.hook", dialect, "--url", url, "--run", run_id],
+        [sys.executable, "-m", "runner.hook", dialect, "--url", url, "--run", run_id, *options],
         input=json.dumps(event),
         capture_output=True,
         text=True,
@@ -154,3 +162,44 @@ def test_each_dialect_asks_the_gate_under_the_cli_tool_use_id(fluidbox_server, d
         hook("claude-code", bash("ls", "toolu_6"), url=url, run_id=run_id, token=token)
     )
     assert decision == "deny" and "token" in reason
+
+
+@pytest.mark.slow
+def test_another_mcp_server_named_like_fluidbox_is_asked_of_the_gate(
+    fluidbox_server, demo_org, operator
+):
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    url = fluidbox_server.url
+    # A server the agent's user added as `fluidbox__evilserver` (or `fluidbox evilserver`).
+    lookalike = {
+        **bash("", "toolu_evil"),
+        "tool_name": "mcp__fluidbox__evilserver__delete_all",
+        "tool_input": {},
+    }
+
+    decision, reason = claude_decision(
+        hook("claude-code", lookalike, url=url, run_id=run_id, token=token)
+    )
+
+    assert decision == "deny" and "not in this run's frozen tool set" in reason
+    recorded = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_evil")
+    assert recorded.tool == "fluidbox.evilserver__delete_all"
+
+    gemini = {
+        "session_id": "s-gemini",
+        "cwd": "/workspace",
+        "tool_name": "delete_all",
+        "tool_input": {},
+        "mcp_context": {"server_name": "fluidbox", "tool_name": "evilserver__delete_all"},
+    }
+    answer = hook("gemini-cli", gemini, url=url, run_id=run_id, token=token)
+    assert answer["decision"] == "deny"
+    assert (
+        ToolCall.objects.filter(run_id=run_id, tool="fluidbox.evilserver__delete_all").count() == 2
+    )
+
+    listed = {**bash("", "toolu_listed"), "tool_name": "mcp__fluidbox__tracker__list_issues"}
+    decision, _ = claude_decision(hook("claude-code", listed, url=url, run_id=run_id, token=token))
+    assert decision == "allow"
+    assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_listed").exists()
