@@ -8,7 +8,21 @@ MCP_PORT="${2:-8765}"
 BIN=.venv/bin
 export FLUIDBOX_PUBLIC_URL="${FLUIDBOX_PUBLIC_URL:-http://127.0.0.1:$PORT}"
 pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+# Stop everything: politely, then, after 15 s, for good. A supervisor's SIGTERM reaches the
+# whole process group at once, and the worker's parent then waited forever for children
+# that had already gone.
+cleanup() {
+  trap - EXIT INT TERM
+  kill "${pids[@]}" 2>/dev/null || true
+  for _ in $(seq 1 150); do
+    alive=()
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive+=("$pid"); done
+    [ ${#alive[@]} -eq 0 ] && return
+    sleep 0.1
+  done
+  for pid in "${alive[@]}"; do pkill -KILL -P "$pid" 2>/dev/null || true; done
+  kill -KILL "${alive[@]}" 2>/dev/null || true
+}
 trap cleanup EXIT INT TERM
 
 $BIN/python -m demo_mcp --host 127.0.0.1 --port "$MCP_PORT" &
