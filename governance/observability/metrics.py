@@ -111,10 +111,11 @@ def initialize() -> None:
     from governance.models import Source
 
     for decision in Outcome:
-        GATE_DECISIONS.labels(decision, "approval" if decision == Outcome.PENDING else "none")
-        for source in Source:
-            if decision != Outcome.PENDING:
-                GATE_DECISIONS.labels(decision, source)
+        if decision == Outcome.PENDING:
+            GATE_DECISIONS.labels(decision, Source.APPROVAL)
+            continue
+        for source in Source:  # every decision names its deciding stage
+            GATE_DECISIONS.labels(decision, source)
     for cause in FailClosed:
         FAIL_CLOSED.labels(cause)
     for outcome in ("approved", "denied", "timed_out"):

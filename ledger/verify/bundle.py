@@ -98,6 +98,13 @@ def _records(lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
         except json.JSONDecodeError as error:
             raise BundleError(number, "line", f"not JSON: {error}") from None
         if not isinstance(record, dict) or not isinstance(record.get("record"), str):
+            if isinstance(record, dict) and {"seq", "type", "hash"} <= record.keys():
+                raise BundleError(
+                    number,
+                    "line",
+                    "an event as the events API and the portal's 'export JSON Lines' serve it, "
+                    "not a bundle record: verify what `manage.py ledger export` writes",
+                )
             raise BundleError(number, "line", "not a bundle record")
         yield number, record
 

@@ -62,6 +62,22 @@ def test_one_runs_export_verifies_with_an_inclusion_path_per_event(org, history,
     assert result.stdout.startswith("OK: 15 events in 1 run(s) are included in the tree of size 45")
 
 
+def test_the_portals_export_given_to_the_verifier_says_which_export_to_use(
+    org, history, admin_user, client, tmp_path
+):
+    """A newcomer fed the timeline's 'export JSON Lines' to the verifier and read only "not a
+    bundle record"."""
+    run_ids, _, _ = history
+    client.force_login(admin_user)
+    portal = client.get(f"/admin/governance/run/{run_ids[0]}/export.jsonl")
+    assert portal.status_code == 200
+    events = tmp_path / "portal-export.jsonl"
+    events.write_bytes(b"".join(portal.streaming_content))
+    stderr = failure(offline_verify(events, vkey(org)))
+    assert "record 1" in stderr
+    assert "manage.py ledger export" in stderr
+
+
 def test_one_events_data_changed_is_named(org, history, tmp_path):
     run_ids, _, _ = history
     superuser_sql(
