@@ -108,12 +108,17 @@ class MembershipAdmin(OrgScopedAdmin):
     def get_fields(self, request, obj=None):
         if obj is None:
             return ("org", "username", "email", "password", "role")
-        return ("user", "org", "role", "is_active")
+        return ("account", "org", "role", "is_active")
 
     def get_readonly_fields(self, request, obj=None):
         if obj is not None and self.has_change_permission(request, obj):
-            return ("user", "org")
-        return super().get_readonly_fields(request, obj)
+            return ("account", "org")
+        return ("account", *super().get_readonly_fields(request, obj))
+
+    @admin.display(description="user")
+    def account(self, membership: Membership) -> str:
+        # Text, not the user's admin page: only superusers may open that one.
+        return membership.user.username
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
@@ -152,7 +157,7 @@ class ApiKeyAdmin(OrgScopedAdmin):
     list_filter = ("org", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "user__username")
     list_select_related = ("org", "user")
-    fields = ("org", "name", "user", "hint_text", "created_at", "revoked_at")
+    fields = ("org", "name", "holder", "hint_text", "created_at", "revoked_at")
     readonly_fields = fields
     actions = ["revoke_keys"]
 
@@ -162,6 +167,11 @@ class ApiKeyAdmin(OrgScopedAdmin):
     @admin.display(description="kind")
     def kind(self, key: ApiKey) -> str:
         return "personal" if key.is_personal else "operator"
+
+    @admin.display(description="user")
+    def holder(self, key: ApiKey) -> str:
+        # Text, not the user's admin page: only superusers may open that one.
+        return key.user.username if key.user_id else "— (an operator key)"
 
     @admin.display(description="key")
     def hint_text(self, key: ApiKey) -> str:

@@ -37,6 +37,20 @@ class FluidboxAdminSite(admin.AdminSite):
         ]
         return portal + super().get_urls()
 
+    def each_context(self, request):
+        """The portal's top links: only the lists this user may open (a member has no
+        policies to read, and a link to a 403 is a dead end)."""
+        from governance.models import Connection, Policy, Run
+
+        context = super().each_context(request)
+        lists = [("Runs", Run), ("Policies", Policy), ("Connections", Connection)]
+        context["portal_lists"] = [
+            (label, f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+            for label, model in lists
+            if model in self._registry and self._registry[model].has_view_permission(request)
+        ]
+        return context
+
     def index(self, request, extra_context=None):
         from governance.admin.roles import portal_actor
 
