@@ -6,8 +6,6 @@ from collections import deque
 
 import pytest
 
-from tests.governance.admin.test_roles import world  # noqa: F401
-
 pytestmark = pytest.mark.django_db
 
 LINK = re.compile(r'href="(/admin/[^"#]*)"')

@@ -14,32 +14,13 @@ from governance.models import (
     Policy,
     ToolCall,
 )
-from governance.services.channels import channel_create
-from governance.services.orgs import api_key_create, user_create
+from governance.services.orgs import user_create
 from ledger.models import Event
 from tests.governance.admin.scenarios import (
     ask,
-    pending_approval,
-    personal_connection,
-    sandbox_run,
-    shared_connection,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def world(org, admin_user, approver, auditor, member):
-    """One org with something of everything."""
-    run, _ = sandbox_run(org)
-    ask(run, "read_file", {"path": "/workspace/a"})
-    approval = pending_approval(org, call_id="c-2")
-    shared_connection(org)
-    personal_connection(org, "mo", slug="mine")
-    personal_connection(org, "alice", slug="alices")
-    api_key_create(org=org, name="ci")
-    channel_create(org=org, name="hook", kind="webhook", url="https://example.com/h", secret="s1")
-    return {"run": run, "approval": approval}
 
 
 def objects_of(org, world) -> dict[str, object]:
