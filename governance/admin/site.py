@@ -43,6 +43,9 @@ class FluidboxAdminSite(admin.AdminSite):
         from governance.models import Connection, Policy, Run
 
         context = super().each_context(request)
+        if not (request.user.is_active and request.user.is_staff):  # the sign-in page
+            context["portal_lists"] = []
+            return context
         lists = [("Runs", Run), ("Policies", Policy), ("Connections", Connection)]
         context["portal_lists"] = [
             (label, f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")

@@ -14,7 +14,6 @@ from fluidbox.canonical import canonical_json
 from governance.binding_state import BindingNow
 from governance.errors import ServiceError
 from governance.mcp_server.catalog import frozen_name_for
-from governance.mcp_server.names import MODEL_API_NAME
 from governance.models import Approval, Decision, FrozenTool, Run, ToolCall
 from governance.schemas import MAX_ARGUMENT_BYTES, UNSTORABLE_ARGUMENTS, arguments_storable
 from governance.services.broker import BrokeredAnswer, broker_call
@@ -119,13 +118,14 @@ def mcp_tool_call(
     read them (the token check, see `server.PrefetchedTool`)."""
     frozen_name = frozen_name_for(run, mcp_name)
     if frozen_name is None:
-        if not _recordable(mcp_name) or not MODEL_API_NAME.fullmatch(mcp_name):
-            # As REST refuses such a name with a 400: answered, and nothing recorded. A name
-            # no MCP listing can hold (`tracker.get_issue`, with its dot) is one of these:
-            # asked of the gate, it would name the frozen tool behind the listed name.
+        if not _recordable(mcp_name):
+            # As REST refuses such a name with a 400: answered, and nothing recorded.
             return _text("", tool_call_id, "this run has no tool of that name")
         # Still asked of the gate, which denies it (`capability`) and records the attempt.
-        frozen_name = mcp_name
+        # It is told the run has no such tool: the name may be the frozen name behind a
+        # listed one (`tracker.get_issue`, listed `tracker__get_issue`), which is called by
+        # its listed name only.
+        frozen_name, read = mcp_name, (None, None)
     if not isinstance(arguments, dict):
         return _text(frozen_name, tool_call_id, "arguments must be a JSON object")
     if not arguments_storable(arguments):

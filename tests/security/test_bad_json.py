@@ -357,7 +357,8 @@ def test_what_rest_refuses_with_a_400_the_mcp_endpoint_refuses_and_records_nowhe
     """An attacker tried, through `/v1/mcp`: a number past a double's range (`1e999`: a
     database error came back as the answer), arguments over the 256 KiB bound (recorded in
     full), and the frozen name `crm.lookup` instead of the listed `crm__lookup` (it ran).
-    Each is now a tool error, nothing is recorded and the upstream sees nothing."""
+    The first two are tool errors with REST's reason and recorded nowhere; the third is the
+    gate's denial of a tool the run does not list, recorded. The upstream sees nothing."""
     from governance.services.policies import policy_save
     from tests.governance.broker.support import BROKER_POLICY
 
@@ -386,7 +387,6 @@ def test_what_rest_refuses_with_a_400_the_mcp_endpoint_refuses_and_records_nowhe
     attempts = [
         ("crm__lookup", '{"id": 1e999}', "numbers too large for a double"),
         ("crm__lookup", json.dumps({"id": "1", "pad": "x" * 300_000}), "exceed 262144 bytes"),
-        ("crm.lookup", '{"id": "1"}', "this run has no tool of that name"),
     ]
     for name, arguments_text, expected in attempts:
         result = call(name, arguments_text)
@@ -394,6 +394,15 @@ def test_what_rest_refuses_with_a_400_the_mcp_endpoint_refuses_and_records_nowhe
         assert expected in result["content"][0]["text"], (name, result)
     assert row_counts() == before
     assert not ToolCall.objects.filter(run_id=run_id).exists()
+    frozen_name = call("crm.lookup", '{"id": "1"}')
+    assert frozen_name["isError"] is True
+    assert "not in this run's frozen tool set" in frozen_name["content"][0]["text"]
+    recorded = ToolCall.objects.get(run_id=run_id)
+    assert (recorded.tool, recorded.decision, recorded.source) == (
+        "crm.lookup",
+        "deny",
+        "capability",
+    )
     assert echo_server.calls() == []
     # REST refuses the first two with a 400, as before.
     rest = f"{live.url}/v1/runs/{run_id}/tools/crm.lookup/call"
