@@ -46,8 +46,11 @@ DECISIONS = {
     "remember_policy": (True, RememberScope.POLICY),
 }
 RECENT = 15
-# About this many lines of arguments fit the box before it scrolls (portal.css: 32em).
+# About this many lines of arguments fit the box before it scrolls (portal.css: 32em), and
+# at least this many characters fit on one of its lines before a long one wraps (a narrow
+# window; a wider one holds more, so a box said to scroll may not, never the reverse).
 BOX_LINES = 28
+BOX_COLUMNS = 50
 
 
 def visible_approvals(actor: Actor) -> QuerySet[Approval]:
@@ -116,13 +119,13 @@ def approval_card(approval: Approval, actor: Actor, now, *, full: bool = True) -
     )
     if match_value is not None and not isinstance(match_value, str):
         match_value = json.dumps(match_value, ensure_ascii=False, sort_keys=True)
-    summary = arguments_summary(call_arguments)
+    summary = arguments_summary(call_arguments, columns=BOX_COLUMNS)
     card.update(
         {
             "access": tool.access if tool else "",
             "arguments": arguments_html(call_arguments),
             "summary": summary,
-            "scrolls": summary["lines"] > BOX_LINES,
+            "scrolls": summary["rows"] > BOX_LINES,
             "match_name": match.get("name", ""),
             "match_kind": match.get("kind") or ("text" if match else ""),
             "match_value": highlighted(match_value, layout_is_visible=False)

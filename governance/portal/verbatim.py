@@ -90,13 +90,16 @@ def _string_html(literal: str) -> str:
     return str(highlighted(literal, layout_is_visible=False))
 
 
-def arguments_summary(arguments) -> dict:
-    """How much the agent wrote: top-level keys, bytes and lines of the JSON shown."""
+def arguments_summary(arguments, *, columns: int) -> dict:
+    """How much the agent wrote: top-level keys, bytes and lines of the JSON shown, and the
+    rows those lines take in a box `columns` characters wide (a long line wraps)."""
     text = arguments_text(arguments)
+    lines = text.split("\n")
     return {
         "keys": len(arguments) if isinstance(arguments, dict) else 0,
         "bytes": len(json.dumps(arguments, ensure_ascii=False, sort_keys=True).encode()),
-        "lines": text.count("\n") + 1,
+        "lines": len(lines),
+        "rows": sum(1 + max(0, len(line) - 1) // columns for line in lines),
     }
 
 

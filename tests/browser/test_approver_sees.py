@@ -66,6 +66,23 @@ def box(locator) -> dict:
     return found
 
 
+def test_one_long_line_wraps_in_the_box_and_the_page_says_it_scrolls(browser_page, org, approver):
+    """An attacker review: a 19.5 KB body on one line ran 3,706 px wide in a 436 px box, the
+    rest of it and the key after it out of sight, while the page said nothing scrolled."""
+    page = browser_page
+    arguments = {"body": "lorem-ipsum-" * 1600 + " " + PAYLOAD, "command": "true", "title": "t"}
+    approval = ask(loose_run(org), "deploy", arguments).approval
+    assert approval is not None and approval.status == "pending"
+    log_in(page, "alice", "pw-alice-123")
+    page.goto(reverse("admin:inbox-approval", args=[approval.pk]))
+    card = page.locator(f"#approval-{approval.pk}")
+    arguments_box = card.locator(".fb-arguments")
+    # Nothing runs out sideways: every character is in the box's scrolling height.
+    assert arguments_box.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    assert arguments_box.evaluate("e => e.scrollHeight > e.clientHeight + 100")
+    expect(card.locator(".fb-arguments-size")).to_contain_text("the box below scrolls")
+
+
 def test_padded_keys_cannot_hide_the_payload_or_pass_for_the_pages_labels(
     browser_page, org, approver
 ):
