@@ -7,6 +7,7 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import render
 
 from governance.models import ApprovalStatus, BrokerStatus, Decision, Run, Source
+from governance.policy import escape_invisible
 from governance.portal.pages import page_context
 from governance.portal.verbatim import arguments_html, highlighted
 from ledger.api import event_json
@@ -109,7 +110,8 @@ def run_timeline_view(request, run: Run):
     last_seq = Event.objects.filter(run=run).order_by("-seq").values_list("seq", flat=True).first()
     context = page_context(
         request,
-        f"Run {run.agent} {str(run.pk)[:8]}",
+        # A page title shows no marks: the agent's hidden characters are written as escapes.
+        f"Run {escape_invisible(run.agent, layout_is_visible=False)} {str(run.pk)[:8]}",
         run=run,
         rows=rows,
         truncated=len(rows) >= MAX_ROWS,

@@ -267,6 +267,27 @@ def test_the_page_shows_the_commands_the_shell_reads_whatever_the_characters_loo
     assert "sh reads its script from its standard input" in reading
 
 
+def test_an_agent_name_with_a_hidden_character_is_shown_marked_wherever_it_appears(
+    org, approver, login
+):
+    """`deploy-bot` and `deploy-bot` plus a zero-width space looked the same on every page."""
+    policy_save(org=org, text=DEPLOY_ASKS, author=None)
+    run, _ = sandbox_run(org, agent="deploy-bot\u200b")
+    approval = ask(run, "write_file", HARMLESS).approval
+    client = login(approver)
+    pages = {
+        "approval": client.get(reverse("admin:inbox-approval", args=[approval.pk])),
+        "inbox": client.get(reverse("admin:inbox")),
+        "dashboard": client.get(reverse("admin:index")),
+        "timeline": client.get(reverse("admin:governance_run_change", args=[run.pk])),
+    }
+    for name, page in pages.items():
+        assert page.status_code == 200, name
+        text = page.content.decode()
+        assert "deploy-bot\u200b" not in text, name  # never the bare character
+        assert "deploy-bot<mark" in text, name
+
+
 def test_the_wider_rule_for_new_runs_names_what_it_ignores_and_needs_a_tick(org, approver, login):
     policy_save(org=org, text=DEPLOY_ASKS, author=None)
     run, _ = sandbox_run(org)
