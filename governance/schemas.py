@@ -28,6 +28,19 @@ UNSTORABLE_ARGUMENTS = (
 )
 
 
+def arguments_refusal(arguments: Any) -> str | None:
+    """Why a call's arguments cannot be taken as they came, in the words every way in answers
+    with (REST's 400, the MCP endpoint's tool error); None when they can. Nothing is recorded
+    for refused arguments."""
+    if not isinstance(arguments, dict):
+        return "arguments must be a JSON object"
+    if not arguments_storable(arguments):
+        return UNSTORABLE_ARGUMENTS
+    if len(canonical_json(arguments).encode("utf-8")) > MAX_ARGUMENT_BYTES:
+        return f"arguments exceed {MAX_ARGUMENT_BYTES} bytes"
+    return None
+
+
 def arguments_storable(arguments: Any) -> bool:
     """Whether the ledger can store these arguments as they came: PostgreSQL's jsonb holds
     no NUL, and an unpaired surrogate (which `json.loads` reads from a `\\ud800` escape)

@@ -6,8 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from fluidbox.canonical import canonical_json
-from governance.schemas import MAX_ARGUMENT_BYTES, UNSTORABLE_ARGUMENTS, arguments_storable
+from governance.schemas import arguments_refusal
 
 TOOL_NAME_REGEX = r"^[A-Za-z0-9_.-]{1,128}$"
 
@@ -52,24 +51,11 @@ class IdField(StrictStringMixin, serializers.CharField):
 class ArgumentsField(serializers.JSONField):
     """A JSON object of at most 256 KiB that the database can store as it came."""
 
-    default_error_messages = {
-        "not_object": "arguments must be a JSON object",
-        "too_large": f"arguments exceed {MAX_ARGUMENT_BYTES} bytes",
-        "unstorable": UNSTORABLE_ARGUMENTS,
-    }
-
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
-        if not isinstance(value, dict):
-            self.fail("not_object")
-        try:
-            size = len(canonical_json(value).encode("utf-8"))
-        except UnicodeEncodeError:
-            self.fail("unstorable")  # a lone surrogate has no UTF-8 form
-        if size > MAX_ARGUMENT_BYTES:
-            self.fail("too_large")
-        if not arguments_storable(value):
-            self.fail("unstorable")  # PostgreSQL's jsonb refuses \u0000
+        problem = arguments_refusal(value)
+        if problem is not None:
+            raise serializers.ValidationError(problem)
         return value
 
 

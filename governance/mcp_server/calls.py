@@ -10,12 +10,11 @@ from uuid import uuid4
 
 from django.conf import settings
 
-from fluidbox.canonical import canonical_json
 from governance.binding_state import BindingNow
 from governance.errors import ServiceError
 from governance.mcp_server.catalog import frozen_name_for
 from governance.models import Approval, Decision, FrozenTool, Run, ToolCall
-from governance.schemas import MAX_ARGUMENT_BYTES, UNSTORABLE_ARGUMENTS, arguments_storable
+from governance.schemas import arguments_refusal
 from governance.services.broker import BrokeredAnswer, broker_call
 from governance.services.notifications import approval_page_url
 
@@ -126,13 +125,10 @@ def mcp_tool_call(
         # listed one (`tracker.get_issue`, listed `tracker__get_issue`), which is called by
         # its listed name only.
         frozen_name, read = mcp_name, (None, None)
-    if not isinstance(arguments, dict):
-        return _text(frozen_name, tool_call_id, "arguments must be a JSON object")
-    if not arguments_storable(arguments):
+    problem = arguments_refusal(arguments)
+    if problem is not None:
         # As REST refuses them with a 400: answered, and nothing recorded or sent.
-        return _text(frozen_name, tool_call_id, UNSTORABLE_ARGUMENTS)
-    if len(canonical_json(arguments).encode("utf-8")) > MAX_ARGUMENT_BYTES:
-        return _text(frozen_name, tool_call_id, f"arguments exceed {MAX_ARGUMENT_BYTES} bytes")
+        return _text(frozen_name, tool_call_id, problem)
     try:
         brokered = broker_call(
             run=run,
