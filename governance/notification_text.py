@@ -9,16 +9,36 @@ comes first, apart from anything the agent wrote.
 """
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from governance.json_layout import json_layout
 from governance.policy.invisible import LONG_SPACE_RUN, escape_char, flagged
+from governance.shell_reading import ReadCommand
 
 SLACK_SECTION_LIMIT = 2900  # Slack refuses a section text over 3,000 characters
-SLACK_MAX_CHUNKS = 40  # of Slack's 50 blocks per message
+SLACK_MAX_CHUNKS = 36  # of Slack's 50 blocks per message (the shell's reading takes up to 4)
+SLACK_MAX_READING_SECTIONS = 2
 AGENT_WROTE = (
     "Below: written by the agent, shown verbatim as JSON (hidden, look-alike and repeated-space "
     "characters and backticks as \\u escapes). Nothing below is from fluidbox."
 )
+
+
+@dataclass(frozen=True)
+class ApprovalFacts:
+    """What a notification says of one approval (the agent's words raw: escaped here)."""
+
+    link: str
+    approval_id: int
+    agent: str
+    tool: str
+    run: str
+    trust_tier: str
+    expires: str
+    arguments: Any
+    shell_reading: Sequence[ReadCommand] = ()
 
 
 def _visible_literal(literal: str) -> str:
@@ -88,42 +108,72 @@ def _chunks(text: str, limit: int) -> list[str]:
     return chunks
 
 
+SHELL_READS = (
+    "The shell reads (fluidbox's parser finds these commands in the script and checks each "
+    "on its own; each verdict and reason is fluidbox's, each command the agent's text, "
+    "escaped as above):"
+)
+
+
+# A command and its reason cut to this many characters in Slack: even escaped (six
+# characters each at worst) the two fit one section.
+SLACK_READING_LIMIT = 200
+
+
+def _reading_lines(reading: Sequence[ReadCommand], command, limit: int | None = None) -> list[str]:
+    """Two lines a command: fluidbox's verdict and reason, then the agent's command alone on
+    its own line (`one_line` escapes any line break in it, so it can forge no verdict). A
+    command or reason over `limit` characters is cut, and the cut is said."""
+
+    def cut(text: str) -> tuple[str, str]:
+        if limit is None or len(text) <= limit:
+            return text, ""
+        return text[:limit], f" ... and {len(text) - limit} more characters"
+
+    lines = []
+    for number, read in enumerate(reading, 1):
+        reason, reason_cut = cut(read.reason)
+        lines.append(
+            f"{number}. {read.verdict}" + (f" - {one_line(reason)}{reason_cut}" if reason else "")
+        )
+        text, text_cut = cut(read.command)
+        lines.append(f"    {command(text)}{text_cut}")
+    return lines
+
+
 def summary_words(arguments) -> str:
     keys = len(arguments) if isinstance(arguments, dict) else 0
     size = len(json.dumps(arguments, ensure_ascii=False, sort_keys=True).encode())
     return f"{keys} top-level key{'s' if keys != 1 else ''}, {size} bytes"
 
 
-def slack_message(
-    *,
-    link: str,
-    approval_id,
-    agent: str,
-    tool: str,
-    run: str,
-    trust_tier: str,
-    expires: str,
-    arguments,
-) -> tuple[str, list[dict]]:
+def slack_message(facts: ApprovalFacts) -> tuple[str, list[dict]]:
     """The `text` and `blocks` of a Slack-compatible message."""
-    head = f"<{link}|Open approval #{approval_id} in fluidbox> to approve or deny it."
-    facts = (
+    link, agent, tool, arguments = facts.link, facts.agent, facts.tool, facts.arguments
+    head = f"<{link}|Open approval #{facts.approval_id} in fluidbox> to approve or deny it."
+    needed = (
         f"*Approval needed:* agent {_slack_code(agent)} wants to call {_slack_code(tool)} "
-        f"(run {slack_escape(run)}, trust tier {slack_escape(trust_tier)}, expires "
-        f"{slack_escape(expires)})."
+        f"(run {slack_escape(facts.run)}, trust tier {slack_escape(facts.trust_tier)}, "
+        f"expires {slack_escape(facts.expires)})."
     )
     body = visible_json(arguments)
     intro = f"Tool: {_slack_code(tool)}\nArguments ({summary_words(arguments)}):"
     code = f"```\n{slack_escape(body)}\n```"
-    text = f"{head}\n{facts}\n\n———— {AGENT_WROTE} ————\n{intro}\n{code}"
+    text = f"{head}\n{needed}\n\n———— {AGENT_WROTE} ————\n{intro}\n{code}"
+    reading = [
+        slack_escape(line)
+        for line in _reading_lines(facts.shell_reading, _plain_code, SLACK_READING_LIMIT)
+    ]
+    if reading:
+        text += "\n\n" + "\n".join([f"*{slack_escape(SHELL_READS)}*", *reading])
     blocks: list[dict] = [
-        {"type": "section", "text": {"type": "mrkdwn", "text": f"{head}\n{facts}"}},
+        {"type": "section", "text": {"type": "mrkdwn", "text": f"{head}\n{needed}"}},
         {
             "type": "actions",
             "elements": [
                 {
                     "type": "button",
-                    "text": {"type": "plain_text", "text": f"Open approval #{approval_id}"},
+                    "text": {"type": "plain_text", "text": f"Open approval #{facts.approval_id}"},
                     "url": link,
                 }
             ],
@@ -150,20 +200,66 @@ def slack_message(
                 ],
             }
         )
+    if reading:
+        blocks += _reading_blocks(reading, link)
     return text, blocks
 
 
-def email_text(
-    *, link: str, agent: str, tool: str, run: str, trust_tier: str, expires: str, arguments
-) -> str:
-    """The plain-text email: the genuine link first, then what the agent wrote, fenced."""
+def _plain_code(command: str) -> str:
+    return f"`{one_line(command)}`"
+
+
+def _reading_blocks(lines: list[str], link: str) -> list[dict]:
+    blocks: list[dict] = [
+        {"type": "divider"},
+        {"type": "section", "text": {"type": "mrkdwn", "text": f"*{slack_escape(SHELL_READS)}*"}},
+    ]
+    sections: list[str] = []
+    current = ""
+    shown = 0
+    # A command's two lines stay together; each section fits Slack's limit.
+    for index in range(0, len(lines), 2):
+        pair = "\n".join(lines[index : index + 2])
+        if current and len(current) + 1 + len(pair) > SLACK_SECTION_LIMIT:
+            if len(sections) + 1 == SLACK_MAX_READING_SECTIONS:
+                break
+            sections.append(current)
+            current = ""
+        current = f"{current}\n{pair}" if current else pair
+        shown += 1
+    sections.append(current)
+    blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": s}} for s in sections]
+    rest = len(lines) // 2 - shown
+    if rest:
+        blocks.append(
+            {
+                "type": "context",
+                "elements": [
+                    {
+                        "type": "mrkdwn",
+                        "text": f"{rest} more command{'s' if rest != 1 else ''}: "
+                        f"<{link}|read them all on the approval page>.",
+                    }
+                ],
+            }
+        )
+    return blocks
+
+
+def email_text(facts: ApprovalFacts) -> str:
+    """The plain-text email: the genuine link first, then what the agent wrote, fenced, then
+    the commands the shell reads in it (for a shell script)."""
+    reading = _reading_lines(facts.shell_reading, one_line)
+    reading_text = "\n".join(["", SHELL_READS, *reading, ""]) if reading else ""
+    tool = one_line(facts.tool)
     return (
-        f"Decide: {link}\n\n"
-        f"Approval needed: agent {one_line(agent)} wants to call {one_line(tool)} "
-        f"(run {run}, trust tier {trust_tier}, expires {expires}).\n\n"
+        f"Decide: {facts.link}\n\n"
+        f"Approval needed: agent {one_line(facts.agent)} wants to call {tool} "
+        f"(run {facts.run}, trust tier {facts.trust_tier}, expires {facts.expires}).\n\n"
         f"----- {AGENT_WROTE} -----\n"
-        f"Tool: {one_line(tool)}\n"
-        f"Arguments ({summary_words(arguments)}):\n"
-        f"{visible_json(arguments)}\n"
+        f"Tool: {tool}\n"
+        f"Arguments ({summary_words(facts.arguments)}):\n"
+        f"{visible_json(facts.arguments)}\n"
         f"----- End of what the agent wrote. Decide only through the link at the top. -----\n"
+        f"{reading_text}"
     )

@@ -20,7 +20,6 @@ from governance.authentication import Actor
 from governance.dashboard import runs_visible_to
 from governance.errors import NotFound, ServiceError
 from governance.models import Approval, ApprovalStatus, RememberScope, Role
-from governance.policy_store import compiled_policy, match_argument_of
 from governance.portal.pages import page_context
 from governance.portal.remember import remember_scopes
 from governance.portal.verbatim import (
@@ -38,6 +37,7 @@ from governance.selectors import (
     pending_approvals_for,
 )
 from governance.services.approvals import approval_decide
+from governance.shell_reading import approval_shell_reading
 
 DECISIONS = {
     "approve": (True, RememberScope.NONE),
@@ -143,31 +143,15 @@ def approval_card(approval: Approval, actor: Actor, now, *, full: bool = True) -
         }
     )
     card["remembered_rule"] = highlighted(card["scopes"].rule, layout_is_visible=False)
-    if card["match_kind"] == "shell" and isinstance(call_arguments, dict):
-        card["shell_reading"] = _shell_reading(approval, call_arguments, match)
-    return card
-
-
-def _shell_reading(approval: Approval, arguments: dict, match: dict) -> list[dict]:
-    """What the gate's shell parser checked in the script, command by command, each with its
-    verdict: what the script does, whatever its characters look like (a look-alike of a
-    quote or a `#` reads as one on the page, not to the shell)."""
-    evaluation = compiled_policy(approval.policy_version).evaluate(
-        approval.tool, arguments, match_argument_of(match)
-    )
-    prefix = f"{approval.tool}:"
-    return [
+    card["shell_reading"] = [
         {
-            "command": highlighted(
-                segment["subject"].removeprefix(prefix), layout_is_visible=False
-            ),
-            "verdict": segment["verdict"],
-            "reason": segment.get("reason") or "",
+            "command": highlighted(read.command, layout_is_visible=False),
+            "verdict": read.verdict,
+            "reason": read.reason,
         }
-        # The first segment of a script of several is the whole script, shown above already.
-        for segment in evaluation.as_dict()["segments"]
-        if segment["subject"] != approval.call_key
+        for read in approval_shell_reading(approval, match)
     ]
+    return card
 
 
 @require_GET

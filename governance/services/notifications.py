@@ -21,9 +21,10 @@ from governance.models import (
     NotificationChannel,
     NotificationDelivery,
 )
-from governance.notification_text import email_text, one_line, slack_message
+from governance.notification_text import ApprovalFacts, email_text, one_line, slack_message
 from governance.observability import metrics
 from governance.queue import task_enqueue_at
+from governance.shell_reading import approval_shell_reading
 
 logger = logging.getLogger(__name__)
 
@@ -36,23 +37,27 @@ def approval_page_url(approval: Approval) -> str:
     return f"{settings.PUBLIC_BASE_URL}/admin/inbox/{approval.pk}/"
 
 
-def approval_message(approval: Approval) -> dict:
-    """The webhook body: Slack-compatible `text` and `blocks` (the genuine link first, the
-    agent's words escaped and fenced, see `governance.notification_text`), and the raw call
-    under `fluidbox` for programs."""
+def approval_facts(approval: Approval) -> ApprovalFacts:
     run = approval.run
-    expires = approval.expires_at.isoformat().replace("+00:00", "Z")
-    link = approval_page_url(approval)
-    text, blocks = slack_message(
-        link=link,
+    return ApprovalFacts(
+        link=approval_page_url(approval),
         approval_id=approval.pk,
         agent=run.agent,
         tool=approval.tool,
         run=str(run.pk),
         trust_tier=run.trust_tier,
-        expires=expires,
+        expires=approval.expires_at.isoformat().replace("+00:00", "Z"),
         arguments=approval.call.arguments,
+        shell_reading=approval_shell_reading(approval),
     )
+
+
+def approval_message(approval: Approval) -> dict:
+    """The webhook body: Slack-compatible `text` and `blocks` (the genuine link first, the
+    agent's words escaped and fenced, see `governance.notification_text`), and the raw call
+    under `fluidbox` for programs."""
+    facts = approval_facts(approval)
+    text, blocks = slack_message(facts)
     return {
         "text": text,
         "blocks": blocks,
@@ -62,29 +67,21 @@ def approval_message(approval: Approval) -> dict:
         "link_names": False,
         "fluidbox": {
             "approval_id": approval.pk,
-            "run": str(run.pk),
-            "agent": run.agent,
-            "tool": approval.tool,
-            "arguments": approval.call.arguments,
-            "expires_at": expires,
-            "url": link,
+            "run": facts.run,
+            "agent": facts.agent,
+            "tool": facts.tool,
+            "arguments": facts.arguments,
+            "expires_at": facts.expires,
+            "url": facts.link,
         },
     }
 
 
 def approval_email(approval: Approval) -> tuple[str, str]:
-    run = approval.run
-    subject = f"[fluidbox] approval needed: {one_line(run.agent)} → {one_line(approval.tool)}"
-    body = email_text(
-        link=approval_page_url(approval),
-        agent=run.agent,
-        tool=approval.tool,
-        run=str(run.pk),
-        trust_tier=run.trust_tier,
-        expires=approval.expires_at.isoformat().replace("+00:00", "Z"),
-        arguments=approval.call.arguments,
+    subject = (
+        f"[fluidbox] approval needed: {one_line(approval.run.agent)} → {one_line(approval.tool)}"
     )
-    return subject, body
+    return subject, email_text(approval_facts(approval))
 
 
 def sign(secret: str, body: bytes, timestamp: int) -> str:

@@ -214,3 +214,21 @@ def test_bob_answers_in_the_portal_and_a_superuser_cannot(
     assert FrozenBinding.objects.get(pk=binding_id).consent == "approved"
     assert create_issue(runner, created["id"])["decision"] == "allow"
     assert len(tracker.calls()) == 1
+
+
+def test_the_binding_page_shows_an_agent_name_with_a_hidden_character_marked(
+    operator, bobs_connection, bob
+):
+    """An operator names its agent `triage-bot` plus a zero-width space: to bob, asked to
+    lend his connection, it must not pass for the `triage-bot` he trusts."""
+    created, _ = operator_run(operator, agent="triage-bot\u200b")
+    binding_id = created["bindings"][0]["id"]
+    owner = Client()
+    owner.force_login(bob)
+    pages = {"pending": owner.get("/admin/inbox/bindings/").content.decode()}
+    owner.post(f"/admin/inbox/bindings/{binding_id}/decide/", {"decision": "deny"})
+    pages["decided"] = owner.get("/admin/inbox/bindings/").content.decode()
+    for name, page in pages.items():
+        assert f'data-binding-id="{binding_id}"' in page or name == "decided", name
+        assert "triage-bot\u200b" not in page, name
+        assert "triage-bot<mark" in page, name
