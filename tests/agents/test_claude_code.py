@@ -17,6 +17,7 @@ from django.db import connection
 
 from governance.models import Approval, ToolCall
 from governance.services.bundles import bundle_import
+from governance.services.policies import policy_save
 from ledger.models import Event
 from tests.agents.model_server import ScriptedModel
 from tests.runner_live.conftest import InboxApprover, create_run
@@ -85,7 +86,7 @@ class ClaudeCode:
         )
         return done.stdout
 
-    def ask_for(self, tool_id: str, name: str, tool_input: dict) -> dict:
+    def ask_for(self, tool_id: str, name: str, tool_input: dict, *options: str) -> dict:
         self.model.tool_use = (tool_id, name, tool_input)
         done = subprocess.run(
             [
@@ -96,6 +97,7 @@ class ClaudeCode:
                 "json",
                 "--model",
                 "claude-sonnet-4-5",
+                *options,
             ],
             cwd=self.project,
             env=self.env,
@@ -123,6 +125,16 @@ def result_text(model: ScriptedModel, tool_id: str) -> str:
 def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
     fluidbox_server, demo_org, operator, approver_key, tmp_path
 ):
+    # The demo policy, with Glob (find_files) allowed in the project and nowhere else.
+    project = (tmp_path / "project").resolve()
+    find_rules = (
+        f'  - {{pattern: "find_files:{project}", action: ALWAYS}}\n'
+        '  - {pattern: "find_files:*", action: NEVER}\n'
+    )
+    demo_policy = (ROOT / "governance" / "demo" / "policy.yaml").read_text()
+    policy_save(
+        org=demo_org, author=None, text=demo_policy.replace("rules:\n", "rules:\n" + find_rules, 1)
+    )
     bundle_import(org=demo_org, text=BUNDLE)
     run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
     with ScriptedModel() as model:
@@ -145,6 +157,20 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
         result = claude.ask_for("toolu_ls_1", "Bash", {"command": "ls"})
         assert "toolu_ls_1" not in denial_ids(result)
         assert "precious.txt" in result_text(model, "toolu_ls_1")
+
+        # Glob with an absolute pattern lists another directory (Claude Code lists /etc for
+        # `/etc/host*`, whatever its working directory): the hook asks about the directory
+        # the pattern reaches as well as the project, and the policy's NEVER for it holds.
+        # (This version offers the model no Glob unless a setting names it.)
+        assert "Glob" not in model.offered_tools()
+        glob = ("--allowedTools", "Glob")
+        result = claude.ask_for("toolu_glob_1", "Glob", {"pattern": "/etc/host*"}, *glob)
+        assert "toolu_glob_1" in denial_ids(result)
+        assert "/etc/hosts" not in result_text(model, "toolu_glob_1")
+        # Inside the project, Glob runs.
+        result = claude.ask_for("toolu_glob_2", "Glob", {"pattern": "*.txt"}, *glob)
+        assert "toolu_glob_2" not in denial_ids(result)
+        assert "precious.txt" in result_text(model, "toolu_glob_2")
 
         # A brokered MCP call through fluidbox's MCP server reaches the demo tracker.
         assert "mcp__fluidbox__tracker__list_issues" in model.offered_tools()
@@ -170,6 +196,15 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
         assert (calls["toolu_rm_1"].tool, calls["toolu_rm_1"].decision) == ("run_command", "deny")
         assert calls["toolu_rm_1"].source == "policy"
         assert calls["toolu_ls_1"].decision == "allow"
+        globbed = [calls[f"toolu_glob_1#{n}"] for n in (1, 2)]
+        assert [(c.tool, c.arguments["path"], c.decision) for c in globbed] == [
+            ("find_files", str(project), "allow"),
+            ("find_files", "/etc", "deny"),
+        ]
+        assert (calls["toolu_glob_2"].arguments["path"], calls["toolu_glob_2"].decision) == (
+            str(project),
+            "allow",
+        )
         assert (calls["toolu_mcp_1"].tool, calls["toolu_mcp_1"].session_id) == (
             "tracker.list_issues",
             "mcp",
