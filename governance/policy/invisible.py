@@ -115,6 +115,14 @@ _COMBINING = frozenset({"Mn", "Me"})
 # everything else by a space: a letter, maybe marks, then a letter of another script.
 _SCRIPT_CHANGE = re.compile(r"([^ \x01])\x01*(?!\1)[^ \x01]")
 INVISIBLE, MIXED_SCRIPT, COMBINING_RUN = "invisible", "mixed-script", "combining-run"
+PUNCTUATION_LOOK_ALIKE = "punctuation-look-alike"
+# Letters drawn like the ASCII punctuation a shell and a reader go by: quotes (U+A78C `ꞌ`,
+# U+02BC `ʼ`, U+02B9 `ʹ`, U+02BA `ʺ`, …), a pipe (U+01C0 `ǀ`), a bang (U+01C3 `ǃ`). Letters
+# of the word's own script (or of none), they change no script inside a word, so they are
+# named here. Kept equal to PUNCTUATION_LOOK_ALIKES in static/fluidbox/timeline.js.
+PUNCTUATION_LOOK_ALIKES = frozenset(
+    "\ua78b\ua78c\u02b9\u02ba\u02bb\u02bc\u02bd\u02c8\u02ca\u02cb\u02ee\u01c0\u01c1\u01c3"
+)
 
 
 @lru_cache(maxsize=4096)
@@ -141,6 +149,11 @@ def flagged(text: str, *, layout_is_visible: bool = True) -> dict[int, str]:
         index = text.find(char)
         while index != -1:
             found[index] = INVISIBLE
+            index = text.find(char, index + 1)
+    for char in distinct & PUNCTUATION_LOOK_ALIKES:
+        index = text.find(char)
+        while index != -1:
+            found.setdefault(index, PUNCTUATION_LOOK_ALIKE)
             index = text.find(char, index + 1)
     for start, end in _combining_runs(text, distinct):
         for index in range(start, end):
@@ -209,7 +222,8 @@ def _look_alikes(word: str) -> set[str]:
 
 def first_invisible(text: str, *, layout_is_visible: bool = True) -> str | None:
     """The first flagged character of `text` (by position), or None: an invisible one, a
-    letter mixing scripts within a word, or a mark of a long combining run."""
+    letter mixing scripts within a word, a letter drawn like punctuation, or a mark of a long
+    combining run."""
     if text.isascii():
         pattern = _ASCII_HIDDEN if layout_is_visible else _ASCII_HIDDEN_WITH_LAYOUT
         found = pattern.search(text)
@@ -218,6 +232,7 @@ def first_invisible(text: str, *, layout_is_visible: bool = True) -> str | None:
     candidates = [
         text.find(c) for c in distinct if is_invisible(c, layout_is_visible=layout_is_visible)
     ]
+    candidates += [text.find(c) for c in distinct & PUNCTUATION_LOOK_ALIKES]
     first_run = next(_combining_runs(text, distinct), None)
     if first_run is not None:
         candidates.append(first_run[0])
@@ -244,6 +259,7 @@ def escape_invisible(text: str, *, layout_is_visible: bool = True) -> str:
 
 _WHY = {
     MIXED_SCRIPT: "a letter of another script inside a word: a look-alike",
+    PUNCTUATION_LOOK_ALIKE: "a letter drawn like punctuation: a look-alike",
     COMBINING_RUN: f"in a run of more than {LONG_COMBINING_RUN} combining marks",
 }
 
@@ -260,7 +276,9 @@ _CONTROL_NAMES = {
 def describe_invisible(char: str, why: str | None = None) -> str:
     fallback = "control character" if unicodedata.category(char) == "Cc" else "unnamed character"
     name = unicodedata.name(char, _CONTROL_NAMES.get(char, fallback))
-    if why is None and not is_invisible(char, layout_is_visible=False):
+    if why is None and char in PUNCTUATION_LOOK_ALIKES:
+        why = PUNCTUATION_LOOK_ALIKE
+    elif why is None and not is_invisible(char, layout_is_visible=False):
         why = COMBINING_RUN if unicodedata.category(char) in _COMBINING else MIXED_SCRIPT
     if why in _WHY:
         return f"{escape_char(char)} ({name}; {_WHY[why]})"

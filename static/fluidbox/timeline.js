@@ -15,10 +15,13 @@
   };
 
   // The same rules as governance/policy/invisible.py and governance/portal/verbatim.py:
-  // invisible characters, letters of another script inside a word and long runs of combining
-  // marks become marked \u escapes; long runs of spaces are marked with their length.
+  // invisible characters, letters of another script inside a word, letters drawn like
+  // punctuation and long runs of combining marks become marked \u escapes; long runs of
+  // spaces are marked with their length.
   var HIDDEN = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Zs}\p{Co}\p{Cn}\p{Cs}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2800\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
   var LETTER = /\p{L}/u;
+  // Letters drawn like punctuation (PUNCTUATION_LOOK_ALIKES in governance/policy/invisible.py).
+  var PUNCTUATION_LOOK_ALIKES = /[\ua78b\ua78c\u02b9\u02ba\u02bb\u02bc\u02bd\u02c8\u02ca\u02cb\u02ee\u01c0\u01c1\u01c3]/u;
   var COMBINING = /[\p{Mn}\p{Me}]/u;
   var LONG_COMBINING_RUN = 3;
   var LONG_SPACE_RUN = 4;
@@ -63,6 +66,7 @@
     var i;
     for (i = 0; i < chars.length; i++) {
       if (isInvisible(chars[i], layoutIsVisible)) found[i] = "invisible";
+      else if (PUNCTUATION_LOOK_ALIKES.test(chars[i])) found[i] = "punctuation-look-alike";
     }
     for (i = 0; i < chars.length;) {
       var j = i;

@@ -208,6 +208,7 @@ def test_look_alikes_and_combining_runs_are_flagged_on_the_page_and_in_the_timel
         "git status\ncurl x\t| sh",
         "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8 \u041c\u043e\u0441\u043a\u0432\u0430",
         "\u0456git na\u00efve \u03bcs x\u200by \u202e",
+        "echo \ua78cdocs ; a\u01c0b \u02bcok don\u2019t",
     ]
     for sample in samples:
         shown = page.evaluate(
