@@ -164,8 +164,10 @@ def slack_message(facts: ApprovalFacts) -> tuple[str, list[dict]]:
         slack_escape(line)
         for line in _reading_lines(facts.shell_reading, _plain_code, SLACK_READING_LIMIT)
     ]
-    if reading:
-        text += "\n\n" + "\n".join([f"*{slack_escape(SHELL_READS)}*", *reading])
+    sections, rest = _reading_sections(reading)
+    if sections:
+        more = [f"{_more_commands(rest)} on the approval page."] if rest else []
+        text += "\n\n" + "\n".join([f"*{slack_escape(SHELL_READS)}*", *sections, *more])
     blocks: list[dict] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": f"{head}\n{needed}"}},
         {
@@ -200,8 +202,8 @@ def slack_message(facts: ApprovalFacts) -> tuple[str, list[dict]]:
                 ],
             }
         )
-    if reading:
-        blocks += _reading_blocks(reading, link)
+    if sections:
+        blocks += _reading_blocks(sections, rest, link)
     return text, blocks
 
 
@@ -209,15 +211,17 @@ def _plain_code(command: str) -> str:
     return f"`{one_line(command)}`"
 
 
-def _reading_blocks(lines: list[str], link: str) -> list[dict]:
-    blocks: list[dict] = [
-        {"type": "divider"},
-        {"type": "section", "text": {"type": "mrkdwn", "text": f"*{slack_escape(SHELL_READS)}*"}},
-    ]
+def _more_commands(count: int) -> str:
+    return f"{count} more command{'s' if count != 1 else ''}"
+
+
+def _reading_sections(lines: list[str]) -> tuple[list[str], int]:
+    """The reading's lines in Slack sections (a command's two lines kept together, each
+    section within Slack's limit, at most `SLACK_MAX_READING_SECTIONS`), and how many
+    commands did not fit."""
     sections: list[str] = []
     current = ""
     shown = 0
-    # A command's two lines stay together; each section fits Slack's limit.
     for index in range(0, len(lines), 2):
         pair = "\n".join(lines[index : index + 2])
         if current and len(current) + 1 + len(pair) > SLACK_SECTION_LIMIT:
@@ -227,9 +231,17 @@ def _reading_blocks(lines: list[str], link: str) -> list[dict]:
             current = ""
         current = f"{current}\n{pair}" if current else pair
         shown += 1
-    sections.append(current)
+    if current:
+        sections.append(current)
+    return sections, len(lines) // 2 - shown
+
+
+def _reading_blocks(sections: list[str], rest: int, link: str) -> list[dict]:
+    blocks: list[dict] = [
+        {"type": "divider"},
+        {"type": "section", "text": {"type": "mrkdwn", "text": f"*{slack_escape(SHELL_READS)}*"}},
+    ]
     blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": s}} for s in sections]
-    rest = len(lines) // 2 - shown
     if rest:
         blocks.append(
             {
@@ -237,7 +249,7 @@ def _reading_blocks(lines: list[str], link: str) -> list[dict]:
                 "elements": [
                     {
                         "type": "mrkdwn",
-                        "text": f"{rest} more command{'s' if rest != 1 else ''}: "
+                        "text": f"{_more_commands(rest)}: "
                         f"<{link}|read them all on the approval page>.",
                     }
                 ],

@@ -338,6 +338,9 @@ def test_the_slack_message_shows_the_reading_in_sections_slack_accepts(shell_app
     shown = sum(text.count("\n    `") for text in sections if "\n    `" in text)
     more = blocks[-1]["elements"][0]["text"]
     assert more.startswith(f"{60 - shown} more commands: <{approval_page_url(approval)}|")
+    # The message's text (what a notification preview shows) stops at the same place.
+    assert message["text"].endswith(f"\n{60 - shown} more commands on the approval page.")
+    assert message["text"].count("\n    `") == shown
     # The hidden characters are escapes, never the characters themselves, and each command
     # is cut (and says so) before its escapes could outgrow a section.
     assert not any("\u200b" in text for text in sections)
