@@ -3,8 +3,9 @@
 Before each job it puts /workspace back as the fixture has it and empties /tmp, opens the
 marker path `/oracle-marker/<n>` (which fails, but the trace shows it: that is how
 the host knows which job a process belongs to), then starts the job's shell in its
-own session and kills the whole session when the shell is done, so nothing a job
-leaves in the background runs into the next one. One JSON line per job on stdout.
+own session, waits (within the job's time) for every process the job started, even one
+that left that session, and kills what is left, so nothing a job leaves in the
+background runs into the next one. One JSON line per job on stdout.
 Standard library only: this file runs under /usr/bin/python3, not the project venv.
 """
 
@@ -55,7 +56,10 @@ def _walk(root: str) -> dict[str, tuple]:
         except OSError:
             continue
         for entry in entries:
-            stat = entry.stat(follow_symlinks=False)
+            try:
+                stat = entry.stat(follow_symlinks=False)
+            except OSError:  # gone since the folder was listed
+                continue
             if entry.is_dir(follow_symlinks=False):
                 found[entry.path] = ("dir", stat.st_ino, stat.st_mode)
                 stack.append(entry.path)
@@ -115,19 +119,22 @@ class Workspace:
         return paths
 
 
-def _session_alive(session: int) -> bool:
+def _jobs_processes() -> list[int]:
+    """The live processes of the jobs. In this PID namespace every process but its init (1)
+    and this driver is a job's, even one that left the job's session (`setsid rm …`): it
+    must not outlive its job and change /workspace while the next one is set up."""
+    found = []
     for name in os.listdir("/proc"):
-        if not name.isdigit():
+        if not name.isdigit() or int(name) in (1, os.getpid()):
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as handle:
                 stat = handle.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if int(fields[3]) == session and fields[0] != b"Z":
-            return True
-    return False
+        if stat[stat.rfind(b")") + 2 :].split()[0] != b"Z":
+            found.append(int(name))
+    return found
 
 
 def _read(fd: int) -> bytes:
@@ -171,14 +178,20 @@ def main() -> None:
             timed_out = True
         # What the script started in the background still runs: let it finish, within
         # the job's time, or its effects would be lost to the kill below.
-        while not timed_out and _session_alive(process.pid):
+        while not timed_out and _jobs_processes():
             if time.monotonic() > deadline:
                 timed_out = True
                 break
             time.sleep(0.01)
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
+        for pid in _jobs_processes():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         process.wait()
+        gone_by = time.monotonic() + 5
+        while _jobs_processes() and time.monotonic() < gone_by:  # killed, not yet gone
+            time.sleep(0.01)
         out, err = (_read(fd) for fd in (stdout, stderr))
         os.close(stdin)
         result = {

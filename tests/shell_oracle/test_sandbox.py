@@ -126,6 +126,19 @@ def test_background_work_is_waited_for():
     assert not observation.timed_out
 
 
+def test_work_that_left_the_job_s_session_is_waited_for_before_the_next_job():
+    """`setsid` puts a process in a session of its own. It used to outlive its job and
+    change /workspace while the next job was set up (on a busy machine the driver then died
+    restoring the workspace, and the next job was never observed)."""
+    escaped, after = run_jobs(
+        [Job("setsid sh -c 'sleep 1; touch /workspace/late' &"), Job("sleep 2; ls /workspace")]
+    )
+
+    assert "/workspace/late" in escaped.written()
+    assert not escaped.timed_out
+    assert after.complete and "late" not in after.stdout.split()
+
+
 def test_a_job_that_kills_everything_does_not_take_the_next_jobs_with_it():
     observations = run_jobs([Job("kill -9 -1; sleep 5"), Job("echo after")])
 
