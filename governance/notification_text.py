@@ -149,15 +149,15 @@ def summary_words(arguments) -> str:
 
 def slack_message(facts: ApprovalFacts) -> tuple[str, list[dict]]:
     """The `text` and `blocks` of a Slack-compatible message."""
-    link, agent, tool, arguments = facts.link, facts.agent, facts.tool, facts.arguments
+    link, arguments, tool = facts.link, facts.arguments, _slack_code(facts.tool)
     head = f"<{link}|Open approval #{facts.approval_id} in fluidbox> to approve or deny it."
     needed = (
-        f"*Approval needed:* agent {_slack_code(agent)} wants to call {_slack_code(tool)} "
+        f"*Approval needed:* agent {_slack_code(facts.agent)} wants to call {tool} "
         f"(run {slack_escape(facts.run)}, trust tier {slack_escape(facts.trust_tier)}, "
         f"expires {slack_escape(facts.expires)})."
     )
     body = visible_json(arguments)
-    intro = f"Tool: {_slack_code(tool)}\nArguments ({summary_words(arguments)}):"
+    intro = f"Tool: {tool}\nArguments ({summary_words(arguments)}):"
     code = f"```\n{slack_escape(body)}\n```"
     text = f"{head}\n{needed}\n\n———— {AGENT_WROTE} ————\n{intro}\n{code}"
     reading = [

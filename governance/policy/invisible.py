@@ -139,21 +139,22 @@ def _mixes_scripts(scripts: set[str]) -> bool:
 
 def flagged(text: str, *, layout_is_visible: bool = True) -> dict[int, str]:
     """Position → why, for every character a reviewer could miss or misread: `invisible`,
-    `mixed-script` (a letter of another script inside a word) or `combining-run`."""
+    `punctuation-look-alike` (a letter drawn like punctuation), `mixed-script` (a letter of
+    another script inside a word) or `combining-run`."""
     if text.isascii():
         pattern = _ASCII_HIDDEN if layout_is_visible else _ASCII_HIDDEN_WITH_LAYOUT
         return {m.start(): INVISIBLE for m in pattern.finditer(text)}
     found: dict[int, str] = {}
     distinct = set(text)
-    for char in {c for c in distinct if is_invisible(c, layout_is_visible=layout_is_visible)}:
+    # Flagged wherever they stand (a letter drawn like punctuation is never invisible).
+    anywhere = {c: PUNCTUATION_LOOK_ALIKE for c in distinct & PUNCTUATION_LOOK_ALIKES}
+    for char in distinct:
+        if is_invisible(char, layout_is_visible=layout_is_visible):
+            anywhere[char] = INVISIBLE
+    for char, why in anywhere.items():
         index = text.find(char)
         while index != -1:
-            found[index] = INVISIBLE
-            index = text.find(char, index + 1)
-    for char in distinct & PUNCTUATION_LOOK_ALIKES:
-        index = text.find(char)
-        while index != -1:
-            found.setdefault(index, PUNCTUATION_LOOK_ALIKE)
+            found[index] = why
             index = text.find(char, index + 1)
     for start, end in _combining_runs(text, distinct):
         for index in range(start, end):
