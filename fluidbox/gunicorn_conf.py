@@ -58,9 +58,9 @@ def post_worker_init(worker):
 
 # The first requests import what the URL patterns did not (the views' modules, DRF's
 # renderers, psycopg's types) and fill the process's caches: some 25,000 more objects that
-# every full collection walked again, 15–35 ms of CPU each while every thread waits. Frozen
+# every full collection walked again, 7–34 ms of CPU each while every thread waits. Frozen
 # too after this many requests (one collection first, so no garbage is frozen with them),
-# full collections take 2–10 ms.
+# full collections took 2–15 ms (most under 7) under bench/gate_load.py.
 FREEZE_AFTER_REQUESTS = 1000
 _requests_seen = itertools.count(1)
 
