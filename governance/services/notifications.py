@@ -66,7 +66,8 @@ def approval_message(approval: Approval) -> dict:
         "unfurl_media": False,
         "link_names": False,
         "fluidbox": {
-            "approval_id": approval.pk,
+            # The REST API's id, as `/v1/approvals/{id}/decision` takes it (a string there).
+            "approval_id": str(approval.pk),
             "run": facts.run,
             "agent": facts.agent,
             "tool": facts.tool,

@@ -90,6 +90,8 @@ def test_the_worker_posts_a_signed_webhook_with_the_exact_arguments(
     assert run_id in message["text"]
     assert f"/admin/inbox/{answer['approval']['id']}/" in message["text"]
     assert message["fluidbox"]["arguments"]["to"] == tricky
+    # A program acting on the webhook uses its id as the REST API gives it.
+    assert message["fluidbox"]["approval_id"] == answer["approval"]["id"]
 
 
 @pytest.mark.django_db
