@@ -65,6 +65,13 @@ class McpEndpointApi(APIView):
     authentication_classes = [McpRunAuthentication, PortalSessionAuthentication]
     permission_classes = [IsRunner]
 
+    def perform_content_negotiation(self, request, force=False):
+        # The SDK writes the answers; DRF renders only its own refusals (401, 405), as JSON.
+        # MCP clients open the standalone stream with `Accept: text/event-stream` alone, and
+        # the transport says a server without one answers 405: a 406 here instead makes the
+        # TypeScript SDK (Gemini CLI's) drop the whole server.
+        return super().perform_content_negotiation(request, force=True)
+
     def perform_authentication(self, request):
         # The token check, and the first read of the run's tool names in this process, run
         # on one of the endpoint's database threads, which keep their connection between

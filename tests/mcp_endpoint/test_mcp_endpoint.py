@@ -267,6 +267,27 @@ def test_a_standalone_event_stream_is_refused_not_held_open(fluidbox_server, dem
     assert ToolCall.objects.filter(run_id=run_id).count() == 0
 
 
+def test_a_stream_asked_for_as_event_stream_alone_is_a_405_not_a_406(
+    fluidbox_server, demo_org, operator
+):
+    """Gemini CLI's MCP client (the TypeScript SDK) opens the standalone stream with
+    `Accept: text/event-stream` alone, and drops the server unless the answer is 405."""
+    _run_id, token = create_run(operator, connections=["tracker"])
+    url = f"{fluidbox_server.url}/v1/mcp"
+    stream_only = {"Accept": "text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+
+    refused = httpx.get(url, headers={**stream_only, "Authorization": f"Bearer {token}"})
+    assert refused.status_code == 405
+    assert "POST" in refused.headers["allow"]
+    assert refused.headers["content-type"].startswith("application/json")
+
+    unauthenticated = httpx.get(url, headers=stream_only)
+    assert unauthenticated.status_code == 401
+    # The calls themselves are answered as before.
+    result = with_client(fluidbox_server.url, token, "legacy", lambda c: c.list_tools())
+    assert "tracker__get_issue" in names(result)
+
+
 def _raw_call(base_url: str, token: str, meta: dict) -> httpx.Response:
     return httpx.post(
         f"{base_url}/v1/mcp",
