@@ -7,7 +7,8 @@ Writes into the project (merging with what is there) and prints every file it wr
 - claude-code: `.claude/settings.json` (a `PreToolUse` hook for every tool, bypass-permissions
   mode disabled, the MCP server enabled) and `.mcp.json` (fluidbox's MCP server);
 - codex: `.codex/hooks.json` (a `PreToolUse` hook) and `.codex/config.toml` (the MCP server);
-- gemini-cli: `.gemini/settings.json` (a `BeforeTool` hook and the MCP server).
+- gemini-cli: `.gemini/settings.json` (a `BeforeTool` hook, the MCP server, and the run
+  token's variable let through the CLI's redaction of the hook's environment).
 
 The run token is never written: the MCP entries name the environment variable
 `FLUIDBOX_RUN_TOKEN`, which the CLI expands, and the hook reads it from its environment.
@@ -117,6 +118,13 @@ def setup_gemini_cli(project: Path, url: str, run_id: str, server: str) -> dict[
             "httpUrl": f"{url.rstrip('/')}/v1/mcp",
             "headers": {"Authorization": f"Bearer ${TOKEN_ENV}"},
         }
+        # Gemini CLI strips variables named like secrets (`*TOKEN*`) from a hook's
+        # environment when it redacts (on GitHub Actions, or when a setting asks): the hook
+        # would have no token and deny every call. This variable is let through.
+        redaction = data.setdefault("security", {}).setdefault("environmentVariableRedaction", {})
+        allowed = redaction.setdefault("allowed", [])
+        if TOKEN_ENV not in allowed:
+            allowed.append(TOKEN_ENV)
 
     path = project / ".gemini" / "settings.json"
     return {path: _merge_json(path, settings)}
