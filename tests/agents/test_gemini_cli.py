@@ -20,7 +20,6 @@ from django.db import connection
 from governance.models import Approval, ToolCall
 from governance.services.bundles import bundle_import
 from ledger.models import Event
-from runner.agent_setup import setup_gemini_cli
 from tests.agents.gemini_server import ScriptedGemini
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
@@ -146,25 +145,6 @@ def result_text(model: ScriptedGemini, call_id: str) -> str:
     return json.dumps(result)
 
 
-def test_agent_setup_lets_the_run_token_through_gemini_cli_redaction(tmp_path):
-    # Gemini CLI strips `*TOKEN*` variables from a hook's environment when it redacts (on
-    # GitHub Actions, or when asked): the settings name the run token as one to keep, once,
-    # beside what the project already lets through.
-    settings = tmp_path / ".gemini" / "settings.json"
-    settings.parent.mkdir()
-    settings.write_text(
-        json.dumps({"security": {"environmentVariableRedaction": {"allowed": ["MY_VAR"]}}})
-    )
-    for _ in range(2):
-        setup_gemini_cli(tmp_path, "http://127.0.0.1:8000", "run-1", "fluidbox")
-    written = json.loads(settings.read_text())
-    assert written["security"]["environmentVariableRedaction"]["allowed"] == [
-        "MY_VAR",
-        "FLUIDBOX_RUN_TOKEN",
-    ]
-    assert len(written["hooks"]["BeforeTool"]) == 1
-
-
 HOOK_ID = re.compile(r"hook-[0-9a-f]{32}")
 
 
@@ -251,17 +231,6 @@ def test_gemini_cli_is_governed_by_fluidbox_through_its_hook(
     assert "unreachable" in result_text(model, "gem_after_stop")
 
 
-# fluidbox answers the MCP client's `GET /v1/mcp` (the standalone event stream, opened right
-# after `initialize`) with 406: DRF's content negotiation refuses `Accept: text/event-stream`
-# before the view's missing `get` could answer the 405 the transport expects
-# (governance/api/mcp.py). Gemini CLI's MCP SDK takes anything but 405 as an error and the
-# CLI then drops the server: none of its tools reach the model. (With a 405 in front of the
-# endpoint, this test passes: checked by hand with a proxy.)
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="GET /v1/mcp answers 406, not 405: Gemini CLI disconnects from fluidbox's MCP server",
-)
 def test_gemini_cli_calls_brokered_tools_through_fluidbox_mcp_server(gemini_run):
     gemini, model, run_id = gemini_run
     gemini.ask_for("gem_nothing", "no_such_tool", {})  # a session that only lists the tools
@@ -272,7 +241,7 @@ def test_gemini_cli_calls_brokered_tools_through_fluidbox_mcp_server(gemini_run)
     # sends no call id in the request's `_meta`).
     events = gemini.ask_for("gem_mcp_1", "mcp_fluidbox_tracker__list_issues", {})
     assert events["tool_result"]["status"] == "success"
-    assert '"title"' in result_text(model, "gem_mcp_1")
+    assert "Login page times out" in result_text(model, "gem_mcp_1")  # the demo tracker's issue
     (call,) = ToolCall.objects.filter(run_id=run_id)
     assert (call.tool, call.session_id, call.decision) == ("tracker.list_issues", "mcp", "allow")
     assert re.fullmatch(r"mcp-[0-9a-f]{32}", call.tool_call_id)
