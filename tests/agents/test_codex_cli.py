@@ -1,0 +1,234 @@
+"""The real Codex CLI, headless, behind fluidbox by configuration alone.
+
+`python -m runner.agent_setup codex` writes its hook (`.codex/hooks.json`) and MCP server
+(`.codex/config.toml`); a scripted Responses API on 127.0.0.1 asks for one function call per
+`codex exec`; fluidbox (gunicorn) decides.
+
+Codex loads a project's `.codex/` only when the project is trusted (`[projects."…"]
+trust_level = "trusted"` in $CODEX_HOME/config.toml), and runs a hook only once the hook is
+trusted too: `--dangerously-bypass-hook-trust` here (a person reviews them with `/hooks`).
+An untrusted hook does not run, silently: the call then runs ungated. Codex's own sandbox and
+approvals are off (`sandbox_mode`, `approval_policy`): fluidbox decides.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from governance.models import Approval, ToolCall
+from governance.services.bundles import bundle_import
+from governance.services.policies import policy_save
+from ledger.models import Event
+from tests.agents.responses_server import ScriptedResponses
+from tests.runner_live.conftest import InboxApprover, create_run
+from tests.support.servers import ROOT
+
+pytestmark = pytest.mark.slow
+
+CODEX_VERSION = "0.171.0"
+# Codex's shell and apply_patch meet the gate as run_command and write_file, the tools of
+# the agent-CLI bundle.
+BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+CODEX = Path(
+    os.environ.get("FLUIDBOX_CODEX")
+    or CACHE / "fluidbox" / f"codex-{CODEX_VERSION}" / "node_modules" / ".bin" / "codex"
+)
+
+if not CODEX.exists():
+    pytest.skip(f"Codex is not installed at {CODEX} (.ci/run installs it)", allow_module_level=True)
+
+
+class Codex:
+    def __init__(self, tmp: Path, model: ScriptedResponses, token: str) -> None:
+        self.project = (tmp / "project").resolve()
+        self.project.mkdir()
+        self.home = (tmp / "home").resolve()
+        self.codex_home = self.home / ".codex"
+        self.codex_home.mkdir(parents=True)
+        self.model = model
+        self.log = tmp / "codex.log"
+        # The user's own config: the scripted model as provider, the project trusted (or
+        # Codex ignores its `.codex/`, hooks and MCP server included).
+        (self.codex_home / "config.toml").write_text(
+            'model = "gpt-5"\n'
+            'model_provider = "scripted"\n'
+            'approval_policy = "never"\n'
+            'sandbox_mode = "danger-full-access"\n'
+            "check_for_update_on_startup = false\n"
+            "\n"
+            "[model_providers.scripted]\n"
+            'name = "scripted"\n'
+            f'base_url = "{model.url}/v1"\n'
+            'wire_api = "responses"\n'
+            'env_key = "SCRIPTED_API_KEY"\n'
+            "\n"
+            f"[projects.{json.dumps(str(self.project))}]\n"
+            'trust_level = "trusted"\n'
+        )
+        self.env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.home),
+            "CODEX_HOME": str(self.codex_home),
+            "SCRIPTED_API_KEY": "sk-scripted",
+            "FLUIDBOX_RUN_TOKEN": token,
+        }
+
+    def setup(self, url: str, run_id: str) -> str:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "runner.agent_setup",
+                "codex",
+                "--url",
+                url,
+                "--run",
+                run_id,
+                "--dir",
+                str(self.project),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout
+
+    def ask_for(self, call_id: str, name: str, arguments: dict) -> list[dict]:
+        self.model.call = (call_id, name, arguments)
+        done = subprocess.run(
+            [
+                str(CODEX),
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--ephemeral",
+                "--dangerously-bypass-hook-trust",
+                "do the thing",
+            ],
+            cwd=self.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=360,
+        )
+        with self.log.open("a") as log:
+            log.write(f"=== {call_id} rc={done.returncode}\n{done.stdout}\n{done.stderr}\n")
+        events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        assert any(e.get("type") == "turn.completed" for e in events), (
+            f"codex did not finish its turn (rc {done.returncode}): {done.stderr[-3000:]}"
+        )
+        return events
+
+
+def output_text(model: ScriptedResponses, call_id: str) -> str:
+    output = model.output_for(call_id)
+    assert output is not None, f"the model never got an output for {call_id}"
+    content = output.get("output")
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content)
+    return str(content)
+
+
+def blocked(model: ScriptedResponses, call_id: str) -> bool:
+    return "blocked by PreToolUse hook" in output_text(model, call_id)
+
+
+def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
+    fluidbox_server, demo_org, operator, approver_key, tmp_path
+):
+    policy_save(
+        org=demo_org,
+        author=None,
+        text=(ROOT / "governance" / "demo" / "policy.yaml").read_text(),
+    )
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    with ScriptedResponses() as model:
+        codex = Codex(tmp_path, model, token)
+        try:
+            printed = codex.setup(fluidbox_server.url, run_id)
+            assert "PreToolUse" in printed and token not in printed
+            precious = codex.project / "precious.txt"
+            precious.write_text("keep me")
+
+            # A policy-denied rm -rf on a real file: the hook denies, the file stays.
+            codex.ask_for("call_rm_1", "exec_command", {"cmd": "rm -rf precious.txt"})
+            # (Codex would refuse `rm -rf` by itself too; the hook comes first and says why.)
+            assert blocked(model, "call_rm_1")
+            assert "fluidbox" in output_text(model, "call_rm_1")
+            assert precious.read_text() == "keep me"
+
+            # An allowed ls runs: its output reaches the model.
+            codex.ask_for("call_ls_1", "exec_command", {"cmd": "ls"})
+            assert not blocked(model, "call_ls_1")
+            assert "precious.txt" in output_text(model, "call_ls_1")
+
+            # A brokered MCP call through fluidbox's MCP server reaches the demo tracker.
+            mcp_tool = "mcp__fluidbox__tracker__list_issues"
+            assert mcp_tool in model.offered_tools(), sorted(model.offered_tools())
+            codex.ask_for("call_mcp_1", mcp_tool, {})
+            assert '"title"' in output_text(model, "call_mcp_1")
+
+            # An ASK (no rule matches `python3`): approved through the API while Codex waits
+            # in the hook, then the command runs.
+            approver = InboxApprover(fluidbox_server.url, approver_key, "run_command")
+            approver.start()
+            command = "python3 -c \"open('approved.txt', 'w').close()\""
+            codex.ask_for("call_ask_1", "exec_command", {"cmd": command})
+            approver.join(60)
+            assert approver.decided is not None, approver.error
+            assert not blocked(model, "call_ask_1")
+            assert (codex.project / "approved.txt").exists()
+
+            # Each call is in the ledger under Codex's call_id, decided once.
+            calls = {c.tool_call_id: c for c in ToolCall.objects.filter(run_id=run_id)}
+            assert (calls["call_rm_1"].tool, calls["call_rm_1"].decision) == (
+                "run_command",
+                "deny",
+            )
+            assert calls["call_rm_1"].source == "policy"
+            assert (calls["call_ls_1"].tool, calls["call_ls_1"].decision) == (
+                "run_command",
+                "allow",
+            )
+            # The MCP call is decided once, by the endpoint (the hook leaves fluidbox's own
+            # tools to it). Codex sends its call id as `_meta.callId`, a key the endpoint
+            # does not read (it reads `claudecode/toolUseId` and `fluidbox/toolCallId`), so
+            # the call is recorded under the endpoint's own `mcp-…` id.
+            brokered = [c for c in calls.values() if c.tool == "tracker.list_issues"]
+            assert len(brokered) == 1, brokered
+            mcp_id = brokered[0].tool_call_id
+            assert mcp_id == "call_mcp_1" or mcp_id.startswith("mcp-"), mcp_id
+            assert (brokered[0].session_id, brokered[0].decision) == ("mcp", "allow")
+            assert brokered[0].broker_status == "succeeded"
+            assert calls["call_ask_1"].decision == "allow"
+            assert (
+                Approval.objects.get(run_id=run_id, tool_call_id="call_ask_1").status == "approved"
+            )
+            decided = [
+                e.data["tool_call_id"]
+                for e in Event.objects.filter(run_id=run_id, type="tool.decision")
+            ]
+            for call_id in ("call_rm_1", "call_ls_1", mcp_id, "call_ask_1"):
+                assert decided.count(call_id) == 1, (call_id, decided)
+
+            # Fail closed: fluidbox stopped mid-session, the next hook call denies.
+            fluidbox_server.stop()
+            codex.ask_for("call_after_stop", "exec_command", {"cmd": "touch after-stop.txt"})
+            assert blocked(model, "call_after_stop")
+            assert not (codex.project / "after-stop.txt").exists()
+            assert "unreachable" in output_text(model, "call_after_stop")
+        finally:
+            (tmp_path / "requests.json").write_text(json.dumps(model.requests, indent=1))
+    connection.close()
