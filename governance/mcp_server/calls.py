@@ -20,8 +20,9 @@ from governance.services.notifications import approval_page_url
 
 # The client's own id for a tool call, read from the request's `_meta`, first match wins.
 # Claude Code sends `claudecode/toolUseId` (the model's `tool_use` id, the one its hooks get
-# as `tool_use_id`); any client may send `fluidbox/toolCallId`.
-CLIENT_CALL_ID_KEYS = ("claudecode/toolUseId", "fluidbox/toolCallId")
+# as `tool_use_id`), Codex CLI `callId` (the model's `call_id`, its hooks' `tool_use_id`);
+# any client may send `fluidbox/toolCallId`.
+CLIENT_CALL_ID_KEYS = ("claudecode/toolUseId", "fluidbox/toolCallId", "callId")
 # Calls through the endpoint share one session id: the tool-call ids clients send (model
 # tool-use ids) are unique on their own, and the hook for Claude Code uses the same one.
 MCP_SESSION_ID = "mcp"

@@ -203,13 +203,11 @@ def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
                 "allow",
             )
             # The MCP call is decided once, by the endpoint (the hook leaves fluidbox's own
-            # tools to it). Codex sends its call id as `_meta.callId`, a key the endpoint
-            # does not read (it reads `claudecode/toolUseId` and `fluidbox/toolCallId`), so
-            # the call is recorded under the endpoint's own `mcp-…` id.
+            # tools to it), under Codex's own call id: Codex sends it as `_meta.callId`.
             brokered = [c for c in calls.values() if c.tool == "tracker.list_issues"]
             assert len(brokered) == 1, brokered
             mcp_id = brokered[0].tool_call_id
-            assert mcp_id == "call_mcp_1" or mcp_id.startswith("mcp-"), mcp_id
+            assert mcp_id == "call_mcp_1"
             assert (brokered[0].session_id, brokered[0].decision) == ("mcp", "allow")
             assert brokered[0].broker_status == "succeeded"
             assert calls["call_ask_1"].decision == "allow"

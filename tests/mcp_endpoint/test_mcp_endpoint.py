@@ -106,6 +106,32 @@ def test_an_allowed_call_reaches_the_upstream_with_the_sealed_credential(
     assert call.broker_status == "succeeded"
 
 
+def test_each_clients_own_call_id_names_the_record_the_first_key_winning(
+    fluidbox_server, demo_org, operator, era
+):
+    """Claude Code sends `claudecode/toolUseId`, Codex CLI `callId`, anyone
+    `fluidbox/toolCallId`: the ledger keeps the call under the id the agent's hook uses."""
+    run_id, token = create_run(operator, connections=["tracker"])
+    metas = {
+        "toolu_read_1": {"claudecode/toolUseId": "toolu_read_1"},
+        "call_read_1": {"callId": "call_read_1"},
+        "fb_read_1": {"fluidbox/toolCallId": "fb_read_1", "callId": "call_shadowed"},
+    }
+
+    async def read_each(client):
+        return [
+            await client.call_tool("tracker__get_issue", {"issue_id": 1}, meta=meta)
+            for meta in metas.values()
+        ]
+
+    for result in with_client(fluidbox_server.url, token, era, read_each):
+        assert not result.is_error, text_of(result)
+    recorded = set(ToolCall.objects.filter(run_id=run_id).values_list("tool_call_id", flat=True))
+    assert recorded == set(metas)
+    decided = Event.objects.filter(run_id=run_id, type="tool.decision")
+    assert sorted(e.data["tool_call_id"] for e in decided) == sorted(metas)
+
+
 class ApproveWhenAsked(threading.Thread):
     """Another user deciding through the API while the MCP call waits."""
 
