@@ -12,9 +12,9 @@ server-sent events `data: <GenerateContentResponse>`); anything else it may ask 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.agents.scripted_http import Reply, ScriptedHttpServer, event_stream, json_reply
 
 USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
 
@@ -54,63 +54,22 @@ def offered(body: dict) -> set[str]:
     return names
 
 
-class ScriptedGemini:
+class ScriptedGemini(ScriptedHttpServer):
     def __init__(self) -> None:
+        super().__init__()
         self.call: tuple[str, str, dict] | None = None
-        self.requests: list[tuple[str, str, dict]] = []
-        self._lock = threading.Lock()
-        model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def _record(self, body: dict) -> None:
-                with model._lock:
-                    model.requests.append((self.command, self.path, body))
-
-            def do_GET(self) -> None:
-                self._record({})
-                if self.path.split("?")[0].rstrip("/").endswith("/models"):
-                    self._json({"models": []})
-                    return
-                self._json({"error": {"code": 404, "message": "no such thing"}}, status=404)
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                body = json.loads(raw or b"{}")
-                self._record(body)
-                path = self.path.split("?")[0]
-                if path.endswith(":countTokens"):
-                    self._json({"totalTokens": 10})
-                elif path.endswith(":streamGenerateContent"):
-                    self._stream(model._next(body))
-                elif path.endswith(":generateContent"):
-                    self._json(model._side_answer(body))
-                else:
-                    self._json({"error": {"code": 404, "message": "no such thing"}}, status=404)
-
-            def _json(self, data: dict, status: int = 200) -> None:
-                payload = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def _stream(self, chunk: dict) -> None:
-                payload = f"data: {json.dumps(chunk)}\r\n\r\n".encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+    def answer(self, method: str, path: str, body: Any) -> Reply:
+        path = path.split("?")[0]
+        if method == "GET" and path.rstrip("/").endswith("/models"):
+            return json_reply({"models": []})
+        if method == "POST" and path.endswith(":countTokens"):
+            return json_reply({"totalTokens": 10})
+        if method == "POST" and path.endswith(":streamGenerateContent"):
+            return event_stream(f"data: {json.dumps(self._next(body))}\r\n\r\n".encode())
+        if method == "POST" and path.endswith(":generateContent"):
+            return json_reply(self._side_answer(body))
+        return json_reply({"error": {"code": 404, "message": "no such thing"}}, status=404)
 
     def _next(self, body: dict) -> dict:
         if self.call is None:
@@ -134,7 +93,7 @@ class ScriptedGemini:
 
     def result_for(self, call_id: str) -> dict | None:
         """The `response` of the `functionResponse` the CLI sent for this call."""
-        for _, _, body in reversed(self.requests):
+        for body in reversed(self.bodies(":streamGenerateContent")):
             for response in function_responses(body):
                 if str(response.get("id", "")).endswith(call_id):
                     return response.get("response") or {}
@@ -142,14 +101,6 @@ class ScriptedGemini:
 
     def offered_tools(self) -> set[str]:
         names: set[str] = set()
-        for _, _, body in self.requests:
+        for body in self.bodies(":streamGenerateContent"):
             names |= offered(body)
         return names
-
-    def __enter__(self) -> ScriptedGemini:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()

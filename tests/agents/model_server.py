@@ -1,15 +1,15 @@
 """A scripted Anthropic Messages API on 127.0.0.1 for the real Claude Code CLI.
 
 Each turn it is given one `tool_use` to ask for; once the CLI sends that tool's result back,
-it answers with text and ends the turn. Every request body is kept for the test to read.
+it answers with text and ends the turn. Every request is kept for the test to read.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.agents.scripted_http import Reply, ScriptedHttpServer, event_stream, json_reply
 
 
 def _sse(event: str, data: dict) -> bytes:
@@ -88,59 +88,29 @@ def tool_results(body: dict) -> list[dict]:
     return results
 
 
-class ScriptedModel:
+class ScriptedModel(ScriptedHttpServer):
     def __init__(self) -> None:
+        super().__init__()
         self.tool_use: tuple[str, str, dict] | None = None
-        self.requests: list[dict] = []
-        self._lock = threading.Lock()
-        model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(
-                    self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}"
-                )
-                with model._lock:
-                    model.requests.append(body)
-                if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
-                    self._json({"input_tokens": 10})
-                    return
-                if not body.get("stream"):
-                    self._json(
-                        {
-                            "id": "msg_plain",
-                            "type": "message",
-                            "role": "assistant",
-                            "model": "claude-scripted",
-                            "content": [{"type": "text", "text": "ok"}],
-                            "stop_reason": "end_turn",
-                            "usage": {"input_tokens": 1, "output_tokens": 1},
-                        }
-                    )
-                    return
-                self._stream(model._next(body))
-
-            def _json(self, data: dict) -> None:
-                payload = json.dumps(data).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def _stream(self, payload: bytes) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+    def answer(self, method: str, path: str, body: Any) -> Reply:
+        if method != "POST":
+            return json_reply({"type": "error"}, status=404)
+        if not path.startswith("/v1/messages") or "count_tokens" in path:
+            return json_reply({"input_tokens": 10})
+        if not body.get("stream"):
+            return json_reply(
+                {
+                    "id": "msg_plain",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-scripted",
+                    "content": [{"type": "text", "text": "ok"}],
+                    "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                }
+            )
+        return event_stream(self._next(body))
 
     def _next(self, body: dict) -> bytes:
         tool_id = self.tool_use[0] if self.tool_use else None
@@ -151,7 +121,7 @@ class ScriptedModel:
         return tool_use_stream(*self.tool_use)
 
     def result_for(self, tool_id: str) -> dict | None:
-        for body in reversed(self.requests):
+        for body in reversed(self.bodies("/v1/messages")):
             for result in tool_results(body):
                 if result.get("tool_use_id") == tool_id:
                     return result
@@ -159,14 +129,6 @@ class ScriptedModel:
 
     def offered_tools(self) -> set[str]:
         names: set[str] = set()
-        for body in self.requests:
+        for body in self.bodies("/v1/messages"):
             names |= {tool.get("name") for tool in body.get("tools") or []}
         return names
-
-    def __enter__(self) -> ScriptedModel:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()

@@ -8,9 +8,9 @@ turn. Every request (method, path, body) is kept for the test to read.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.agents.scripted_http import Reply, ScriptedHttpServer, event_stream, json_reply
 
 
 def _sse(data: dict) -> bytes:
@@ -106,57 +106,17 @@ def tool_names(body: dict) -> set[str]:
     return names
 
 
-class ScriptedResponses:
+class ScriptedResponses(ScriptedHttpServer):
     def __init__(self) -> None:
+        super().__init__()
         self.call: tuple[str, str, dict] | None = None
-        self.requests: list[dict] = []
-        self._lock = threading.Lock()
-        model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def _record(self, body: Any) -> None:
-                with model._lock:
-                    model.requests.append({"method": self.command, "path": self.path, "body": body})
-
-            def do_GET(self) -> None:
-                self._record(None)
-                self._json({"object": "list", "data": [], "models": []})
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"unparsed": raw[:2000].decode(errors="replace")}
-                self._record(body)
-                if not self.path.rstrip("/").endswith("/responses"):
-                    self._json({})
-                    return
-                self._stream(model._next(body))
-
-            def _json(self, data: dict) -> None:
-                payload = json.dumps(data).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def _stream(self, payload: bytes) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+    def answer(self, method: str, path: str, body: Any) -> Reply:
+        if method != "POST":
+            return json_reply({"object": "list", "data": [], "models": []})
+        if not path.rstrip("/").endswith("/responses"):
+            return json_reply({})
+        return event_stream(self._next(body))
 
     def _next(self, body: dict) -> bytes:
         with self._lock:
@@ -167,15 +127,8 @@ class ScriptedResponses:
             return text_stream(number, "done")
         return function_call_stream(number, *self.call, namespaces(body).get(self.call[1]))
 
-    def responses_bodies(self) -> list[dict]:
-        return [
-            r["body"]
-            for r in self.requests
-            if r["method"] == "POST" and r["path"].rstrip("/").endswith("/responses")
-        ]
-
     def output_for(self, call_id: str) -> dict | None:
-        for body in reversed(self.responses_bodies()):
+        for body in reversed(self.bodies("/responses")):
             for item in call_outputs(body):
                 if item.get("call_id") == call_id:
                     return item
@@ -183,14 +136,6 @@ class ScriptedResponses:
 
     def offered_tools(self) -> set[str]:
         names: set[str] = set()
-        for body in self.responses_bodies():
+        for body in self.bodies("/responses"):
             names |= tool_names(body)
         return names
-
-    def __enter__(self) -> ScriptedResponses:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()

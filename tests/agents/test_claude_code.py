@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from governance.models import Approval, ToolCall
 from governance.services.bundles import bundle_import
 from governance.services.policies import policy_save
 from ledger.models import Event
+from tests.agents.agent_setup_command import run_agent_setup
 from tests.agents.model_server import ScriptedModel
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
@@ -65,26 +65,7 @@ class ClaudeCode:
         }
 
     def setup(self, url: str, run_id: str) -> str:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "runner.agent_setup",
-                "claude-code",
-                "--url",
-                url,
-                "--run",
-                run_id,
-                "--dir",
-                str(self.project),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        return done.stdout
+        return run_agent_setup("claude-code", url, run_id, self.project)
 
     def ask_for(self, tool_id: str, name: str, tool_input: dict, *options: str) -> dict:
         self.model.tool_use = (tool_id, name, tool_input)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from governance.models import Approval, ToolCall
 from governance.services.bundles import bundle_import
 from governance.services.policies import policy_save
 from ledger.models import Event
+from tests.agents.agent_setup_command import run_agent_setup
 from tests.agents.responses_server import ScriptedResponses
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
@@ -82,26 +82,7 @@ class Codex:
         }
 
     def setup(self, url: str, run_id: str) -> str:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "runner.agent_setup",
-                "codex",
-                "--url",
-                url,
-                "--run",
-                run_id,
-                "--dir",
-                str(self.project),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        return done.stdout
+        return run_agent_setup("codex", url, run_id, self.project)
 
     def ask_for(self, call_id: str, name: str, arguments: dict) -> list[dict]:
         self.model.call = (call_id, name, arguments)

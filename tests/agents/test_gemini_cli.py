@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from django.db import connection
 from governance.models import Approval, ToolCall
 from governance.services.bundles import bundle_import
 from ledger.models import Event
+from tests.agents.agent_setup_command import run_agent_setup
 from tests.agents.gemini_server import ScriptedGemini
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
@@ -80,26 +80,7 @@ class GeminiCli:
         self.runs: list[subprocess.CompletedProcess] = []
 
     def setup(self, url: str, run_id: str) -> str:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "runner.agent_setup",
-                "gemini-cli",
-                "--url",
-                url,
-                "--run",
-                run_id,
-                "--dir",
-                str(self.project),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        return done.stdout
+        return run_agent_setup("gemini-cli", url, run_id, self.project)
 
     def ask_for(self, call_id: str, name: str, args: dict) -> dict[str, dict]:
         """One headless session whose model asks for one call; its stream-json events by
@@ -126,7 +107,7 @@ class GeminiCli:
         )
         self.runs.append(done)
         events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        asked = [f"{method} {path}" for method, path, _ in self.model.requests]
+        asked = [f"{r['method']} {r['path']}" for r in self.model.requests]
         assert events, f"gemini printed nothing ({done.returncode}): {done.stderr[-3000:]} {asked}"
         mine = {}
         for event in events:

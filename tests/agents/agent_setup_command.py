@@ -1,0 +1,32 @@
+"""`python -m runner.agent_setup <cli>` as a user runs it: the only fluidbox configuration
+each end-to-end test gives its agent CLI."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.servers import ROOT
+
+
+def run_agent_setup(cli: str, url: str, run_id: str, project: Path) -> str:
+    """What it printed: every file it wrote, and what to export before starting the CLI."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runner.agent_setup",
+            cli,
+            "--url",
+            url,
+            "--run",
+            run_id,
+            "--dir",
+            str(project),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
