@@ -159,6 +159,22 @@ def setup_codex(project: Path, url: str, run_id: str, server: str) -> dict[Path,
 
 SETUPS = {"claude-code": setup_claude_code, "codex": setup_codex, "gemini-cli": setup_gemini_cli}
 
+# What a CLI needs before it reads these files at all. Without it the CLI runs every call
+# unchecked and says (almost) nothing: found with the real CLIs (tests/agents).
+BEFORE_STARTING = {
+    "codex": (
+        "Codex reads .codex/ only in a trusted project, and runs the hook only once it is",
+        'trusted too: trust the project (codex exec --trust, or trust_level = "trusted" for',
+        "it in ~/.codex/config.toml) and the hook (/hooks -> Trust all and continue, or",
+        "codex exec --dangerously-bypass-hook-trust), again after each run's agent_setup.",
+    ),
+    "gemini-cli": (
+        "Gemini CLI reads .gemini/settings.json only in a trusted folder",
+        "(GEMINI_CLI_TRUST_WORKSPACE=true, or the folder in ~/.gemini/trustedFolders.json).",
+        "Never start it with --skip-trust: it then runs without the hook and the MCP server.",
+    ),
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
@@ -176,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {path}:")
         print(content if isinstance(content, str) else json.dumps(content, indent=2))
     print(f"\nBefore starting the agent: export {TOKEN_ENV}=<the run's session token>")
+    for line in BEFORE_STARTING.get(args.agent, ()):
+        print(line)
     return 0
 
 

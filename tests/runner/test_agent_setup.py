@@ -2,7 +2,9 @@
 
 import json
 
-from runner.agent_setup import setup_gemini_cli
+import pytest
+
+from runner.agent_setup import main, setup_gemini_cli
 
 
 def test_agent_setup_lets_the_run_token_through_gemini_cli_redaction(tmp_path):
@@ -22,3 +24,30 @@ def test_agent_setup_lets_the_run_token_through_gemini_cli_redaction(tmp_path):
         "FLUIDBOX_RUN_TOKEN",
     ]
     assert len(written["hooks"]["BeforeTool"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("cli", "warning"),
+    [
+        ("codex", "--dangerously-bypass-hook-trust"),
+        ("gemini-cli", "Never start it with --skip-trust"),
+    ],
+)
+def test_agent_setup_says_what_the_cli_needs_before_it_runs_the_hook(
+    cli, warning, tmp_path, capsys
+):
+    # Codex skips an untrusted hook silently, Gemini CLI's --skip-trust drops the project's
+    # settings: either way every call would run unchecked. The user is told at setup.
+    assert (
+        main([cli, "--url", "http://127.0.0.1:8000", "--run", "run-1", "--dir", str(tmp_path)]) == 0
+    )
+    printed = capsys.readouterr().out
+    assert warning in printed
+    assert printed.index("export FLUIDBOX_RUN_TOKEN") < printed.index(warning)
+
+
+def test_claude_code_needs_no_such_step(tmp_path, capsys):
+    main(
+        ["claude-code", "--url", "http://127.0.0.1:8000", "--run", "run-1", "--dir", str(tmp_path)]
+    )
+    assert capsys.readouterr().out.rstrip().endswith("<the run's session token>")
