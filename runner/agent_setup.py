@@ -1,6 +1,6 @@
 """Put an agent CLI behind fluidbox by configuration: its pre-tool hook and its MCP server.
 
-    python -m runner.agent_setup claude-code --url URL --run RUN_ID [--dir PROJECT]
+    python -m runner.agent_setup claude-code --url URL [--run RUN_ID] [--dir PROJECT]
 
 Writes into the project (merging with what is there) and prints every file it wrote:
 
@@ -12,6 +12,8 @@ Writes into the project (merging with what is there) and prints every file it wr
 
 The run token is never written: the MCP entries name the environment variable
 `FLUIDBOX_RUN_TOKEN`, which the CLI expands, and the hook reads it from its environment.
+Without `--run` the hook reads the run's id from `FLUIDBOX_RUN_ID` too, so the files stay
+the same from run to run (Codex asks to trust a hook again whenever its command changes).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from runner.hook import TOKEN_ENV
+from runner.hook import RUN_ENV, TOKEN_ENV
 
 # The hook waits up to its --max-wait for a human; the CLI must give it longer than that,
 # or it would give up on the hook (and a CLI that shrugs off a timed-out hook would run
@@ -35,9 +37,10 @@ HOOK_TIMEOUT_SECONDS = 330
 RUNNER_ROOT = Path(__file__).resolve().parents[1]
 
 
-def hook_command(dialect: str, url: str, run_id: str, server: str) -> str:
+def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str:
     """The shell command line the CLI runs. If the hook cannot even start (no Python, no
     package), `exit 2` makes the CLI block the call rather than fall back to asking locally."""
+    run = ["--run", run_id] if run_id else []
     hook = shlex.join(
         [
             sys.executable,
@@ -46,8 +49,7 @@ def hook_command(dialect: str, url: str, run_id: str, server: str) -> str:
             dialect,
             "--url",
             url,
-            "--run",
-            run_id,
+            *run,
             "--mcp-server",
             server,
             "--max-wait",
@@ -75,7 +77,7 @@ def _with_hook(entries: list, command: str, *, timeout: int, timeout_unit_ms: bo
     return [{"matcher": "*", "hooks": [hook]}, *kept]
 
 
-def setup_claude_code(project: Path, url: str, run_id: str, server: str) -> dict[Path, Any]:
+def setup_claude_code(project: Path, url: str, run_id: str | None, server: str) -> dict[Path, Any]:
     command = hook_command("claude-code", url, run_id, server)
 
     def settings(data: dict) -> None:
@@ -106,7 +108,7 @@ def setup_claude_code(project: Path, url: str, run_id: str, server: str) -> dict
     }
 
 
-def setup_gemini_cli(project: Path, url: str, run_id: str, server: str) -> dict[Path, Any]:
+def setup_gemini_cli(project: Path, url: str, run_id: str | None, server: str) -> dict[Path, Any]:
     command = hook_command("gemini-cli", url, run_id, server)
 
     def settings(data: dict) -> None:
@@ -130,7 +132,7 @@ def setup_gemini_cli(project: Path, url: str, run_id: str, server: str) -> dict[
     return {path: _merge_json(path, settings)}
 
 
-def setup_codex(project: Path, url: str, run_id: str, server: str) -> dict[Path, Any]:
+def setup_codex(project: Path, url: str, run_id: str | None, server: str) -> dict[Path, Any]:
     command = hook_command("codex", url, run_id, server)
 
     def hooks(data: dict) -> None:
@@ -166,7 +168,8 @@ BEFORE_STARTING = {
         "Codex reads .codex/ only in a trusted project, and runs the hook only once it is",
         'trusted too: trust the project (codex exec --trust, or trust_level = "trusted" for',
         "it in ~/.codex/config.toml) and the hook (/hooks -> Trust all and continue, or",
-        "codex exec --dangerously-bypass-hook-trust), again after each run's agent_setup.",
+        "codex exec --dangerously-bypass-hook-trust), again whenever its command changes",
+        "(written without --run, it stays the same from run to run).",
     ),
     "gemini-cli": (
         "Gemini CLI reads .gemini/settings.json only in a trusted folder",
@@ -182,7 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("agent", choices=sorted(SETUPS))
     parser.add_argument("--url", required=True, help="fluidbox's base URL")
-    parser.add_argument("--run", required=True, help="the run id (its token goes in the env)")
+    parser.add_argument(
+        "--run",
+        help=f"the run id (default: none written; the hook then reads ${RUN_ENV} at each call)",
+    )
     parser.add_argument("--dir", default=".", help="the project folder (default: here)")
     parser.add_argument("--server-name", default="fluidbox", help="the MCP server's name")
     args = parser.parse_args(argv)
@@ -191,7 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     for path, content in written.items():
         print(f"wrote {path}:")
         print(content if isinstance(content, str) else json.dumps(content, indent=2))
-    print(f"\nBefore starting the agent: export {TOKEN_ENV}=<the run's session token>")
+    exports = f"export {TOKEN_ENV}=<the run's session token>"
+    if not args.run:
+        exports += f" {RUN_ENV}=<the run's id>"
+    print(f"\nBefore starting the agent: {exports}")
     for line in BEFORE_STARTING.get(args.agent, ()):
         print(line)
     return 0

@@ -34,6 +34,7 @@ from runner.decisions import GateDecision
 from runner.errors import GateAuthError, GateDeadlinePassed, GateError, GateUnavailable
 
 TOKEN_ENV = "FLUIDBOX_RUN_TOKEN"
+RUN_ENV = "FLUIDBOX_RUN_ID"
 DEFAULT_MAX_WAIT = 290.0
 # The requests keep to the deadline themselves; the alarm catches what does not (a server
 # trickling bytes, a stuck file system), well before the CLI's hook timeout.
@@ -206,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("dialect", choices=sorted(DIALECTS))
     parser.add_argument("--url", default=os.environ.get("FLUIDBOX_URL"))
-    parser.add_argument("--run", default=os.environ.get("FLUIDBOX_RUN_ID"))
+    parser.add_argument("--run", default=os.environ.get(RUN_ENV))
     parser.add_argument("--mcp-server", default=os.environ.get("FLUIDBOX_MCP_SERVER", "fluidbox"))
     parser.add_argument("--max-wait", type=float, default=DEFAULT_MAX_WAIT)
     args = parser.parse_args(argv)
@@ -217,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
         if not args.url or not args.run:
-            verdict = Verdict(False, "fluidbox: the hook has no --url/--run; denied")
+            verdict = Verdict(
+                False, f"fluidbox: the hook has no --url/--run (nor ${RUN_ENV}); denied"
+            )
         else:
             verdict = decide(
                 event,

@@ -8,8 +8,10 @@ from pathlib import Path
 from tests.support.servers import ROOT
 
 
-def run_agent_setup(cli: str, url: str, run_id: str, project: Path) -> str:
-    """What it printed: every file it wrote, and what to export before starting the CLI."""
+def run_agent_setup(cli: str, url: str, run_id: str | None, project: Path) -> str:
+    """What it printed: every file it wrote, and what to export before starting the CLI.
+    Without a run id the files name none (the hook reads `FLUIDBOX_RUN_ID`)."""
+    run = ["--run", run_id] if run_id else []
     done = subprocess.run(
         [
             sys.executable,
@@ -18,8 +20,7 @@ def run_agent_setup(cli: str, url: str, run_id: str, project: Path) -> str:
             cli,
             "--url",
             url,
-            "--run",
-            run_id,
+            *run,
             "--dir",
             str(project),
         ],

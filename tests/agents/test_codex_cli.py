@@ -47,7 +47,7 @@ if not CODEX.exists():
 
 
 class Codex:
-    def __init__(self, tmp: Path, model: ScriptedResponses, token: str) -> None:
+    def __init__(self, tmp: Path, model: ScriptedResponses, token: str, run_id: str) -> None:
         self.project = (tmp / "project").resolve()
         self.project.mkdir()
         self.home = (tmp / "home").resolve()
@@ -79,10 +79,13 @@ class Codex:
             "CODEX_HOME": str(self.codex_home),
             "SCRIPTED_API_KEY": "sk-scripted",
             "FLUIDBOX_RUN_TOKEN": token,
+            # The configuration names no run (so Codex's trust in the hook outlasts it):
+            # the hook reads the run from here.
+            "FLUIDBOX_RUN_ID": run_id,
         }
 
-    def setup(self, url: str, run_id: str) -> str:
-        return run_agent_setup("codex", url, run_id, self.project)
+    def setup(self, url: str) -> str:
+        return run_agent_setup("codex", url, None, self.project)
 
     def ask_for(self, call_id: str, name: str, arguments: dict) -> list[dict]:
         self.model.call = (call_id, name, arguments)
@@ -136,10 +139,11 @@ def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
     bundle_import(org=demo_org, text=BUNDLE)
     run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
     with ScriptedResponses() as model:
-        codex = Codex(tmp_path, model, token)
+        codex = Codex(tmp_path, model, token, run_id)
         try:
-            printed = codex.setup(fluidbox_server.url, run_id)
-            assert "PreToolUse" in printed and token not in printed
+            printed = codex.setup(fluidbox_server.url)
+            assert "PreToolUse" in printed and token not in printed and run_id not in printed
+            assert "FLUIDBOX_RUN_ID=<the run's id>" in printed
             precious = codex.project / "precious.txt"
             precious.write_text("keep me")
 

@@ -66,6 +66,21 @@ def test_without_a_token_the_hook_denies():
     assert decision == "deny" and "FLUIDBOX_RUN_TOKEN" in reason
 
 
+def test_without_a_run_anywhere_the_hook_denies():
+    env = {k: v for k, v in os.environ.items() if k != "FLUIDBOX_RUN_ID"}
+    done = subprocess.run(
+        [sys.executable, "-m", "runner.hook", "claude-code", "--url", "http://127.0.0.1:9"],
+        input=json.dumps(bash("ls", "t1")),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**env, "FLUIDBOX_RUN_TOKEN": "fbr_x"},
+        timeout=120,
+    )
+    decision, reason = claude_decision(json.loads(done.stdout))
+    assert decision == "deny" and "FLUIDBOX_RUN_ID" in reason
+
+
 def test_an_unreachable_fluidbox_denies():
     url = f"http://127.0.0.1:{free_port()}"
     answer = hook("claude-code", bash("ls", "t1"), url=url, run_id="r", token="fbr_x")

@@ -51,3 +51,19 @@ def test_claude_code_needs_no_such_step(tmp_path, capsys):
         ["claude-code", "--url", "http://127.0.0.1:8000", "--run", "run-1", "--dir", str(tmp_path)]
     )
     assert capsys.readouterr().out.rstrip().endswith("<the run's session token>")
+
+
+def test_without_a_run_the_files_name_none_and_the_user_is_told_to_export_it(tmp_path, capsys):
+    # So the hook's command stays the same from run to run: Codex asks to trust a hook again
+    # whenever its command changes.
+    url = "http://127.0.0.1:8000"
+    assert main(["codex", "--url", url, "--dir", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    hooks = (tmp_path / ".codex" / "hooks.json").read_text()
+    assert "runner.hook codex" in hooks and "--run" not in hooks
+    assert (
+        "export FLUIDBOX_RUN_TOKEN=<the run's session token> FLUIDBOX_RUN_ID=<the run's id>"
+        in printed
+    )
+    assert main(["codex", "--url", url, "--dir", str(tmp_path)]) == 0
+    assert (tmp_path / ".codex" / "hooks.json").read_text() == hooks
