@@ -1,6 +1,7 @@
 """Put an agent CLI behind fluidbox by configuration: its pre-tool hook and its MCP server.
 
-    python -m runner.agent_setup claude-code --url URL [--run RUN_ID] [--dir PROJECT]
+    python -m runner.agent_setup {claude-code,codex,gemini-cli} --url URL [--run RUN_ID]
+        [--dir PROJECT] [--trust [--codex PATH]]
 
 Writes into the project (merging with what is there) and prints every file it wrote:
 
@@ -14,6 +15,10 @@ The run token is never written: the MCP entries name the environment variable
 `FLUIDBOX_RUN_TOKEN`, which the CLI expands, and the hook reads it from its environment.
 Without `--run` the hook reads the run's id from `FLUIDBOX_RUN_ID` too, so the files stay
 the same from run to run (Codex asks to trust a hook again whenever its command changes).
+
+Codex CLI and Gemini CLI ignore these files until their user trusts the project (Codex its
+hook too), and then run every call unchecked. `--trust` takes that step in the CLI's user
+configuration (`runner.cli_trust`); without it the steps are printed.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from runner import cli_trust
 from runner.hook import RUN_ENV, TOKEN_ENV
 
 # The hook waits up to its --max-wait for a human; the CLI must give it longer than that,
@@ -162,21 +168,37 @@ def setup_codex(project: Path, url: str, run_id: str | None, server: str) -> dic
 SETUPS = {"claude-code": setup_claude_code, "codex": setup_codex, "gemini-cli": setup_gemini_cli}
 
 # What a CLI needs before it reads these files at all. Without it the CLI runs every call
-# unchecked and says (almost) nothing: found with the real CLIs (tests/agents).
-BEFORE_STARTING = {
+# unchecked and says (almost) nothing: found with the real CLIs (tests/agents). `--trust`
+# takes the step (runner/cli_trust.py); without it, or when it fails, the user is told.
+TRUST_STEP = {
     "codex": (
         "Codex reads .codex/ only in a trusted project, and runs the hook only once it is",
         'trusted too: trust the project (codex exec --trust, or trust_level = "trusted" for',
-        "it in ~/.codex/config.toml) and the hook (/hooks -> Trust all and continue, or",
-        "codex exec --dangerously-bypass-hook-trust), again whenever its command changes",
-        "(written without --run, it stays the same from run to run).",
+        "it in ~/.codex/config.toml) and the hook (/hooks -> Trust all and continue), or run",
+        "this again with --trust.",
     ),
     "gemini-cli": (
         "Gemini CLI reads .gemini/settings.json only in a trusted folder",
-        "(GEMINI_CLI_TRUST_WORKSPACE=true, or the folder in ~/.gemini/trustedFolders.json).",
+        "(the folder in ~/.gemini/trustedFolders.json, or GEMINI_CLI_TRUST_WORKSPACE=true),",
+        "or run this again with --trust.",
+    ),
+}
+ALWAYS_SAY = {
+    "codex": (
+        "Codex asks to trust the hook again whenever its command changes (written without",
+        "--run, it stays the same from run to run).",
+    ),
+    "gemini-cli": (
         "Never start it with --skip-trust: it then runs without the hook and the MCP server.",
     ),
 }
+
+
+def take_trust_step(agent: str, project: Path, args: argparse.Namespace) -> list[str]:
+    if agent == "codex":
+        command = hook_command("codex", args.url, args.run, args.server_name)
+        return cli_trust.trust_codex(project, command, args.codex)
+    return cli_trust.trust_gemini(project)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,19 +213,38 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--dir", default=".", help="the project folder (default: here)")
     parser.add_argument("--server-name", default="fluidbox", help="the MCP server's name")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="codex, gemini-cli: also trust the project (and, for Codex, fluidbox's hook) in "
+        "the CLI's user configuration, as its own trust prompt would",
+    )
+    parser.add_argument("--codex", help="the Codex CLI executable for --trust (default: codex)")
     args = parser.parse_args(argv)
+    if args.trust and args.agent not in TRUST_STEP:
+        parser.error(f"--trust: {args.agent} has no trust step to take")
     project = Path(args.dir).resolve()
     written = SETUPS[args.agent](project, args.url, args.run, args.server_name)
     for path, content in written.items():
         print(f"wrote {path}:")
         print(content if isinstance(content, str) else json.dumps(content, indent=2))
+    status = 0
+    if args.trust:
+        try:
+            print("\n".join(take_trust_step(args.agent, project, args)))
+        except cli_trust.TrustNotTaken as error:
+            print(f"\nnot trusted: {error}", file=sys.stderr)
+            status = 1
     exports = f"export {TOKEN_ENV}=<the run's session token>"
     if not args.run:
         exports += f" {RUN_ENV}=<the run's id>"
     print(f"\nBefore starting the agent: {exports}")
-    for line in BEFORE_STARTING.get(args.agent, ()):
+    if status or not args.trust:
+        for line in TRUST_STEP.get(args.agent, ()):
+            print(line)
+    for line in ALWAYS_SAY.get(args.agent, ()):
         print(line)
-    return 0
+    return status
 
 
 if __name__ == "__main__":

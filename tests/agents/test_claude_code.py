@@ -19,23 +19,14 @@ from governance.services.bundles import bundle_import
 from governance.services.policies import policy_save
 from ledger.models import Event
 from tests.agents.agent_setup_command import run_agent_setup
+from tests.agents.installed_clis import CLAUDE_CODE
 from tests.agents.model_server import ScriptedModel
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
 
 pytestmark = pytest.mark.slow
 
-CLAUDE_CODE_VERSION = "2.1.328"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-CLAUDE = Path(
-    os.environ.get("FLUIDBOX_CLAUDE_CODE")
-    or CACHE
-    / "fluidbox"
-    / f"claude-code-{CLAUDE_CODE_VERSION}"
-    / "node_modules"
-    / ".bin"
-    / "claude"
-)
+CLAUDE = CLAUDE_CODE
 BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
 
 if not CLAUDE.exists():

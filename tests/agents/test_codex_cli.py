@@ -1,14 +1,14 @@
 """The real Codex CLI, headless, behind fluidbox by configuration alone.
 
-`python -m runner.agent_setup codex` writes its hook (`.codex/hooks.json`) and MCP server
-(`.codex/config.toml`); a scripted Responses API on 127.0.0.1 asks for one function call per
-`codex exec`; fluidbox (gunicorn) decides.
+`python -m runner.agent_setup codex --trust` writes its hook (`.codex/hooks.json`) and MCP
+server (`.codex/config.toml`); a scripted Responses API on 127.0.0.1 asks for one function
+call per `codex exec`; fluidbox (gunicorn) decides.
 
-Codex loads a project's `.codex/` only when the project is trusted (`[projects."…"]
-trust_level = "trusted"` in $CODEX_HOME/config.toml), and runs a hook only once the hook is
-trusted too: `--dangerously-bypass-hook-trust` here (a person reviews them with `/hooks`).
-An untrusted hook does not run, silently: the call then runs ungated. Codex's own sandbox and
-approvals are off (`sandbox_mode`, `approval_policy`): fluidbox decides.
+Codex loads a project's `.codex/` only when the project is trusted, and runs a hook only once
+the hook is trusted too; an untrusted hook does not run, silently, and the call then runs
+ungated. Both trusts are the ones `--trust` persisted in $CODEX_HOME/config.toml: `codex exec`
+runs with no flag that bypasses them. Codex's own sandbox and approvals are off
+(`sandbox_mode`, `approval_policy`): fluidbox decides.
 """
 
 from __future__ import annotations
@@ -26,21 +26,16 @@ from governance.services.bundles import bundle_import
 from governance.services.policies import policy_save
 from ledger.models import Event
 from tests.agents.agent_setup_command import run_agent_setup
+from tests.agents.installed_clis import CODEX
 from tests.agents.responses_server import ScriptedResponses
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
 
 pytestmark = pytest.mark.slow
 
-CODEX_VERSION = "0.171.0"
 # Codex's shell and apply_patch meet the gate as run_command and write_file, the tools of
 # the agent-CLI bundle.
 BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-CODEX = Path(
-    os.environ.get("FLUIDBOX_CODEX")
-    or CACHE / "fluidbox" / f"codex-{CODEX_VERSION}" / "node_modules" / ".bin" / "codex"
-)
 
 if not CODEX.exists():
     pytest.skip(f"Codex is not installed at {CODEX} (.ci/run installs it)", allow_module_level=True)
@@ -55,8 +50,8 @@ class Codex:
         self.codex_home.mkdir(parents=True)
         self.model = model
         self.log = tmp / "codex.log"
-        # The user's own config: the scripted model as provider, the project trusted (or
-        # Codex ignores its `.codex/`, hooks and MCP server included).
+        # The user's own config: the scripted model as provider. Nothing is trusted yet:
+        # agent_setup --trust does that.
         (self.codex_home / "config.toml").write_text(
             'model = "gpt-5"\n'
             'model_provider = "scripted"\n'
@@ -69,9 +64,6 @@ class Codex:
             f'base_url = "{model.url}/v1"\n'
             'wire_api = "responses"\n'
             'env_key = "SCRIPTED_API_KEY"\n'
-            "\n"
-            f"[projects.{json.dumps(str(self.project))}]\n"
-            'trust_level = "trusted"\n'
         )
         self.env = {
             "PATH": os.environ["PATH"],
@@ -85,7 +77,9 @@ class Codex:
         }
 
     def setup(self, url: str) -> str:
-        return run_agent_setup("codex", url, None, self.project)
+        return run_agent_setup(
+            "codex", url, None, self.project, "--trust", "--codex", str(CODEX), home=self.home
+        )
 
     def ask_for(self, call_id: str, name: str, arguments: dict) -> list[dict]:
         self.model.call = (call_id, name, arguments)
@@ -96,7 +90,6 @@ class Codex:
                 "--json",
                 "--skip-git-repo-check",
                 "--ephemeral",
-                "--dangerously-bypass-hook-trust",
                 "do the thing",
             ],
             cwd=self.project,
@@ -144,6 +137,7 @@ def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
             printed = codex.setup(fluidbox_server.url)
             assert "PreToolUse" in printed and token not in printed and run_id not in printed
             assert "FLUIDBOX_RUN_ID=<the run's id>" in printed
+            assert "fluidbox's hook" in printed and "trust_level" in printed
             precious = codex.project / "precious.txt"
             precious.write_text("keep me")
 
@@ -214,4 +208,32 @@ def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
             assert "unreachable" in output_text(model, "call_after_stop")
         finally:
             (tmp_path / "requests.json").write_text(json.dumps(model.requests, indent=1))
+    connection.close()
+
+
+def test_without_the_trust_step_codex_never_asks_fluidbox(
+    fluidbox_server, demo_org, operator, tmp_path
+):
+    # Why agent_setup prints the trust step, and --trust takes it: in a project it has not
+    # trusted, Codex ignores `.codex/` and runs a call fluidbox denies (`rm *` is NEVER)
+    # without a word to fluidbox. Only a file the test made is at stake.
+    policy_save(
+        org=demo_org,
+        author=None,
+        text=(ROOT / "governance" / "demo" / "policy.yaml").read_text(),
+    )
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    with ScriptedResponses() as model:
+        codex = Codex(tmp_path, model, token, run_id)
+        printed = run_agent_setup(
+            "codex", fluidbox_server.url, None, codex.project, home=codex.home
+        )
+        assert "/hooks -> Trust all and continue" in printed and "--trust" in printed
+        scratch = codex.project / "scratch.txt"
+        scratch.write_text("a file the test made")
+        codex.ask_for("call_rm_untrusted", "exec_command", {"cmd": "rm scratch.txt"})
+        assert not blocked(model, "call_rm_untrusted")
+        assert not scratch.exists()
+        assert not ToolCall.objects.filter(run_id=run_id).exists()
     connection.close()

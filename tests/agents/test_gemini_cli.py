@@ -21,17 +21,13 @@ from governance.services.bundles import bundle_import
 from ledger.models import Event
 from tests.agents.agent_setup_command import run_agent_setup
 from tests.agents.gemini_server import ScriptedGemini
+from tests.agents.installed_clis import GEMINI_CLI
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
 
 pytestmark = pytest.mark.slow
 
-GEMINI_CLI_VERSION = "0.61.0"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-GEMINI = Path(
-    os.environ.get("FLUIDBOX_GEMINI_CLI")
-    or CACHE / "fluidbox" / f"gemini-cli-{GEMINI_CLI_VERSION}" / "node_modules" / ".bin" / "gemini"
-)
+GEMINI = GEMINI_CLI
 # Gemini CLI's tools become the gate tools of the claude-code bundle (runner/agent_tools.py).
 BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
 MODEL = "gemini-2.5-flash"
@@ -71,16 +67,16 @@ class GeminiCli:
             # As on GitHub Actions: the CLI then strips variables named like secrets from
             # a hook's environment, unless the settings let them through (agent_setup does).
             "GITHUB_SHA": "0" * 40,
-            # Trusted, so the CLI loads the project's settings (the hook, the MCP server).
-            # Not `--skip-trust`: the CLI reads that flag after it has loaded the settings
-            # and runs, trusted, without the project's hooks and MCP servers.
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            # The folder is trusted by agent_setup --trust (in $HOME/.gemini), so the CLI
+            # loads the project's settings (the hook, the MCP server). Not `--skip-trust`:
+            # the CLI reads that flag after it has loaded the settings and runs, trusted,
+            # without the project's hooks and MCP servers.
             "FLUIDBOX_RUN_TOKEN": token,
         }
         self.runs: list[subprocess.CompletedProcess] = []
 
     def setup(self, url: str, run_id: str) -> str:
-        return run_agent_setup("gemini-cli", url, run_id, self.project)
+        return run_agent_setup("gemini-cli", url, run_id, self.project, "--trust", home=self.home)
 
     def ask_for(self, call_id: str, name: str, args: dict) -> dict[str, dict]:
         """One headless session whose model asks for one call; its stream-json events by

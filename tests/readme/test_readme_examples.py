@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agents.installed_clis import CLAUDE_CODE, CODEX, GEMINI_CLI
 from tests.mcp_servers.fixtures import ServerProcess, free_port
 from tests.readme.examples import (
     PROVIDED,
@@ -30,6 +31,8 @@ BLOCKS = read_blocks(README)
 SEED_DEMO_TOKEN = "demo-token"  # the credential seed_demo gives the tracker connection
 # Commands a `no-run` block may hold: servers, the whole suite, interactive agent CLIs.
 NOT_RUN = {"make", "claude", "codex", "gemini", "export", "cd"}
+# What a `needs=` block may name: the pinned agent CLIs, put first on PATH for it.
+AGENT_CLIS = {"claude": CLAUDE_CODE, "codex": CODEX, "gemini": GEMINI_CLI}
 # What an illustration may not hold: a command line of curl or manage.py, or a policy.
 COMMAND_OR_POLICY = re.compile(r"^\s*(curl\b|(\S*python\S*\s+)?manage\.py\b|rules:)", re.M)
 
@@ -42,6 +45,8 @@ def test_every_fenced_block_of_the_readme_is_a_kind_the_test_knows():
             problems.append(f"{block.where}: ```{block.language} is no kind of example")
         elif kind == "run" and re.search(r"\bcurl\b|manage\.py", block.text) and not block.output:
             problems.append(f"{block.where}: a curl or manage.py example needs its output")
+        elif block.has("needs") and block.attributes["needs"] not in AGENT_CLIS:
+            problems.append(f"{block.where}: needs= names none of {sorted(AGENT_CLIS)}")
         elif kind == "no-run" and not all(
             line.split()[0] in NOT_RUN for line in _commands(block.text)
         ):
@@ -157,6 +162,9 @@ def test_every_readme_example_gives_its_documented_output(live_demo, tmp_path):
             assert problems == [], f"{block.where}: {written}\n" + "\n".join(problems)
         if not block.runnable:
             continue
+        needs = block.attributes.get("needs")
+        if needs and not AGENT_CLIS[needs].exists():
+            continue  # .ci/run installs it; tests/agents skip without it too
         result = _run(block, scratch, variables)
         context = f"{block.where}\n{block.text}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
         assert result.returncode == int(block.attributes.get("exit") or 0), context
@@ -185,6 +193,8 @@ def test_every_readme_example_gives_its_documented_output(live_demo, tmp_path):
 
 def _run(block: Block, scratch: Path, variables: dict[str, str]) -> subprocess.CompletedProcess:
     env = child_environment(**variables)
+    if block.has("needs"):
+        env["PATH"] = f"{AGENT_CLIS[block.attributes['needs']].parent}:{env['PATH']}"
     if block.language == "sh":
         command = ["bash", "-euo", "pipefail", "-c", block.text]
     else:

@@ -29,7 +29,7 @@ def test_agent_setup_lets_the_run_token_through_gemini_cli_redaction(tmp_path):
 @pytest.mark.parametrize(
     ("cli", "warning"),
     [
-        ("codex", "--dangerously-bypass-hook-trust"),
+        ("codex", "/hooks -> Trust all and continue"),
         ("gemini-cli", "Never start it with --skip-trust"),
     ],
 )
