@@ -121,16 +121,23 @@ def blocked(model: ScriptedResponses, call_id: str) -> bool:
     return "blocked by PreToolUse hook" in output_text(model, call_id)
 
 
-def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
-    fluidbox_server, demo_org, operator, approver_key, tmp_path
-):
+@pytest.fixture
+def demo_run(demo_org, operator) -> tuple[str, str]:
+    """A run under the demo policy with the agent-CLI bundle and the demo tracker: (id,
+    session token)."""
     policy_save(
         org=demo_org,
         author=None,
         text=(ROOT / "governance" / "demo" / "policy.yaml").read_text(),
     )
     bundle_import(org=demo_org, text=BUNDLE)
-    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    return create_run(operator, bundles=["claude-code"], connections=["tracker"])
+
+
+def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
+    fluidbox_server, demo_run, approver_key, tmp_path
+):
+    run_id, token = demo_run
     with ScriptedResponses() as model:
         codex = Codex(tmp_path, model, token, run_id)
         try:
@@ -211,19 +218,11 @@ def test_codex_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
     connection.close()
 
 
-def test_without_the_trust_step_codex_never_asks_fluidbox(
-    fluidbox_server, demo_org, operator, tmp_path
-):
+def test_without_the_trust_step_codex_never_asks_fluidbox(fluidbox_server, demo_run, tmp_path):
     # Why agent_setup prints the trust step, and --trust takes it: in a project it has not
     # trusted, Codex ignores `.codex/` and runs a call fluidbox denies (`rm *` is NEVER)
     # without a word to fluidbox. Only a file the test made is at stake.
-    policy_save(
-        org=demo_org,
-        author=None,
-        text=(ROOT / "governance" / "demo" / "policy.yaml").read_text(),
-    )
-    bundle_import(org=demo_org, text=BUNDLE)
-    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    run_id, token = demo_run
     with ScriptedResponses() as model:
         codex = Codex(tmp_path, model, token, run_id)
         printed = run_agent_setup(
