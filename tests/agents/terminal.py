@@ -1,0 +1,138 @@
+"""An interactive program on a pseudo-terminal, read as a person reads it: what it has drawn
+(escape sequences dropped, and blanks, since a full-screen program moves the cursor
+instead of printing spaces), waited on until a text appears, and typed into."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import threading
+import time
+
+_ESCAPES = re.compile(
+    r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI: cursor, colours, modes
+    r"|\x1b\][^\x07\x1b]*(\x07|\x1b\\)"  # OSC: titles, links
+    r"|\x1b[()][0-9A-Za-z]|\x1b[=>78]"
+)
+_BLANKS = re.compile(r"\s+")
+
+
+def _plain(text: str) -> str:
+    return _BLANKS.sub("", _ESCAPES.sub("", text))
+
+
+class Terminal:
+    def __init__(self, argv: list[str], *, cwd, env: dict[str, str], columns: int = 120) -> None:
+        env = dict(env, TERM="xterm-256color", COLUMNS=str(columns), LINES="40")
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the program, on the terminal's other side
+            try:
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        self.exit_status: int | None = None
+        self._raw: list[str] = []
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                ready, _, _ = select.select([self.fd], [], [], 0.5)
+                if not ready:
+                    continue
+                data = os.read(self.fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self._lock:
+                self._raw.append(data.decode(errors="replace"))
+
+    def screen(self) -> str:
+        """Everything drawn so far, without escapes or blanks."""
+        with self._lock:
+            return _plain("".join(self._raw))
+
+    def mark(self) -> int:
+        """A place in what was drawn: `wait_for(…, after=mark)` looks only past it."""
+        return len(self.screen())
+
+    def wait_for(self, text: str, *, after: int = 0, timeout: float = 120) -> None:
+        wanted = _plain(text)
+        deadline = time.monotonic() + timeout
+        while wanted not in self.screen()[after:]:
+            if time.monotonic() > deadline:
+                drawn = self.screen()[-1500:]
+                raise AssertionError(f"{text!r} never appeared; last drawn: {drawn}")
+            time.sleep(0.1)
+
+    def settle(self, quiet: float = 1.0, timeout: float = 60) -> None:
+        """Wait until nothing has been drawn for `quiet` seconds: a screen still being
+        redrawn can reset a choice made on it, or drop a key."""
+        deadline = time.monotonic() + timeout
+        drawn, since = self.screen(), time.monotonic()
+        while time.monotonic() - since < quiet:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never stopped drawing: {self.screen()[-1500:]}")
+            time.sleep(0.1)
+            now = self.screen()
+            if now != drawn:
+                drawn, since = now, time.monotonic()
+
+    def selected(self, option: str, pointer: str = "❯") -> bool:
+        """Whether the menu as last drawn points at `option`."""
+        screen = self.screen()
+        return screen[screen.rfind(_plain(pointer)) :].startswith(_plain(pointer + option))
+
+    def choose(self, option: str, *, then: str, attempts: int = 3) -> None:
+        """Move a menu's pointer down to `option`, press Enter, and wait for `then`. Tried
+        again if `then` does not come: a menu still being redrawn can reset the pointer or
+        drop a key."""
+        for _ in range(attempts):
+            self.settle()
+            for _ in range(5):
+                if self.selected(option):
+                    break
+                self.type(DOWN)
+                self.settle()
+            mark = self.mark()
+            self.type(ENTER)
+            try:
+                self.wait_for(then, after=mark, timeout=30)
+                return
+            except AssertionError:
+                continue
+        raise AssertionError(f"choosing {option!r} never led to {then!r}: {self.screen()[-1500:]}")
+
+    def type(self, keys: str) -> None:
+        os.write(self.fd, keys.encode())
+
+    def wait_exit(self, timeout: float = 60) -> int:
+        """The program's exit code, once it has ended by itself."""
+        deadline = time.monotonic() + timeout
+        while self.exit_status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.exit_status = os.waitstatus_to_exitcode(status)
+            elif time.monotonic() > deadline:
+                raise AssertionError(f"still running; last drawn: {self.screen()[-1500:]}")
+            else:
+                time.sleep(0.1)
+        return self.exit_status
+
+    def close(self) -> None:
+        if self.exit_status is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        self._reader.join(5)
+
+
+DOWN = "\x1b[B"
+ENTER = "\r"
