@@ -4,13 +4,19 @@ instead of printing spaces), waited on until a text appears, and typed into."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import re
 import select
 import signal
+import struct
+import termios
 import threading
 import time
+from collections.abc import Callable
+
+from tests.support.waiting import wait_until
 
 _ESCAPES = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI: cursor, colours, modes
@@ -25,8 +31,10 @@ def _plain(text: str) -> str:
 
 
 class Terminal:
-    def __init__(self, argv: list[str], *, cwd, env: dict[str, str], columns: int = 120) -> None:
-        env = dict(env, TERM="xterm-256color", COLUMNS=str(columns), LINES="40")
+    def __init__(
+        self, argv: list[str], *, cwd, env: dict[str, str], columns: int = 160, rows: int = 60
+    ) -> None:
+        env = dict(env, TERM="xterm-256color", COLUMNS=str(columns), LINES=str(rows))
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the program, on the terminal's other side
             try:
@@ -34,6 +42,9 @@ class Terminal:
                 os.execve(argv[0], argv, env)
             finally:
                 os._exit(127)
+        # The terminal's size, as a window would set it: a program too tall for it may
+        # redraw forever without showing its input line.
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.exit_status: int | None = None
         self._raw: list[str] = []
         self._lock = threading.Lock()
@@ -90,14 +101,14 @@ class Terminal:
         screen = self.screen()
         return screen[screen.rfind(_plain(pointer)) :].startswith(_plain(pointer + option))
 
-    def choose(self, option: str, *, then: str, attempts: int = 3) -> None:
+    def choose(self, option: str, *, then: str, pointer: str = "❯", attempts: int = 3) -> None:
         """Move a menu's pointer down to `option`, press Enter, and wait for `then`. Tried
         again if `then` does not come: a menu still being redrawn can reset the pointer or
         drop a key."""
         for _ in range(attempts):
             self.settle()
             for _ in range(5):
-                if self.selected(option):
+                if self.selected(option, pointer):
                     break
                 self.type(DOWN)
                 self.settle()
@@ -109,6 +120,22 @@ class Terminal:
             except AssertionError:
                 continue
         raise AssertionError(f"choosing {option!r} never led to {then!r}: {self.screen()[-1500:]}")
+
+    def submit(self, line: str, *, received: Callable[[], bool], attempts: int = 3) -> None:
+        """Type `line` and Enter, until `received()` says it arrived (an Enter typed while
+        the screen is being redrawn can be dropped)."""
+        mark = self.mark()
+        self.type(line)
+        self.wait_for(line, after=mark)
+        for attempt in range(attempts):
+            self.settle()
+            self.type(ENTER)
+            try:
+                wait_until(received, f"{line!r} received", timeout=30)
+                return
+            except AssertionError:
+                if attempt == attempts - 1:
+                    raise
 
     def type(self, keys: str) -> None:
         os.write(self.fd, keys.encode())

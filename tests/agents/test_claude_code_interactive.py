@@ -45,19 +45,8 @@ def ask(terminal: Terminal, model: ScriptedModel, prompt: str, tool_use: tuple) 
     """Type a prompt whose answer is the tool call `tool_use`; what the model was told of
     it. (The screen cannot tell this turn's end from the last one's: it redraws them all.)"""
     model.tool_use = tool_use
-    mark = terminal.mark()
-    terminal.type(prompt)
-    terminal.wait_for(prompt, after=mark)
     asked = len(model.requests)
-    for attempt in range(3):  # an Enter typed while the screen is redrawn can be dropped
-        terminal.settle()
-        terminal.type(ENTER)
-        try:
-            wait_until(lambda: len(model.requests) > asked, "the prompt sent", timeout=30)
-            break
-        except AssertionError:
-            if attempt == 2:
-                raise
+    terminal.submit(prompt, received=lambda: len(model.requests) > asked)
     wait_until(  # the hook may wait on fluidbox (an ASK) for a while
         lambda: model.result_for(tool_use[0]) is not None, f"a result for {tool_use[0]}", 300
     )

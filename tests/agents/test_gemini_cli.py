@@ -22,8 +22,10 @@ from ledger.models import Event
 from tests.agents.agent_setup_command import run_agent_setup
 from tests.agents.gemini_server import ScriptedGemini
 from tests.agents.installed_clis import GEMINI_CLI
+from tests.agents.terminal import Terminal
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -223,3 +225,75 @@ def test_gemini_cli_calls_brokered_tools_through_fluidbox_mcp_server(gemini_run)
     assert (call.tool, call.session_id, call.decision) == ("tracker.list_issues", "mcp", "allow")
     assert re.fullmatch(r"mcp-[0-9a-f]{32}", call.tool_call_id)
     assert call.broker_status == "succeeded"
+
+
+# Interactive, as people run it: on a terminal, in the folder `agent_setup --trust` trusted,
+# Gemini CLI's own approval mode its default. Its hook comes first: a call fluidbox denies
+# never runs, and one fluidbox allows still meets the CLI's own confirmation where the CLI
+# asks for one (not for `ls`, which it takes for read-only).
+
+
+def ask_on_terminal(terminal: Terminal, model: ScriptedGemini, prompt: str, call: tuple) -> str:
+    """Type a prompt whose answer is the tool call `call`; what the model was told of it."""
+    model.call = call
+    asked = len(model.requests)
+    terminal.submit(prompt, received=lambda: len(model.requests) > asked)
+    wait_until(  # the hook may wait on fluidbox (an ASK) for a while
+        lambda: model.result_for(call[0]) is not None, f"a result for {call[0]}", 300
+    )
+    return result_text(model, call[0])
+
+
+def test_interactive_gemini_cli_is_governed_by_fluidbox(gemini_run, fluidbox_server, approver_key):
+    gemini, model, run_id = gemini_run
+    precious = gemini.project / "precious.txt"
+    precious.write_text("keep me")
+    terminal = Terminal([str(GEMINI), "--model", MODEL], cwd=gemini.project, env=gemini.env)
+    try:
+        # The folder is trusted: the project's hook is loaded, and Gemini CLI says so.
+        terminal.wait_for("The following project-level hooks have been detected")
+        terminal.wait_for("runner.hook gemini-cli")
+        terminal.settle()
+
+        # A policy-denied rm -rf: the hook denies, the file stays, the model reads why.
+        rm = ("gem_irm_1", "run_shell_command", {"command": f"rm -rf {precious}"})
+        told = ask_on_terminal(terminal, model, "clean up", rm)
+        assert "fluidbox" in told
+        assert precious.read_text() == "keep me"
+
+        # An allowed ls runs.
+        told = ask_on_terminal(
+            terminal, model, "list the files", ("gem_ils_1", "run_shell_command", {"command": "ls"})
+        )
+        assert "precious.txt" in told
+
+        # An ASK: Gemini CLI waits in the hook while an approver decides in fluidbox.
+        approver = InboxApprover(fluidbox_server.url, approver_key, "run_command")
+        approver.start()
+        command = "python3 -c \"open('approved.txt', 'w').close()\""
+        model.call = ("gem_iask_1", "run_shell_command", {"command": command})
+        asked = len(model.requests)
+        terminal.submit("make the file", received=lambda: len(model.requests) > asked)
+        approver.join(60)
+        assert approver.decided is not None, approver.error
+        # Approved in fluidbox, the command is one Gemini CLI asks its user about too (it
+        # does not take it for read-only): both must agree.
+        terminal.wait_for("Allow execution of [Shell]?")
+        terminal.choose("1. Allow once", then="✓", pointer="●")
+        wait_until(lambda: model.result_for("gem_iask_1") is not None, "a result for gem_iask_1")
+        assert (gemini.project / "approved.txt").exists()
+    finally:
+        terminal.close()
+
+    # One interactive session: every call in it, each under an id of the hook's own (Gemini
+    # CLI gives its hook no call id), decided once.
+    calls = list(ToolCall.objects.filter(run_id=run_id).order_by("created_at"))
+    assert len({call.session_id for call in calls}) == 1
+    assert all(HOOK_ID.fullmatch(call.tool_call_id) for call in calls)
+    assert [(c.arguments["command"], c.decision) for c in calls] == [
+        (f"rm -rf {precious}", "deny"),
+        ("ls", "allow"),
+        (command, "allow"),
+    ]
+    approval = Approval.objects.get(run_id=run_id, tool_call_id=calls[2].tool_call_id)
+    assert approval.status == "approved"
