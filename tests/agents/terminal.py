@@ -137,6 +137,15 @@ class Terminal:
                 if attempt == attempts - 1:
                     raise
 
+    def converse(self, line: str, *, requests: list, answered: Callable[[], bool]) -> None:
+        """Submit `line` to an agent whose model server keeps `requests`, and wait until
+        `answered()`: the turn's tool call has its result (the hook may wait on fluidbox, an
+        ASK, for a while). The screen cannot tell this turn's end from the last one's: a
+        full-screen program redraws them all."""
+        asked = len(requests)
+        self.submit(line, received=lambda: len(requests) > asked)
+        wait_until(answered, f"the answer to {line!r}", timeout=300)
+
     def type(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
 

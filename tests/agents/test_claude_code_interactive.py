@@ -22,7 +22,6 @@ from tests.agents.terminal import ENTER, Terminal
 from tests.agents.test_claude_code import BUNDLE, CLAUDE, ClaudeCode, result_text
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
-from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -42,13 +41,10 @@ def returning_user(claude: ClaudeCode) -> None:
 
 
 def ask(terminal: Terminal, model: ScriptedModel, prompt: str, tool_use: tuple) -> str:
-    """Type a prompt whose answer is the tool call `tool_use`; what the model was told of
-    it. (The screen cannot tell this turn's end from the last one's: it redraws them all.)"""
+    """Type a prompt whose answer is the tool call `tool_use`; what the model was told of it."""
     model.tool_use = tool_use
-    asked = len(model.requests)
-    terminal.submit(prompt, received=lambda: len(model.requests) > asked)
-    wait_until(  # the hook may wait on fluidbox (an ASK) for a while
-        lambda: model.result_for(tool_use[0]) is not None, f"a result for {tool_use[0]}", 300
+    terminal.converse(
+        prompt, requests=model.requests, answered=lambda: model.result_for(tool_use[0]) is not None
     )
     return result_text(model, tool_use[0])
 

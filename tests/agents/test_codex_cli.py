@@ -28,6 +28,7 @@ from ledger.models import Event
 from tests.agents.agent_setup_command import run_agent_setup
 from tests.agents.installed_clis import CODEX
 from tests.agents.responses_server import ScriptedResponses
+from tests.agents.terminal import Terminal
 from tests.runner_live.conftest import InboxApprover, create_run
 from tests.support.servers import ROOT
 
@@ -235,4 +236,52 @@ def test_without_the_trust_step_codex_never_asks_fluidbox(fluidbox_server, demo_
         assert not blocked(model, "call_rm_untrusted")
         assert not scratch.exists()
         assert not ToolCall.objects.filter(run_id=run_id).exists()
+    connection.close()
+
+
+def test_interactive_codex_runs_the_hook_agent_setup_trusted(
+    fluidbox_server, demo_run, approver_key, tmp_path
+):
+    # The TUI, on a pseudo-terminal, as people run it: no flag, and no trust question, since
+    # agent_setup --trust persisted both trusts. Each prompt typed makes the model ask for one
+    # call.
+    run_id, token = demo_run
+    with ScriptedResponses() as model:
+        codex = Codex(tmp_path, model, token, run_id)
+        codex.setup(fluidbox_server.url)
+        precious = codex.project / "precious.txt"
+        precious.write_text("keep me")
+        terminal = Terminal([str(CODEX)], cwd=codex.project, env=codex.env)
+
+        def ask(prompt: str, call: tuple) -> str:
+            model.call = call
+            terminal.converse(
+                prompt,
+                requests=model.requests,
+                answered=lambda: model.output_for(call[0]) is not None,
+            )
+            return output_text(model, call[0])
+
+        try:
+            terminal.wait_for("Ask Codex to do anything")
+            terminal.settle()
+            told = ask("clean up", ("call_irm_1", "exec_command", {"cmd": "rm -rf precious.txt"}))
+            assert "blocked by PreToolUse hook" in told and "fluidbox" in told
+            assert precious.read_text() == "keep me"
+
+            assert "precious.txt" in ask("list", ("call_ils_1", "exec_command", {"cmd": "ls"}))
+
+            approver = InboxApprover(fluidbox_server.url, approver_key, "run_command")
+            approver.start()
+            command = "python3 -c \"open('approved.txt', 'w').close()\""
+            ask("make the file", ("call_iask_1", "exec_command", {"cmd": command}))
+            approver.join(60)
+            assert approver.decided is not None, approver.error
+            assert (codex.project / "approved.txt").exists()
+        finally:
+            terminal.close()
+    calls = {c.tool_call_id: c for c in ToolCall.objects.filter(run_id=run_id)}
+    assert (calls["call_irm_1"].decision, calls["call_irm_1"].source) == ("deny", "policy")
+    assert calls["call_ils_1"].decision == "allow"
+    assert Approval.objects.get(run_id=run_id, tool_call_id="call_iask_1").status == "approved"
     connection.close()

@@ -236,10 +236,8 @@ def test_gemini_cli_calls_brokered_tools_through_fluidbox_mcp_server(gemini_run)
 def ask_on_terminal(terminal: Terminal, model: ScriptedGemini, prompt: str, call: tuple) -> str:
     """Type a prompt whose answer is the tool call `call`; what the model was told of it."""
     model.call = call
-    asked = len(model.requests)
-    terminal.submit(prompt, received=lambda: len(model.requests) > asked)
-    wait_until(  # the hook may wait on fluidbox (an ASK) for a while
-        lambda: model.result_for(call[0]) is not None, f"a result for {call[0]}", 300
+    terminal.converse(
+        prompt, requests=model.requests, answered=lambda: model.result_for(call[0]) is not None
     )
     return result_text(model, call[0])
 
