@@ -16,6 +16,9 @@ The run token is never written: the MCP entries name the environment variable
 Without `--run` the hook reads the run's id from `FLUIDBOX_RUN_ID` too, so the files stay
 the same from run to run (Codex asks to trust a hook again whenever its command changes).
 
+It writes nothing when a setting it finds would switch the hook off (`disableAllHooks`,
+`hooksConfig.enabled = false`, `features.codex_hooks = false`, ...; `runner.hook_hazards`).
+
 Codex CLI and Gemini CLI ignore these files until their user trusts the project (Codex its
 hook too), and then run every call unchecked. `--trust` takes that step in the CLI's user
 configuration (`runner.cli_trust`); without it the steps are printed.
@@ -32,6 +35,7 @@ from typing import Any
 
 from runner import cli_trust
 from runner.hook import RUN_ENV, TOKEN_ENV
+from runner.hook_hazards import GEMINI_HOOK_NAME, SHELL_STARTUP_VARIABLES, hook_hazards
 
 # The hook waits up to its --max-wait for a human; the CLI must give it longer than that,
 # or it would give up on the hook (and a CLI that shrugs off a timed-out hook would run
@@ -45,13 +49,22 @@ RUNNER_ROOT = Path(__file__).resolve().parents[1]
 
 def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str:
     """The shell command line the CLI runs. If the hook cannot even start (no Python, no
-    package), `exit 2` makes the CLI block the call rather than fall back to asking locally."""
+    package), `exit 2` makes the CLI block the call rather than fall back to asking locally.
+
+    Python runs isolated (`-I`): the project's directory is not on its path (a `runner/`
+    package there, shipped by the repository or written by the agent, would be imported
+    instead of fluidbox's) and no `PYTHON*` variable of the environment is read."""
     run = ["--run", run_id] if run_id else []
+    entry = (
+        f"import sys; sys.path.insert(0, {json.dumps(str(RUNNER_ROOT))}); "
+        "from runner.hook import main; sys.exit(main())"
+    )
     hook = shlex.join(
         [
             sys.executable,
-            "-m",
-            "runner.hook",
+            "-I",
+            "-c",
+            entry,
             dialect,
             "--url",
             url,
@@ -62,12 +75,14 @@ def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str
             str(HOOK_MAX_WAIT),
         ]
     )
-    pythonpath = shlex.quote(f"PYTHONPATH={RUNNER_ROOT}")
-    return f'{pythonpath} {hook} || {{ echo "fluidbox hook could not run; denied" >&2; exit 2; }}'
+    return f'{hook} || {{ echo "fluidbox hook could not run; denied" >&2; exit 2; }}'
 
 
 def _merge_json(path: Path, update) -> dict[str, Any]:
-    data = json.loads(path.read_text()) if path.exists() else {}
+    try:
+        data = json.loads(path.read_text()) if path.exists() else {}
+    except ValueError as error:
+        raise SystemExit(f"{path} is not JSON ({error}); not touching it") from None
     if not isinstance(data, dict):
         raise SystemExit(f"{path} is not a JSON object; not touching it")
     update(data)
@@ -76,9 +91,11 @@ def _merge_json(path: Path, update) -> dict[str, Any]:
     return data
 
 
-def _with_hook(entries: list, command: str, *, timeout: int, timeout_unit_ms: bool) -> list:
+def _with_hook(
+    entries: list, command: str, *, timeout: int, timeout_unit_ms: bool, **extra: Any
+) -> list:
     kept = [e for e in entries if "runner.hook" not in json.dumps(e)]  # replace ours only
-    hook = {"type": "command", "command": command}
+    hook = {"type": "command", "command": command, **extra}
     hook["timeout"] = timeout * 1000 if timeout_unit_ms else timeout
     return [{"matcher": "*", "hooks": [hook]}, *kept]
 
@@ -119,8 +136,15 @@ def setup_gemini_cli(project: Path, url: str, run_id: str | None, server: str) -
 
     def settings(data: dict) -> None:
         hooks = data.setdefault("hooks", {})
+        # Named, so a setting that disables it by name is recognised (runner.hook_hazards);
+        # its shell starts with nothing a project's `.env` put in the CLI's environment.
         hooks["BeforeTool"] = _with_hook(
-            hooks.get("BeforeTool", []), command, timeout=HOOK_TIMEOUT_SECONDS, timeout_unit_ms=True
+            hooks.get("BeforeTool", []),
+            command,
+            timeout=HOOK_TIMEOUT_SECONDS,
+            timeout_unit_ms=True,
+            name=GEMINI_HOOK_NAME,
+            env=dict.fromkeys(SHELL_STARTUP_VARIABLES, ""),
         )
         data.setdefault("mcpServers", {})[server] = {
             "httpUrl": f"{url.rstrip('/')}/v1/mcp",
@@ -224,6 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.trust and args.agent not in TRUST_STEP:
         parser.error(f"--trust: {args.agent} has no trust step to take")
     project = Path(args.dir).resolve()
+    hazards = hook_hazards(args.agent, project)
+    if hazards:
+        print(f"not set up: {args.agent} would not run fluidbox's hook:", file=sys.stderr)
+        for line in hazards:
+            print(f"  {line}", file=sys.stderr)
+        print("Remove these settings and run this again; nothing was written.", file=sys.stderr)
+        return 1
     written = SETUPS[args.agent](project, args.url, args.run, args.server_name)
     for path, content in written.items():
         print(f"wrote {path}:")

@@ -178,14 +178,18 @@ def trust_codex(project: Path, command: str, codex: str | None = None) -> list[s
 # --- Gemini CLI ---------------------------------------------------------------------------
 
 
+def gemini_home() -> Path:
+    """Gemini CLI's user folder: `.gemini` in its home (`$GEMINI_CLI_HOME`, else the user's)."""
+    return Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()) / ".gemini"
+
+
 def gemini_trusted_folders_file() -> Path:
     """Where Gemini CLI keeps its folder trust (its own rule: a variable naming the file,
-    else `trustedFolders.json` in `.gemini` of its home)."""
+    else `trustedFolders.json` in its user folder)."""
     named = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
     if named:
         return Path(named)
-    home = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
-    return Path(home) / ".gemini" / "trustedFolders.json"
+    return gemini_home() / "trustedFolders.json"
 
 
 def trust_gemini(project: Path) -> list[str]:

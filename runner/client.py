@@ -36,6 +36,10 @@ class GateClient:
     (`session_id`/`tool_call_id`, `request_key`, reservation id), so a retry after a lost
     answer or a server restart re-attaches to what the server recorded instead of duplicating it.
 
+    With `trust_env=False` no proxy, certificate or `.netrc` variable of the environment is
+    read: the agent CLI's hook, whose environment a project can set (Gemini CLI loads the
+    project's `.env`), asks only the URL it was configured with.
+
     With a `deadline`, nothing outlasts it: each request's connect and read timeouts are cut
     to the time left, no retry starts past it, and then `GateDeadlinePassed` is raised.
     """
@@ -53,6 +57,7 @@ class GateClient:
         poll_interval: float = 1.0,
         transport: httpx.BaseTransport | None = None,
         deadline: Deadline | None = None,
+        trust_env: bool = True,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http(s) URL, not {base_url!r}")
@@ -76,6 +81,7 @@ class GateClient:
             timeout=timeout,
             follow_redirects=False,
             transport=transport,
+            trust_env=trust_env,
         )
 
     def __repr__(self) -> str:

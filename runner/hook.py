@@ -188,7 +188,9 @@ def decide(
         else [f"{tool_call_id}#{number}" for number in range(1, len(calls) + 1)]
     )
     try:
-        with GateClient(url, run_id, token, retries=2, timeout=10, deadline=deadline) as gate:
+        with GateClient(
+            url, run_id, token, retries=2, timeout=10, deadline=deadline, trust_env=False
+        ) as gate:
             decisions = _ask_all(gate, session_id, ids, calls, deadline)
     except GateAuthError as error:
         return Verdict(False, f"fluidbox refused this run's token ({error}); denied")

@@ -28,6 +28,7 @@ def mcp_tool_names(url: str, token: str, deadline: Deadline) -> frozenset[str]:
                 headers={"Authorization": f"Bearer {token}"},
                 timeout=httpx2.Timeout(seconds),
                 follow_redirects=False,
+                trust_env=False,  # as the hook's own requests: no proxy from the environment
             ) as http:
                 transport = streamable_http_client(f"{url.rstrip('/')}/v1/mcp", http_client=http)
                 async with Client(

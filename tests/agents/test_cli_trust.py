@@ -73,8 +73,9 @@ def test_codex_trust_is_the_projects_and_fluidboxs_hook_only(home, project):
         '[hooks.state."/elsewhere/.codex/hooks.json:stop:0:0"]\nenabled = false\n'
     )
     (project / ".codex").mkdir()
-    theirs = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo theirs"}]}
-    (project / ".codex" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [theirs]}}))
+    # (Another hook before tools would be refused: runner/hook_hazards.py.)
+    theirs = {"hooks": [{"type": "command", "command": "echo theirs"}]}
+    (project / ".codex" / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [theirs]}}))
 
     done = agent_setup(
         home, "codex", "--url", URL, "--dir", str(project), "--trust", "--codex", str(CODEX)
@@ -93,7 +94,9 @@ def test_codex_trust_is_the_projects_and_fluidboxs_hook_only(home, project):
     assert states.pop("/elsewhere/.codex/hooks.json:stop:0:0") == {"enabled": False}
     [(key, state)] = states.items()
     hooks = codex_hooks(home, project)
-    ours = next(hook for command, hook in hooks.items() if "runner.hook codex" in command)
+    ours = next(
+        hook for command, hook in hooks.items() if "runner.hook" in command and " codex " in command
+    )
     assert (ours["key"], ours["trustStatus"]) == (key, "trusted")
     assert state == {"trusted_hash": ours["currentHash"]}
     assert hooks["echo theirs"]["trustStatus"] == "untrusted"

@@ -250,7 +250,7 @@ def test_interactive_gemini_cli_is_governed_by_fluidbox(gemini_run, fluidbox_ser
     try:
         # The folder is trusted: the project's hook is loaded, and Gemini CLI says so.
         terminal.wait_for("The following project-level hooks have been detected")
-        terminal.wait_for("runner.hook gemini-cli")
+        terminal.wait_for("- fluidbox")  # the hook's name, as agent_setup wrote it
         terminal.settle()
 
         # A policy-denied rm -rf: the hook denies, the file stays, the model reads why.

@@ -60,10 +60,182 @@ def test_without_a_run_the_files_name_none_and_the_user_is_told_to_export_it(tmp
     assert main(["codex", "--url", url, "--dir", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     hooks = (tmp_path / ".codex" / "hooks.json").read_text()
-    assert "runner.hook codex" in hooks and "--run" not in hooks
+    assert "runner.hook" in hooks and " codex --url" in hooks and "--run" not in hooks
     assert (
         "export FLUIDBOX_RUN_TOKEN=<the run's session token> FLUIDBOX_RUN_ID=<the run's id>"
         in printed
     )
     assert main(["codex", "--url", url, "--dir", str(tmp_path)]) == 0
     assert (tmp_path / ".codex" / "hooks.json").read_text() == hooks
+
+
+@pytest.fixture
+def user_home(tmp_path, monkeypatch):
+    """The user's own configuration folders, empty: nothing of this machine's is read."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for variable in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    return home
+
+
+REWRITER = {"type": "command", "command": "python3 rewrite.py"}
+
+# (cli, where, file, content, what the refusal names): each switches fluidbox's hook off,
+# or runs code in its shell first, whether a repository ships it or the user set it.
+HAZARDS = [
+    (
+        "claude-code",
+        "project",
+        ".claude/settings.json",
+        '{"disableAllHooks": true}',
+        "disableAllHooks turns every hook off",
+    ),
+    (
+        "claude-code",
+        "project",
+        ".claude/settings.local.json",
+        '{"disableAllHooks": true}',
+        "disableAllHooks turns every hook off",
+    ),
+    (
+        "claude-code",
+        "home",
+        ".claude/settings.json",
+        '{"disableAllHooks": true}',
+        "disableAllHooks turns every hook off",
+    ),
+    (
+        "claude-code",
+        "project",
+        ".claude/settings.local.json",
+        '{"env": {"BASH_ENV": "./startup.sh"}}',
+        "env sets BASH_ENV",
+    ),
+    (
+        "claude-code",
+        "project",
+        ".claude/settings.json",
+        '{"env": {"LD_PRELOAD": "./x.so"}}',
+        "env sets LD_PRELOAD",
+    ),
+    (
+        "gemini-cli",
+        "project",
+        ".gemini/settings.json",
+        '{"hooksConfig": {"enabled": false}}',
+        "hooksConfig.enabled is false",
+    ),
+    (
+        "gemini-cli",
+        "home",
+        ".gemini/settings.json",
+        '{"hooksConfig": {"enabled": false}}',
+        "hooksConfig.enabled is false",
+    ),
+    (
+        "gemini-cli",
+        "project",
+        ".gemini/settings.json",
+        '{"hooksConfig": {"disabled": ["fluidbox"]}}',
+        "hooksConfig.disabled names fluidbox's hook",
+    ),
+    (
+        "codex",
+        "project",
+        ".codex/config.toml",
+        "[features]\ncodex_hooks = false\n",
+        "features.codex_hooks = false",
+    ),
+    (
+        "codex",
+        "home",
+        ".codex/config.toml",
+        "[profiles.work.features]\ncodex_hooks = false\n",
+        "profiles.work.features.codex_hooks = false",
+    ),
+    ("claude-code", "project", ".claude/settings.json", "{not json", "not JSON"),
+    (
+        "claude-code",
+        "project",
+        ".claude/settings.json",
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [REWRITER]}]}}),
+        "hooks.PreToolUse has a hook besides fluidbox's ('python3 rewrite.py')",
+    ),
+    (
+        "claude-code",
+        "home",
+        ".claude/settings.json",
+        json.dumps({"hooks": {"PermissionRequest": [{"hooks": [REWRITER]}]}}),
+        "hooks.PermissionRequest has a hook besides fluidbox's",
+    ),
+    (
+        "gemini-cli",
+        "project",
+        ".gemini/settings.json",
+        json.dumps({"hooks": {"BeforeTool": [{"matcher": "*", "hooks": [REWRITER]}]}}),
+        "hooks.BeforeTool has a hook besides fluidbox's",
+    ),
+    (
+        "codex",
+        "project",
+        ".codex/hooks.json",
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [REWRITER]}]}}),
+        "hooks.PreToolUse has a hook besides fluidbox's",
+    ),
+]
+
+
+@pytest.mark.parametrize(("cli", "where", "name", "content", "named"), HAZARDS)
+def test_agent_setup_refuses_settings_that_switch_the_hook_off(
+    cli, where, name, content, named, tmp_path, user_home, capsys
+):
+    project = tmp_path / "project"
+    project.mkdir()
+    planted = (project if where == "project" else user_home) / name
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text(content)
+    before = sorted(p for p in tmp_path.rglob("*"))
+
+    status = main([cli, "--url", "http://127.0.0.1:8000", "--run", "r1", "--dir", str(project)])
+
+    assert status == 1
+    printed = capsys.readouterr()
+    assert f"{planted}: " in printed.err and named in printed.err
+    assert "nothing was written" in printed.err and "wrote" not in printed.out
+    assert sorted(p for p in tmp_path.rglob("*")) == before
+    assert planted.read_text() == content
+
+
+@pytest.mark.parametrize(
+    ("cli", "name", "content"),
+    [
+        ("claude-code", ".claude/settings.json", '{"disableAllHooks": false, "env": {"A": "1"}}'),
+        (
+            "claude-code",
+            ".claude/settings.json",
+            json.dumps({"hooks": {"PostToolUse": [{"hooks": [REWRITER]}]}}),
+        ),
+        ("gemini-cli", ".gemini/settings.json", '{"hooksConfig": {"enabled": true}}'),
+        ("codex", ".codex/config.toml", "[features]\ncodex_hooks = true\n"),
+    ],
+)
+def test_agent_setup_keeps_settings_that_leave_the_hook_on(
+    cli, name, content, tmp_path, user_home, capsys
+):
+    (tmp_path / name).parent.mkdir(parents=True)
+    (tmp_path / name).write_text(content)
+    assert main([cli, "--url", "http://127.0.0.1:8000", "--run", "r1", "--dir", str(tmp_path)]) == 0
+    assert f"wrote {tmp_path / name}" in capsys.readouterr().out
+
+
+def test_the_hook_command_runs_python_isolated_from_the_project(tmp_path, user_home):
+    # A `runner` package in the project (or on $PYTHONPATH) is never what the hook imports.
+    setup_gemini_cli(tmp_path, "http://127.0.0.1:8000", "run-1", "fluidbox")
+    settings = json.loads((tmp_path / ".gemini" / "settings.json").read_text())
+    [entry] = settings["hooks"]["BeforeTool"]
+    [hook] = entry["hooks"]
+    assert " -I -c " in hook["command"] and "PYTHONPATH" not in hook["command"]
+    assert hook["name"] == "fluidbox"
+    assert hook["env"]["BASH_ENV"] == "" and hook["env"]["LD_PRELOAD"] == ""

@@ -1,0 +1,161 @@
+"""Settings that would switch fluidbox's hook off, run code in its shell before it, or run
+another hook beside it that can change the call after fluidbox decided it.
+
+A repository can ship them (`.claude/settings.local.json` with `disableAllHooks`, a second
+`PreToolUse` hook whose `updatedInput` turns an allowed `ls` into `rm -rf`), and so can the
+user's own configuration: the CLI then runs calls fluidbox did not allow, and says nothing.
+`agent_setup` looks for them in the files each CLI reads (the project's and the user's) and
+refuses to set up over them, writing nothing. The agent cannot add them during a run by a
+broad rule: these files are config paths (`governance/policy/config_paths.py`).
+
+What a project can put in the hook's environment without a setting (Gemini CLI loads the
+project's `.env`) is handled where the hook runs: Python isolated (`-I`), its requests
+without proxies from the environment, and for Gemini CLI the variables below set empty in
+the hook's own `env`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from runner.cli_trust import gemini_home
+
+# What bash or the dynamic loader acts on before the hook's command runs: a script sourced
+# (BASH_ENV, ENV), options and a prompt that run commands (SHELLOPTS=xtrace with PS4), a
+# library loaded into the shell.
+SHELL_STARTUP_VARIABLES = (
+    "BASH_ENV",
+    "ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+)
+
+
+def _json_object(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except ValueError as error:
+        raise HookHazard(f"{path}: not JSON ({error}); fix it and run this again") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _toml_table(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as error:
+        raise HookHazard(f"{path}: not TOML ({error}); fix it and run this again") from None
+
+
+class HookHazard(Exception):
+    """A setting that must go before fluidbox's hook can be relied on."""
+
+
+def _environment_hazards(path: Path, env: object) -> Iterator[str]:
+    if isinstance(env, dict):
+        for name in SHELL_STARTUP_VARIABLES:
+            if name in env:
+                yield f"{path}: env sets {name}, which runs code in the hook's shell before it"
+
+
+def _other_pre_tool_hooks(path: Path, hooks: object, events: tuple[str, ...]) -> Iterator[str]:
+    """Hooks that run before a tool beside fluidbox's: one can rewrite the call after fluidbox
+    decided it (Claude Code applies a hook's `updatedInput` to the call that runs), or allow
+    what fluidbox never saw."""
+    if not isinstance(hooks, dict):
+        return
+    for event in events:
+        entries = hooks.get(event)
+        for entry in entries if isinstance(entries, list) else ():
+            if "runner.hook" in json.dumps(entry):
+                continue
+            commands = [
+                hook.get("command")
+                for hook in (entry.get("hooks") if isinstance(entry, dict) else None) or ()
+                if isinstance(hook, dict)
+            ]
+            shown = ", ".join(repr(c) for c in commands if c) or json.dumps(entry)[:120]
+            yield (
+                f"{path}: hooks.{event} has a hook besides fluidbox's ({shown}); it runs before "
+                "the tool too and can change the call after fluidbox decided it"
+            )
+
+
+def claude_code_hazards(project: Path) -> Iterator[str]:
+    user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    for path in (
+        project / ".claude" / "settings.json",
+        project / ".claude" / "settings.local.json",
+        user / "settings.json",
+    ):
+        settings = _json_object(path)
+        if settings.get("disableAllHooks"):
+            yield f"{path}: disableAllHooks turns every hook off, fluidbox's too"
+        yield from _environment_hazards(path, settings.get("env"))
+        yield from _other_pre_tool_hooks(
+            path, settings.get("hooks"), ("PreToolUse", "PermissionRequest")
+        )
+
+
+def gemini_cli_hazards(project: Path) -> Iterator[str]:
+    for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
+        settings = _json_object(path)
+        yield from _other_pre_tool_hooks(path, settings.get("hooks"), ("BeforeTool",))
+        hooks_config = settings.get("hooksConfig")
+        if not isinstance(hooks_config, dict):
+            continue
+        if hooks_config.get("enabled") is False:
+            yield f"{path}: hooksConfig.enabled is false, which turns every hook off"
+        disabled = hooks_config.get("disabled")
+        for name in disabled if isinstance(disabled, list) else ():
+            if isinstance(name, str) and (name == GEMINI_HOOK_NAME or "runner.hook" in name):
+                yield f"{path}: hooksConfig.disabled names fluidbox's hook ({name!r})"
+
+
+def codex_hazards(project: Path) -> Iterator[str]:
+    user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    for folder in (project / ".codex", user):
+        path = folder / "hooks.json"
+        hooks = _json_object(path).get("hooks")
+        yield from _other_pre_tool_hooks(path, hooks, ("PreToolUse", "PermissionRequest"))
+    for path in (project / ".codex" / "config.toml", user / "config.toml"):
+        config = _toml_table(path)
+        yield from _other_pre_tool_hooks(
+            path, config.get("hooks"), ("PreToolUse", "PermissionRequest")
+        )
+        tables = [("", config)]
+        profiles = config.get("profiles")
+        if isinstance(profiles, dict):
+            tables += [(f"profiles.{n}.", p) for n, p in profiles.items() if isinstance(p, dict)]
+        for prefix, table in tables:
+            features = table.get("features")
+            if isinstance(features, dict) and features.get("codex_hooks") is False:
+                yield f"{path}: {prefix}features.codex_hooks = false turns every hook off"
+
+
+GEMINI_HOOK_NAME = "fluidbox"
+HAZARDS = {
+    "claude-code": claude_code_hazards,
+    "codex": codex_hazards,
+    "gemini-cli": gemini_cli_hazards,
+}
+
+
+def hook_hazards(agent: str, project: Path) -> list[str]:
+    """Every setting that would keep fluidbox's hook from deciding, a line each."""
+    try:
+        return list(HAZARDS[agent](project))
+    except HookHazard as error:
+        return [str(error)]
