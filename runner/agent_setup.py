@@ -17,7 +17,8 @@ Without `--run` the hook reads the run's id from `FLUIDBOX_RUN_ID` too, so the f
 the same from run to run (Codex asks to trust a hook again whenever its command changes).
 
 It writes nothing when a setting it finds would switch the hook off (`disableAllHooks`,
-`hooksConfig.enabled = false`, `features.codex_hooks = false`, ...; `runner.hook_hazards`).
+`hooksConfig.enabled = false`, `features.codex_hooks = false`, another pre-tool hook, or
+another MCP server sent the run's token; `runner.setup_hazards`).
 
 Codex CLI and Gemini CLI ignore these files until their user trusts the project (Codex its
 hook too), and then run every call unchecked. `--trust` takes that step in the CLI's user
@@ -28,14 +29,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from runner import cli_trust
 from runner.hook import RUN_ENV, TOKEN_ENV
-from runner.hook_hazards import GEMINI_HOOK_NAME, SHELL_STARTUP_VARIABLES, hook_hazards
+from runner.setup_hazards import GEMINI_HOOK_NAME, SHELL_STARTUP_VARIABLES, setup_hazards
 
 # The hook waits up to its --max-wait for a human; the CLI must give it longer than that,
 # or it would give up on the hook (and a CLI that shrugs off a timed-out hook would run
@@ -45,6 +48,11 @@ HOOK_TIMEOUT_SECONDS = 330
 
 
 RUNNER_ROOT = Path(__file__).resolve().parents[1]
+
+
+def mcp_url(url: str) -> str:
+    """fluidbox's MCP endpoint under its base URL."""
+    return f"{url.rstrip('/')}/v1/mcp"
 
 
 def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str:
@@ -76,6 +84,10 @@ def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str
         ]
     )
     return f'{hook} || {{ echo "fluidbox hook could not run; denied" >&2; exit 2; }}'
+
+
+def _as_dict(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _merge_json(path: Path, update) -> dict[str, Any]:
@@ -119,7 +131,7 @@ def setup_claude_code(project: Path, url: str, run_id: str | None, server: str) 
     def mcp(data: dict) -> None:
         data.setdefault("mcpServers", {})[server] = {
             "type": "http",
-            "url": f"{url.rstrip('/')}/v1/mcp",
+            "url": mcp_url(url),
             "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"},
         }
 
@@ -136,7 +148,7 @@ def setup_gemini_cli(project: Path, url: str, run_id: str | None, server: str) -
 
     def settings(data: dict) -> None:
         hooks = data.setdefault("hooks", {})
-        # Named, so a setting that disables it by name is recognised (runner.hook_hazards);
+        # Named, so a setting that disables it by name is recognised (runner.setup_hazards);
         # its shell starts with nothing a project's `.env` put in the CLI's environment.
         hooks["BeforeTool"] = _with_hook(
             hooks.get("BeforeTool", []),
@@ -147,7 +159,7 @@ def setup_gemini_cli(project: Path, url: str, run_id: str | None, server: str) -
             env=dict.fromkeys(SHELL_STARTUP_VARIABLES, ""),
         )
         data.setdefault("mcpServers", {})[server] = {
-            "httpUrl": f"{url.rstrip('/')}/v1/mcp",
+            "httpUrl": mcp_url(url),
             "headers": {"Authorization": f"Bearer ${TOKEN_ENV}"},
         }
         # Gemini CLI strips variables named like secrets (`*TOKEN*`) from a hook's
@@ -174,18 +186,31 @@ def setup_codex(project: Path, url: str, run_id: str | None, server: str) -> dic
             timeout_unit_ms=False,
         )
 
+    config = project / ".codex" / "config.toml"
+    text = config.read_text() if config.exists() else ""
+    block = (
+        f'[mcp_servers.{server}]\nurl = "{mcp_url(url)}"\nbearer_token_env_var = "{TOKEN_ENV}"\n'
+    )
+    # An entry of that name as agent_setup writes it (an earlier URL, or a repository's URL)
+    # is replaced; written otherwise, it is left for the user (TOML is not rewritten here).
+    written_before = re.compile(
+        rf"^\[mcp_servers\.{re.escape(server)}\]\n"
+        r'(?:(?:url|bearer_token_env_var) = "[^"\n]*"\n?){2}',
+        re.MULTILINE,
+    )
+    if written_before.search(text):
+        text = written_before.sub(lambda _: block, text, count=1)
+    elif server in _as_dict(tomllib.loads(text).get("mcp_servers")):
+        raise SystemExit(
+            f"{config}: [mcp_servers.{server}] is not written as agent_setup writes it; "
+            "remove it and run this again (nothing was written)"
+        )
+    else:
+        text += ("\n" if text and not text.endswith("\n") else "") + block
     hooks_path = project / ".codex" / "hooks.json"
     written = {hooks_path: _merge_json(hooks_path, hooks)}
-    config = project / ".codex" / "config.toml"
-    block = (
-        f"[mcp_servers.{server}]\n"
-        f'url = "{url.rstrip("/")}/v1/mcp"\n'
-        f'bearer_token_env_var = "{TOKEN_ENV}"\n'
-    )
-    text = config.read_text() if config.exists() else ""
-    if f"[mcp_servers.{server}]" not in text:
-        config.write_text(text + ("\n" if text and not text.endswith("\n") else "") + block)
-    written[config] = config.read_text()
+    config.write_text(text)
+    written[config] = text
     return written
 
 
@@ -248,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.trust and args.agent not in TRUST_STEP:
         parser.error(f"--trust: {args.agent} has no trust step to take")
     project = Path(args.dir).resolve()
-    hazards = hook_hazards(args.agent, project)
+    hazards = setup_hazards(args.agent, project, args.server_name, mcp_url(args.url))
     if hazards:
         print(f"not set up: {args.agent} would not run fluidbox's hook:", file=sys.stderr)
         for line in hazards:

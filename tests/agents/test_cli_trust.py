@@ -73,7 +73,7 @@ def test_codex_trust_is_the_projects_and_fluidboxs_hook_only(home, project):
         '[hooks.state."/elsewhere/.codex/hooks.json:stop:0:0"]\nenabled = false\n'
     )
     (project / ".codex").mkdir()
-    # (Another hook before tools would be refused: runner/hook_hazards.py.)
+    # (Another hook before tools would be refused: runner/setup_hazards.py.)
     theirs = {"hooks": [{"type": "command", "command": "echo theirs"}]}
     (project / ".codex" / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [theirs]}}))
 

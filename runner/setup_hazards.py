@@ -1,9 +1,13 @@
-"""Settings that would switch fluidbox's hook off, run code in its shell before it, or run
-another hook beside it that can change the call after fluidbox decided it.
+"""Settings that would switch fluidbox's hook off, run code in its shell before it, run
+another hook beside it that can change the call after fluidbox decided it, or send the run's
+token to a server that is not fluidbox.
 
 A repository can ship them (`.claude/settings.local.json` with `disableAllHooks`, a second
 `PreToolUse` hook whose `updatedInput` turns an allowed `ls` into `rm -rf`), and so can the
 user's own configuration: the CLI then runs calls fluidbox did not allow, and says nothing.
+Likewise a repository's MCP server entry under fluidbox's name with another URL, or any other
+entry that names `$FLUIDBOX_RUN_TOKEN`: the CLI would hand the token to that server, which
+could then ask and call as the run from anywhere.
 `agent_setup` looks for them in the files each CLI reads (the project's and the user's) and
 refuses to set up over them, writing nothing. The agent cannot add them during a run by a
 broad rule: these files are config paths (`governance/policy/config_paths.py`).
@@ -24,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.cli_trust import gemini_home
+from runner.hook import TOKEN_ENV
 
 # What bash or the dynamic loader acts on before the hook's command runs: a script sourced
 # (BASH_ENV, ENV), options and a prompt that run commands (SHELLOPTS=xtrace with PS4), a
@@ -60,7 +65,7 @@ def _toml_table(path: Path) -> dict[str, Any]:
 
 
 class HookHazard(Exception):
-    """A setting that must go before fluidbox's hook can be relied on."""
+    """A file that must be fixed before fluidbox's hook can be relied on."""
 
 
 def _environment_hazards(path: Path, env: object) -> Iterator[str]:
@@ -93,7 +98,19 @@ def _other_pre_tool_hooks(path: Path, hooks: object, events: tuple[str, ...]) ->
             )
 
 
-def claude_code_hazards(project: Path) -> Iterator[str]:
+def _token_for_other_servers(path: Path, servers: object, ours: str) -> Iterator[str]:
+    """MCP server entries besides fluidbox's own that the CLI would send the run's token."""
+    if not isinstance(servers, dict):
+        return
+    for name, entry in servers.items():
+        if name != ours and TOKEN_ENV in json.dumps(entry):
+            yield (
+                f"{path}: the MCP server {name!r} is sent the run's token (${TOKEN_ENV}); "
+                "only fluidbox's may be"
+            )
+
+
+def claude_code_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
     user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
     for path in (
         project / ".claude" / "settings.json",
@@ -107,12 +124,15 @@ def claude_code_hazards(project: Path) -> Iterator[str]:
         yield from _other_pre_tool_hooks(
             path, settings.get("hooks"), ("PreToolUse", "PermissionRequest")
         )
+    mcp = project / ".mcp.json"
+    yield from _token_for_other_servers(mcp, _json_object(mcp).get("mcpServers"), server)
 
 
-def gemini_cli_hazards(project: Path) -> Iterator[str]:
+def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
     for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
         settings = _json_object(path)
         yield from _other_pre_tool_hooks(path, settings.get("hooks"), ("BeforeTool",))
+        yield from _token_for_other_servers(path, settings.get("mcpServers"), server)
         hooks_config = settings.get("hooksConfig")
         if not isinstance(hooks_config, dict):
             continue
@@ -124,7 +144,7 @@ def gemini_cli_hazards(project: Path) -> Iterator[str]:
                 yield f"{path}: hooksConfig.disabled names fluidbox's hook ({name!r})"
 
 
-def codex_hazards(project: Path) -> Iterator[str]:
+def codex_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     for folder in (project / ".codex", user):
         path = folder / "hooks.json"
@@ -135,6 +155,16 @@ def codex_hazards(project: Path) -> Iterator[str]:
         yield from _other_pre_tool_hooks(
             path, config.get("hooks"), ("PreToolUse", "PermissionRequest")
         )
+        servers = config.get("mcp_servers")
+        yield from _token_for_other_servers(path, servers, server)
+        # An entry of fluidbox's name with just these keys is rewritten by agent_setup; one
+        # with more (a command, headers) is someone else's server.
+        existing = servers.get(server) if isinstance(servers, dict) else None
+        if isinstance(existing, dict) and set(existing) - {"url", "bearer_token_env_var"}:
+            yield (
+                f"{path}: [mcp_servers.{server}] is not fluidbox's MCP server at {mcp_url} "
+                f"({json.dumps(existing)[:160]}); remove it and run this again"
+            )
         tables = [("", config)]
         profiles = config.get("profiles")
         if isinstance(profiles, dict):
@@ -153,9 +183,10 @@ HAZARDS = {
 }
 
 
-def hook_hazards(agent: str, project: Path) -> list[str]:
-    """Every setting that would keep fluidbox's hook from deciding, a line each."""
+def setup_hazards(agent: str, project: Path, server: str, mcp_url: str) -> list[str]:
+    """Every setting that would keep fluidbox's hook from deciding, or send the run's token
+    elsewhere, a line each."""
     try:
-        return list(HAZARDS[agent](project))
+        return list(HAZARDS[agent](project, server, mcp_url))
     except HookHazard as error:
         return [str(error)]
