@@ -13,8 +13,10 @@ runs with no flag that bypasses them. Codex's own sandbox and approvals are off
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -107,6 +109,19 @@ class Codex:
             f"codex did not finish its turn (rc {done.returncode}): {done.stderr[-3000:]}"
         )
         return events
+
+
+def stop_daemons_of(home: Path) -> None:
+    """The TUI starts an app-server daemon from the user's `~/.codex/packages` that outlives
+    it (`--managed-daemon`, detached): a test's user is gone with the test, so are its."""
+    for process in Path("/proc").iterdir():
+        try:
+            executable = (process / "cmdline").read_bytes().split(b"\0", 1)[0].decode()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if process.name.isdigit() and executable.startswith(f"{home}/"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(process.name), signal.SIGKILL)
 
 
 def output_text(model: ScriptedResponses, call_id: str) -> str:
@@ -280,6 +295,7 @@ def test_interactive_codex_runs_the_hook_agent_setup_trusted(
             assert (codex.project / "approved.txt").exists()
         finally:
             terminal.close()
+            stop_daemons_of(codex.home)
     calls = {c.tool_call_id: c for c in ToolCall.objects.filter(run_id=run_id)}
     assert (calls["call_irm_1"].decision, calls["call_irm_1"].source) == ("deny", "policy")
     assert calls["call_ils_1"].decision == "allow"
