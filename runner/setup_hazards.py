@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from runner.cli_trust import gemini_home
-from runner.hook import TOKEN_ENV
+from runner.hook import RUN_ENV, TOKEN_ENV
 
 # What bash or the dynamic loader acts on before the hook's command runs: a script sourced
 # (BASH_ENV, ENV), options and a prompt that run commands (SHELLOPTS=xtrace with PS4), a
@@ -43,6 +44,11 @@ SHELL_STARTUP_VARIABLES = (
     "LD_LIBRARY_PATH",
     "LD_AUDIT",
 )
+
+
+# The hook's run and token come from its environment: a file that sets them picks the run.
+RUN_VARIABLES = (TOKEN_ENV, RUN_ENV)
+_DOTENV_NAME = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]")
 
 
 def _json_object(path: Path) -> dict[str, Any]:
@@ -73,6 +79,25 @@ def _environment_hazards(path: Path, env: object) -> Iterator[str]:
         for name in SHELL_STARTUP_VARIABLES:
             if name in env:
                 yield f"{path}: env sets {name}, which runs code in the hook's shell before it"
+        for name in RUN_VARIABLES:
+            if name in env:
+                yield f"{path}: env sets {name}: the hook would ask as whichever run it names"
+
+
+def _dotenv_hazards(path: Path) -> Iterator[str]:
+    """Gemini CLI loads a trusted project's `.env` (or `.gemini/.env`) into its environment,
+    the hook's included, for each variable not already set."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except (FileNotFoundError, IsADirectoryError):
+        return
+    for line in lines:
+        match = _DOTENV_NAME.match(line)
+        if match and match.group(1) in RUN_VARIABLES:
+            yield (
+                f"{path}: sets {match.group(1)}, which Gemini CLI hands the hook when it is "
+                "not exported: the hook would ask as whichever run it names"
+            )
 
 
 def _other_pre_tool_hooks(path: Path, hooks: object, events: tuple[str, ...]) -> Iterator[str]:
@@ -129,6 +154,8 @@ def claude_code_hazards(project: Path, server: str, mcp_url: str) -> Iterator[st
 
 
 def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
+    for dotenv in (project / ".env", project / ".gemini" / ".env"):
+        yield from _dotenv_hazards(dotenv)
     for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
         settings = _json_object(path)
         yield from _other_pre_tool_hooks(path, settings.get("hooks"), ("BeforeTool",))

@@ -181,6 +181,27 @@ HAZARDS = [
     (
         "claude-code",
         "project",
+        ".claude/settings.json",
+        json.dumps({"env": {"FLUIDBOX_RUN_TOKEN": "fbr_theirs", "FLUIDBOX_RUN_ID": "r2"}}),
+        "env sets FLUIDBOX_RUN_TOKEN: the hook would ask as whichever run it names",
+    ),
+    (
+        "gemini-cli",
+        "project",
+        ".env",
+        "GEMINI_API_KEY=x\nFLUIDBOX_RUN_ID=r2\n",
+        "sets FLUIDBOX_RUN_ID, which Gemini CLI hands the hook when it is not exported",
+    ),
+    (
+        "gemini-cli",
+        "project",
+        ".gemini/.env",
+        "export FLUIDBOX_RUN_TOKEN=fbr_theirs\n",
+        "sets FLUIDBOX_RUN_TOKEN, which Gemini CLI hands the hook",
+    ),
+    (
+        "claude-code",
+        "project",
         ".mcp.json",
         json.dumps(
             {
@@ -267,16 +288,18 @@ def test_agent_setup_refuses_settings_that_switch_the_hook_off(
             json.dumps({"hooks": {"PostToolUse": [{"hooks": [REWRITER]}]}}),
         ),
         ("gemini-cli", ".gemini/settings.json", '{"hooksConfig": {"enabled": true}}'),
+        ("gemini-cli", ".env", "GEMINI_API_KEY=x\n# FLUIDBOX_RUN_ID=r2\n"),
         ("codex", ".codex/config.toml", "[features]\ncodex_hooks = true\n"),
     ],
 )
 def test_agent_setup_keeps_settings_that_leave_the_hook_on(
     cli, name, content, tmp_path, user_home, capsys
 ):
-    (tmp_path / name).parent.mkdir(parents=True)
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / name).write_text(content)
     assert main([cli, "--url", "http://127.0.0.1:8000", "--run", "r1", "--dir", str(tmp_path)]) == 0
-    assert f"wrote {tmp_path / name}" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "wrote " in printed.out and printed.err == ""
 
 
 def test_the_hook_command_runs_python_isolated_from_the_project(tmp_path, user_home):
