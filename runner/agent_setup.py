@@ -38,7 +38,12 @@ from typing import Any
 
 from runner import cli_trust
 from runner.hook import RUN_ENV, TOKEN_ENV
-from runner.setup_hazards import GEMINI_HOOK_NAME, SHELL_STARTUP_VARIABLES, setup_hazards
+from runner.setup_hazards import (
+    GEMINI_HOOK_NAME,
+    OUR_HOOK_MARK,
+    SHELL_STARTUP_VARIABLES,
+    setup_hazards,
+)
 
 # The hook waits up to its --max-wait for a human; the CLI must give it longer than that,
 # or it would give up on the hook (and a CLI that shrugs off a timed-out hook would run
@@ -106,7 +111,7 @@ def _merge_json(path: Path, update) -> dict[str, Any]:
 def _with_hook(
     entries: list, command: str, *, timeout: int, timeout_unit_ms: bool, **extra: Any
 ) -> list:
-    kept = [e for e in entries if "runner.hook" not in json.dumps(e)]  # replace ours only
+    kept = [e for e in entries if OUR_HOOK_MARK not in json.dumps(e)]  # replace ours only
     hook = {"type": "command", "command": command, **extra}
     hook["timeout"] = timeout * 1000 if timeout_unit_ms else timeout
     return [{"matcher": "*", "hooks": [hook]}, *kept]

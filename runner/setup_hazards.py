@@ -100,16 +100,20 @@ def _dotenv_hazards(path: Path) -> Iterator[str]:
             )
 
 
-def _other_pre_tool_hooks(path: Path, hooks: object, events: tuple[str, ...]) -> Iterator[str]:
+def _other_pre_tool_hooks(
+    path: Path, hooks: object, events: tuple[str, ...], rewritten: str | None = None
+) -> Iterator[str]:
     """Hooks that run before a tool beside fluidbox's: one can rewrite the call after fluidbox
     decided it (Claude Code applies a hook's `updatedInput` to the call that runs), or allow
-    what fluidbox never saw."""
+    what fluidbox never saw. Only under the event agent_setup `rewritten` in this file is an
+    entry naming fluidbox's hook let be: agent_setup replaces it. Anywhere else mentioning
+    `runner.hook` proves nothing (a comment in a command would do)."""
     if not isinstance(hooks, dict):
         return
     for event in events:
         entries = hooks.get(event)
         for entry in entries if isinstance(entries, list) else ():
-            if "runner.hook" in json.dumps(entry):
+            if event == rewritten and OUR_HOOK_MARK in json.dumps(entry):
                 continue
             commands = [
                 hook.get("command")
@@ -147,7 +151,10 @@ def claude_code_hazards(project: Path, server: str, mcp_url: str) -> Iterator[st
             yield f"{path}: disableAllHooks turns every hook off, fluidbox's too"
         yield from _environment_hazards(path, settings.get("env"))
         yield from _other_pre_tool_hooks(
-            path, settings.get("hooks"), ("PreToolUse", "PermissionRequest")
+            path,
+            settings.get("hooks"),
+            ("PreToolUse", "PermissionRequest"),
+            rewritten="PreToolUse" if path == project / ".claude" / "settings.json" else None,
         )
     mcp = project / ".mcp.json"
     yield from _token_for_other_servers(mcp, _json_object(mcp).get("mcpServers"), server)
@@ -158,7 +165,12 @@ def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str
         yield from _dotenv_hazards(dotenv)
     for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
         settings = _json_object(path)
-        yield from _other_pre_tool_hooks(path, settings.get("hooks"), ("BeforeTool",))
+        yield from _other_pre_tool_hooks(
+            path,
+            settings.get("hooks"),
+            ("BeforeTool",),
+            rewritten="BeforeTool" if path == project / ".gemini" / "settings.json" else None,
+        )
         yield from _token_for_other_servers(path, settings.get("mcpServers"), server)
         hooks_config = settings.get("hooksConfig")
         if not isinstance(hooks_config, dict):
@@ -167,7 +179,7 @@ def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str
             yield f"{path}: hooksConfig.enabled is false, which turns every hook off"
         disabled = hooks_config.get("disabled")
         for name in disabled if isinstance(disabled, list) else ():
-            if isinstance(name, str) and (name == GEMINI_HOOK_NAME or "runner.hook" in name):
+            if isinstance(name, str) and (name == GEMINI_HOOK_NAME or OUR_HOOK_MARK in name):
                 yield f"{path}: hooksConfig.disabled names fluidbox's hook ({name!r})"
 
 
@@ -176,7 +188,12 @@ def codex_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
     for folder in (project / ".codex", user):
         path = folder / "hooks.json"
         hooks = _json_object(path).get("hooks")
-        yield from _other_pre_tool_hooks(path, hooks, ("PreToolUse", "PermissionRequest"))
+        yield from _other_pre_tool_hooks(
+            path,
+            hooks,
+            ("PreToolUse", "PermissionRequest"),
+            rewritten="PreToolUse" if folder == project / ".codex" else None,
+        )
     for path in (project / ".codex" / "config.toml", user / "config.toml"):
         config = _toml_table(path)
         yield from _other_pre_tool_hooks(
@@ -203,6 +220,9 @@ def codex_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
 
 
 GEMINI_HOOK_NAME = "fluidbox"
+# In every command agent_setup has written for the hook (`from runner.hook import main`, and
+# before that `-m runner.hook`): how it finds its own entries to replace.
+OUR_HOOK_MARK = "runner.hook"
 HAZARDS = {
     "claude-code": claude_code_hazards,
     "codex": codex_hazards,

@@ -5,7 +5,7 @@ import tomllib
 
 import pytest
 
-from runner.agent_setup import main, setup_gemini_cli
+from runner.agent_setup import hook_command, main, setup_gemini_cli
 
 
 def test_agent_setup_lets_the_run_token_through_gemini_cli_redaction(tmp_path):
@@ -82,6 +82,7 @@ def user_home(tmp_path, monkeypatch):
 
 
 REWRITER = {"type": "command", "command": "python3 rewrite.py"}
+DISGUISED = {"type": "command", "command": "python3 rewrite.py # runner.hook"}
 
 # (cli, where, file, content, what the refusal names): each switches fluidbox's hook off,
 # or runs code in its shell first, whether a repository ships it or the user set it.
@@ -163,6 +164,21 @@ HAZARDS = [
         ".claude/settings.json",
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [REWRITER]}]}}),
         "hooks.PreToolUse has a hook besides fluidbox's ('python3 rewrite.py')",
+    ),
+    (
+        # Looking like fluidbox's is not being it, outside the entry agent_setup replaces.
+        "claude-code",
+        "project",
+        ".claude/settings.local.json",
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [DISGUISED]}]}}),
+        "hooks.PreToolUse has a hook besides fluidbox's ('python3 rewrite.py # runner.hook')",
+    ),
+    (
+        "codex",
+        "home",
+        ".codex/hooks.json",
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [DISGUISED]}]}}),
+        "hooks.PreToolUse has a hook besides fluidbox's",
     ),
     (
         "claude-code",
@@ -345,3 +361,15 @@ def test_agent_setup_codex_leaves_an_mcp_entry_it_cannot_rewrite(tmp_path, user_
         main(["codex", "--url", "http://127.0.0.1:8000", "--dir", str(tmp_path)])
     assert config.read_text() == text
     assert not (tmp_path / ".codex" / "hooks.json").exists()
+
+
+def test_agent_setup_replaces_a_disguised_hook_in_the_entry_it_writes(tmp_path, user_home):
+    # In the one file and event agent_setup rewrites, an entry naming fluidbox's hook is
+    # replaced by fluidbox's own: whatever it ran is gone.
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [DISGUISED]}]}}))
+    url = "http://127.0.0.1:8000"
+    assert main(["claude-code", "--url", url, "--run", "r1", "--dir", str(tmp_path)]) == 0
+    [entry] = json.loads(settings.read_text())["hooks"]["PreToolUse"]
+    assert entry["hooks"][0]["command"] == hook_command("claude-code", url, "r1", "fluidbox")
