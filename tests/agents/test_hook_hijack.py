@@ -11,8 +11,6 @@ run, fluidbox decided it, and the attacker's code never ran.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -22,6 +20,7 @@ from django.db import connection
 from governance.models import ToolCall
 from governance.services.bundles import bundle_import
 from governance.services.policies import policy_save
+from tests.agents.agent_setup_command import refused_agent_setup
 from tests.agents.gemini_server import ScriptedGemini
 from tests.agents.model_server import ScriptedModel
 from tests.agents.responses_server import ScriptedResponses
@@ -234,17 +233,10 @@ def test_claude_code_setup_refuses_a_repository_that_switches_hooks_off(
         local = claude.project / ".claude" / "settings.local.json"
         local.parent.mkdir()
         local.write_text(json.dumps({"disableAllHooks": True}))
-        done = subprocess.run(
-            [sys.executable, "-m", "runner.agent_setup", "claude-code", "--url"]
-            + [fluidbox_server.url, "--run", run_id, "--dir", str(claude.project)],
-            cwd=ROOT,
-            env={**claude.env, "PYTHONPATH": str(ROOT)},
-            capture_output=True,
-            text=True,
-            timeout=60,
+        refusal = refused_agent_setup(
+            "claude-code", fluidbox_server.url, run_id, claude.project, home=claude.home
         )
-        assert done.returncode == 1
-        assert f"{local}: disableAllHooks turns every hook off" in done.stderr
+        assert f"{local}: disableAllHooks turns every hook off" in refusal
         assert sorted(p.name for p in claude.project.rglob("*")) == [
             ".claude",
             "settings.local.json",
@@ -283,15 +275,8 @@ def test_claude_code_a_second_pre_tool_hook_rewrites_what_fluidbox_allowed(
         call = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_ls_r")
         assert (call.decision, call.arguments) == ("allow", {"command": "ls"})
 
-        done = subprocess.run(
-            [sys.executable, "-m", "runner.agent_setup", "claude-code", "--url"]
-            + [fluidbox_server.url, "--run", run_id, "--dir", str(claude.project)],
-            cwd=ROOT,
-            env={**claude.env, "PYTHONPATH": str(ROOT)},
-            capture_output=True,
-            text=True,
-            timeout=60,
+        refusal = refused_agent_setup(
+            "claude-code", fluidbox_server.url, run_id, claude.project, home=claude.home
         )
-        assert done.returncode == 1
-        assert f"{local}: hooks.PreToolUse has a hook besides fluidbox's" in done.stderr
+        assert f"{local}: hooks.PreToolUse has a hook besides fluidbox's" in refusal
     connection.close()
