@@ -25,7 +25,6 @@ import io
 import os
 import pstats
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.gate_load import seed  # noqa: E402
 from bench.harness import (  # noqa: E402
+    OtlpReceiverProcess,
     backends_cpu_seconds,
     drop_database,
     load_average,
@@ -117,10 +117,10 @@ def main() -> None:
     env = production_environment(database_url, workdir, FLUIDBOX_BENCH_ENDPOINTS="1")
     receiver = None
     if args.trace:
-        receiver, endpoint = otlp_receiver()
+        receiver = OtlpReceiverProcess()
         env.update(
             OTEL_TRACES_EXPORTER="otlp",
-            OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=endpoint,
+            OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=receiver.endpoint,
             OTEL_SERVICE_NAME="fluidbox-bench",
             OTEL_BSP_MAX_QUEUE_SIZE="200000",
         )
@@ -145,25 +145,7 @@ def main() -> None:
             from governance.observability import tracing
 
             tracing.flush(30000)  # before the receiver goes: the exporter would retry
-            receiver.terminate()
-            receiver.wait()
-
-
-def otlp_receiver() -> tuple[subprocess.Popen, str]:
-    """tests/support/receivers.py's OTLP receiver (not decoding) in a process of its own."""
-    code = (
-        "import sys, threading; from tests.support.receivers import OtlpReceiver; "
-        "r = OtlpReceiver(decode=False).start(); print(r.endpoint, flush=True); "
-        "sys.stdin.read()"
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    return process, process.stdout.readline().strip()
+            print(f"spans received: {receiver.stop()}")
 
 
 def measure(runs, scenarios, args) -> None:

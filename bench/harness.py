@@ -380,3 +380,30 @@ def start_demo_tracker(port: int, env: dict, token: str) -> subprocess.Popen:
                 tracker.kill()
                 sys.exit("the demo tracker did not start")
             time.sleep(0.1)
+
+
+class OtlpReceiverProcess:
+    """tests/support/receivers.py's OTLP/HTTP receiver in a process of its own, keeping the
+    bodies undecoded while the bench runs (its CPU is not fluidbox's); `stop()` decodes them
+    and returns how many spans came."""
+
+    _CODE = (
+        "import sys; from tests.support.receivers import OtlpReceiver; "
+        "r = OtlpReceiver(decode=False).start(); print(r.endpoint, flush=True); "
+        "sys.stdin.read(); print(r.span_count(), flush=True)"
+    )
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", self._CODE],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.endpoint = self.process.stdout.readline().strip()
+
+    def stop(self) -> int:
+        """The spans received (the process ends with it)."""
+        count, _ = self.process.communicate(timeout=300)
+        return int(count.strip() or 0)

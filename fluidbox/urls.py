@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.http import JsonResponse
-from django.urls import include, path
+from django.urls import include, path, reverse_lazy
+from django.views.generic import RedirectView
 
 from fluidbox.env import env_bool
 from governance.observability.endpoint import metrics_view
@@ -15,6 +16,8 @@ def json_server_error(request):
 
 
 urlpatterns = [
+    # Someone who opens the server's address in a browser lands on the portal's sign-in.
+    path("", RedirectView.as_view(url=reverse_lazy("admin:index")), name="home"),
     path("metrics", metrics_view, name="metrics"),
     path("v1/", include("governance.api.urls")),
     path("admin/", admin.site.urls),
