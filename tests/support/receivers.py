@@ -9,6 +9,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
 from tests.support.servers import free_port
 
 
@@ -110,42 +115,11 @@ class OtlpReceiver(Receiver):
             return 404, b""
         with self.lock:
             self.requests += 1
-        if not self.decode:  # a bench: keep the body, count its spans later (span_count)
-            with self.lock:
-                self.bodies.append(body)
-            return 200, b""
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceRequest,
-            ExportTraceServiceResponse,
-        )
-
-        request = ExportTraceServiceRequest()
-        request.ParseFromString(body)
-        spans = []
-        for resource_spans in request.resource_spans:
-            resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
-            for scope_spans in resource_spans.scope_spans:
-                for span in scope_spans.spans:
-                    spans.append(
-                        Span(
-                            name=span.name,
-                            trace_id=span.trace_id.hex(),
-                            span_id=span.span_id.hex(),
-                            parent_span_id=span.parent_span_id.hex(),
-                            kind=span.kind,
-                            start=span.start_time_unix_nano,
-                            attributes={a.key: _value(a.value) for a in span.attributes},
-                            status_code=span.status.code,
-                            events=[
-                                (e.name, {a.key: _value(a.value) for a in e.attributes})
-                                for e in span.events
-                            ],
-                            resource=resource,
-                        )
-                    )
-        with self.lock:
             self.bodies.append(body)
-            self.spans.extend(spans)
+        if self.decode:  # a bench leaves it to the end (span_count)
+            spans = _decoded_spans(body)
+            with self.lock:
+                self.spans.extend(spans)
         return 200, ExportTraceServiceResponse().SerializeToString()
 
     def snapshot(self) -> list[Span]:
@@ -153,19 +127,37 @@ class OtlpReceiver(Receiver):
             return list(self.spans)
 
     def span_count(self) -> int:
-        """Spans in every body received, decoded now rather than as they came."""
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceRequest,
-        )
-
+        """Spans in every body received, decoded now if they were not as they came."""
         with self.lock:
             bodies = list(self.bodies)
-        count = 0
-        for body in bodies:
-            request = ExportTraceServiceRequest.FromString(body)
-            for resource_spans in request.resource_spans:
-                count += sum(len(scope.spans) for scope in resource_spans.scope_spans)
-        return count
+        return sum(len(_decoded_spans(body)) for body in bodies)
+
+
+def _decoded_spans(body: bytes) -> list[Span]:
+    request = ExportTraceServiceRequest.FromString(body)
+    spans = []
+    for resource_spans in request.resource_spans:
+        resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                spans.append(
+                    Span(
+                        name=span.name,
+                        trace_id=span.trace_id.hex(),
+                        span_id=span.span_id.hex(),
+                        parent_span_id=span.parent_span_id.hex(),
+                        kind=span.kind,
+                        start=span.start_time_unix_nano,
+                        attributes={a.key: _value(a.value) for a in span.attributes},
+                        status_code=span.status.code,
+                        events=[
+                            (e.name, {a.key: _value(a.value) for a in e.attributes})
+                            for e in span.events
+                        ],
+                        resource=resource,
+                    )
+                )
+    return spans
 
 
 class SinkReceiver(Receiver):
