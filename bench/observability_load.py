@@ -104,8 +104,9 @@ def main() -> None:
             flush=True,
         )
         print(f"  load average at start: {harness.load_average()}", flush=True)
-        for name in CONFIGS:  # warm up
-            gate_load.wrk(
+        warm_up = {}
+        for name in CONFIGS:
+            warm_up[name], _ = gate_load.wrk(
                 servers[name], "always", connections=8, seconds=2, threads=args.wrk_threads
             )
         results: dict[str, list] = {name: [] for name in CONFIGS}
@@ -128,7 +129,10 @@ def main() -> None:
                     flush=True,
                 )
         print(f"  load average at end: {harness.load_average()}", flush=True)
-        traced_requests = sum(result.requests for result in results["tracing"]) + 1
+        # The warm-up's requests were traced too.
+        traced_requests = warm_up["tracing"].requests + sum(
+            result.requests for result in results["tracing"]
+        )
     finally:
         for server in servers.values():  # a worker flushes its batch processor as it stops
             server.stop()
