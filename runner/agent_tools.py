@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from runner.cli_paths import pattern_reach, real_path
+from runner.cli_paths import pattern_reaches, real_path
 from runner.codex_patch import patch_targets
 
 
@@ -35,8 +35,7 @@ def _path(value: Any, cwd: str) -> Any:
 def _searched(tool: str, base: Any, cwd: str, arguments: dict, pattern: Any) -> list[GateCall]:
     calls = [GateCall(tool, {"path": _path(base, cwd), **arguments})]
     if isinstance(pattern, str) and isinstance(calls[0].arguments["path"], str):
-        reach = pattern_reach(pattern, calls[0].arguments["path"], cwd)
-        if reach is not None:
+        for reach in pattern_reaches(pattern, calls[0].arguments["path"], cwd):
             calls.append(GateCall(tool, {"path": reach, **arguments}))
     return calls
 

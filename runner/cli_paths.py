@@ -9,6 +9,7 @@ dangling link to its target, since writing through it creates the target.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 
@@ -33,7 +34,70 @@ def real_path(path: str, cwd: str) -> str:
         raise UnresolvablePath(f"cannot tell where {path!r} leads ({error})") from None
 
 
-def pattern_reach(pattern: str, base: str, cwd: str) -> str | None:
+# More alternatives than this and the pattern's reach is not worked out: it is refused.
+_MOST_ALTERNATIVES = 256
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The patterns a `{a,b}` alternation stands for, nested ones too, as the CLIs' glob
+    libraries (minimatch, ripgrep) expand them: `{/etc/host*,x}` reaches `/etc` like
+    `/etc/host*` does. A group without a comma stays as it is (its inside still expanded); a
+    `{a..z}` sequence is refused, since its reach cannot be told from its text."""
+    start = pattern.find("{")
+    if start < 0:
+        return [pattern]
+    depth, commas, close = 0, [], None
+    for index in range(start, len(pattern)):
+        character = pattern[index]
+        if character == "{":
+            depth += 1
+        elif character == "}":
+            depth -= 1
+            if depth == 0:
+                close = index
+                break
+        elif character == "," and depth == 1:
+            commas.append(index)
+    if close is None:
+        return [pattern]
+    head, body, tail = pattern[:start], pattern[start + 1 : close], pattern[close + 1 :]
+    if commas:
+        cuts = [start, *commas, close]
+        expanded = (
+            head + rest
+            for left, right in itertools.pairwise(cuts)
+            for rest in _alternatives(pattern[left + 1 : right] + tail)
+        )
+    elif ".." in body:
+        raise UnresolvablePath("holds a brace sequence")
+    else:
+        expanded = (
+            f"{head}{{{inner}}}{rest}"
+            for inner in _alternatives(body)
+            for rest in _alternatives(tail)
+        )
+    alternatives = list(itertools.islice(expanded, _MOST_ALTERNATIVES + 1))
+    if len(alternatives) > _MOST_ALTERNATIVES:
+        raise UnresolvablePath(f"has more than {_MOST_ALTERNATIVES} alternatives")
+    return alternatives
+
+
+def pattern_reaches(pattern: str, base: str, cwd: str) -> list[str]:
+    """The directories a glob pattern reaches outside `base`, one per alternative of its
+    braces that leaves it (absolute, or with `..`); none when it stays below `base`."""
+    try:
+        alternatives = _alternatives(pattern)
+    except UnresolvablePath as error:
+        raise UnresolvablePath(f"the pattern {pattern!r} {error}") from None
+    reaches: list[str] = []
+    for alternative in alternatives:
+        reach = _pattern_reach(alternative, base, cwd)
+        if reach is not None and reach not in reaches:
+            reaches.append(reach)
+    return reaches
+
+
+def _pattern_reach(pattern: str, base: str, cwd: str) -> str | None:
     """The directory a glob pattern reaches when it leaves `base` (absolute, or with `..`);
     None when it stays below `base`.
 

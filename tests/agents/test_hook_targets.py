@@ -195,6 +195,35 @@ def test_a_codex_patch_without_a_file_header_is_denied_unasked(gated, project):
     assert not ToolCall.objects.filter(run_id=gated.run_id).exists()
 
 
+def test_a_codex_patch_hiding_a_second_path_behind_a_line_break_is_denied_unasked(gated, project):
+    # Codex cuts lines at "\n" only, so for it this is one header naming a file under
+    # /etc/cron.d; a reader cutting at "\r" too would ask about notes.md and allow it.
+    patch = (
+        "*** Begin Patch\n"
+        "*** Add File: notes.md\r/../../../../../../../../etc/cron.d/evil\n"
+        "+* * * * * root id\n"
+        "*** End Patch\n"
+    )
+
+    decision, reason = gated("codex", "apply_patch", {"patch": patch}, "call_cr")
+
+    assert decision == "deny" and "control character" in reason
+    assert not ToolCall.objects.filter(run_id=gated.run_id).exists()
+
+
+@pytest.mark.parametrize("dialect", ["claude-code", "gemini-cli"])
+def test_a_brace_pattern_is_asked_about_every_place_it_reaches(gated, project, dialect):
+    # `{/etc/host*,zz}` lists /etc/hosts with the glob libraries the CLIs use.
+    tool = "Glob" if dialect == "claude-code" else "glob"
+    pattern = "{zz,/etc/host*}"
+
+    decision, _ = gated(dialect, tool, {"pattern": pattern}, f"{dialect}_brace")
+
+    assert decision == "deny"
+    assert asked(gated.run_id, f"{dialect}_brace#1") == ("find_files", str(project))
+    assert asked(gated.run_id, f"{dialect}_brace#2") == ("find_files", "/etc")
+
+
 @pytest.mark.parametrize(
     ("tool", "tool_input", "reached"),
     [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner.cli_paths import UnresolvablePath, pattern_reach, real_path
+from runner.cli_paths import UnresolvablePath, pattern_reaches, real_path
 from runner.codex_patch import UnreadablePatch, patch_targets
 
 
@@ -57,10 +57,64 @@ def test_a_loop_of_links_is_refused(tmp_path):
 )
 def test_a_pattern_leaving_its_directory_reaches_its_static_part(tmp_path, pattern, reach):
     base = tmp_path.resolve()
-    expected = reach and reach.format(grandparent=base.parents[1])
-    assert pattern_reach(pattern, str(base), str(base)) == expected
+    expected = [reach.format(grandparent=base.parents[1])] if reach else []
+    assert pattern_reaches(pattern, str(base), str(base)) == expected
 
 
 def test_a_pattern_climbing_after_a_wildcard_is_refused(tmp_path):
     with pytest.raises(UnresolvablePath):
-        pattern_reach("*/../../x", str(tmp_path), str(tmp_path))
+        pattern_reaches("*/../../x", str(tmp_path), str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "separator", ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+)
+def test_a_header_is_one_line_where_codex_reads_one(separator):
+    # Codex cuts a patch at "\n" alone; Python's splitlines() also at these. Read as two
+    # lines, the header would name notes.md while Codex writes under /etc/cron.d.
+    patch = (
+        "*** Begin Patch\n"
+        f"*** Add File: notes.md{separator}/../../../../../etc/cron.d/evil\n"
+        "+* * * * * root id\n"
+        "*** End Patch\n"
+    )
+    with pytest.raises(UnreadablePatch, match="control character"):
+        patch_targets(patch)
+
+
+def test_a_header_path_is_read_as_codex_reads_it():
+    patch = (
+        "*** Begin Patch\r\n"
+        "*** Update File: a.py\r\n"
+        "*** Move to:  spaced.py  \r\n"
+        "@@\r\n-x\r\n+y\r\n"
+        "*** Add File:  lead.py\r\n+z\r\n"
+        "*** End Patch\r\n"
+    )
+    # "\r\n" ends a line; Codex takes the path after the marker and its one space, and the
+    # "Move to" line untrimmed.
+    assert patch_targets(patch) == ["a.py", " spaced.py  ", " lead.py"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reaches"),
+    [
+        ("**/*.{ts,tsx}", []),
+        ("{/etc/host*,zz}", ["/etc"]),
+        ("{zz,{/etc,/usr}/*.conf}", ["/etc", "/usr"]),
+        ("{..,zz}/{..,zz}/etc/host*", ["{grandparent}/etc", "{parent}/zz/etc", "{base}/etc"]),
+    ],
+)
+def test_each_alternative_of_a_brace_pattern_is_asked_about(tmp_path, pattern, reaches):
+    base = tmp_path.resolve()
+    names = {"grandparent": base.parents[1], "parent": base.parent, "base": base}
+    expected = [reach.format(**names) for reach in reaches]
+    assert pattern_reaches(pattern, str(base), str(base)) == expected
+
+
+@pytest.mark.parametrize(
+    "pattern", ["{1..9}/../../x", "x{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}"]
+)
+def test_a_brace_pattern_whose_reach_cannot_be_told_is_refused(tmp_path, pattern):
+    with pytest.raises(UnresolvablePath):
+        pattern_reaches(pattern, str(tmp_path), str(tmp_path))
