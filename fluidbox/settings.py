@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "governance.observability.endpoint.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "fluidbox.body_length.BodyLengthMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
