@@ -60,6 +60,18 @@ class McpRunAuthentication(BearerAuthentication):
         return run
 
 
+def _json_rpc_error(code: int, message: str, request_id, status: int) -> JsonResponse:
+    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return JsonResponse(error, status=status)
+
+
+def _is_json(headers: list[tuple[str, str]]) -> bool:
+    return any(
+        name.lower() == "content-type" and value.split(";")[0].strip() == "application/json"
+        for name, value in headers
+    )
+
+
 @extend_schema(exclude=True)  # MCP's own JSON-RPC, not a REST resource
 class McpEndpointApi(APIView):
     authentication_classes = [McpRunAuthentication, PortalSessionAuthentication]
@@ -92,14 +104,10 @@ class McpEndpointApi(APIView):
             # that would crash a recursive reader, a key given twice) is refused here too.
             problem = json_refusal(request._request.body)
             if problem is not None:
-                return JsonResponse(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": None,
-                        "error": {"code": -32700, "message": f"JSON refused - {problem}"},
-                    },
-                    status=400,
-                )
+                return _json_rpc_error(-32700, f"JSON refused - {problem}", None, 400)
+            refusal = posted_message(request._request).refusal
+            if refusal is not None:
+                return _json_rpc_error(refusal.code, refusal.message, refusal.request_id, 400)
         environ = dict(request._request.environ)
         environ["wsgi.input"] = request._request  # Django's length-limited body stream
         run = request.auth.run
@@ -111,6 +119,11 @@ class McpEndpointApi(APIView):
         # not hold it (the worker threads open their own when they need one).
         connection.close()
         status, headers, body = bridge.respond(environ)
+        if status >= 400 and not _is_json(headers):
+            # The SDK's transport checks (content type, host, origin, size) answer in plain
+            # text; every refusal of this endpoint is JSON.
+            text = b"".join(body).decode("utf-8", "replace")[:500]
+            return _json_rpc_error(-32600, text, None, status)
         response = StreamingHttpResponse(body, status=status)
         for name, value in headers:
             response[name] = value

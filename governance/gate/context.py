@@ -25,6 +25,8 @@ class CallContext:
     tool_call_id: str
     tool: str
     arguments: Any
+    # Asked by the broker (REST's tools/{tool}/call, /v1/mcp): only brokered tools are called.
+    brokered: bool = False
 
     @cached_property
     def frozen_tool(self) -> FrozenTool | None:

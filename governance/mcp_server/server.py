@@ -13,6 +13,7 @@ a worker thread and closes its connection afterwards, as a Django request would.
 import asyncio
 import contextvars
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -102,6 +103,15 @@ class PrefetchedTool:
 
 
 @dataclass(frozen=True)
+class PostedRefusal:
+    """A JSON-RPC error the view answers for a body the SDK would misread."""
+
+    code: int
+    message: str
+    request_id: str | int | None
+
+
+@dataclass(frozen=True)
 class PostedMessage:
     """What the endpoint needs to know of a POST's JSON-RPC body before the SDK reads it,
     from one parse: the tool a `tools/call` names (None otherwise), and whether the request
@@ -111,6 +121,51 @@ class PostedMessage:
 
     called_tool: str | None
     progress_requested: bool
+    refusal: PostedRefusal | None = None
+
+
+# A lone surrogate can only arrive escaped (`\ud800`): as UTF-8 bytes the body is not text.
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _is_request_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    # json.loads joins an escaped pair into one character, so any surrogate left is alone.
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
+def _refusal(message: dict, body: bytes) -> PostedRefusal | None:
+    """The SDK reads a request whose `id` is an object, a list, a boolean or null as a
+    notification and answers 202 with nothing; and refuses a lone surrogate with a parse
+    error about hex escapes. Both are told plainly instead."""
+    if "id" in message and not _is_request_id(message["id"]):
+        return PostedRefusal(
+            -32600, "Invalid Request: a request's id must be a string or a number", None
+        )
+    if _ESCAPED_SURROGATE.search(body) and _holds_lone_surrogate(message):
+        request_id = message.get("id") if _is_request_id(message.get("id")) else None
+        return PostedRefusal(
+            -32700,
+            "Parse error: the body holds a lone surrogate (an escaped \\ud800-\\udfff "
+            "without its pair), which is not text",
+            request_id,
+        )
+    return None
 
 
 def posted_message(request) -> PostedMessage:
@@ -133,7 +188,7 @@ def _read_posted(body: bytes) -> PostedMessage:
     meta = params.get("_meta")
     progress = isinstance(meta, dict) and meta.get("progressToken") is not None
     name = params.get("name") if message.get("method") == "tools/call" else None
-    return PostedMessage(name if isinstance(name, str) else None, progress)
+    return PostedMessage(name if isinstance(name, str) else None, progress, _refusal(message, body))
 
 
 def _with_connection_cleanup(job: Callable[[], Any]) -> Callable[[], Any]:

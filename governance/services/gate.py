@@ -328,6 +328,7 @@ def permission_request(
             tool=tool,
             arguments=arguments,
             wait_seconds=wait_seconds,
+            brokered=brokered,
             frozen_tool=frozen_tool,
             binding_now=binding_now,
             claim_for=claim_for,
@@ -352,6 +353,7 @@ def _decide_and_record(
     tool: str,
     arguments,
     wait_seconds: float,
+    brokered: bool = False,
     frozen_tool: FrozenTool | None | object = NOT_READ,
     binding_now: BindingNow | object = NOT_READ,
     claim_for: int | None = None,
@@ -369,6 +371,7 @@ def _decide_and_record(
         tool_call_id=tool_call_id,
         tool=tool,
         arguments=arguments,
+        brokered=brokered,
     )
     if frozen_tool is not NOT_READ:
         ctx.__dict__["frozen_tool"] = frozen_tool

@@ -170,9 +170,6 @@ def test_a_body_in_another_encoding_cannot_carry_a_second_tool_name(crm_run, ech
         ("legacy", '{"id": "a\\u0000b"}'),
         ("legacy", '{"id": "1", "x\\u0000": "2"}'),
         ("2026-07-28", '{"id": "a\\u0000b"}'),
-        ("2026-07-28", '{"id": "\\ud800"}'),
-        ("2026-07-28", '{"\\udc00": "1"}'),
-        ("2026-07-28", '{"id": ["ok", {"deep": "\\udbff"}]}'),
     ],
 )
 def test_arguments_the_ledger_cannot_store_are_a_tool_error_and_nothing_runs(
@@ -195,6 +192,32 @@ def test_arguments_the_ledger_cannot_store_are_a_tool_error_and_nothing_runs(
     assert "NUL characters" in result_text(answer)
     assert row_counts() == before
     assert echo_server.calls() == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize(
+    "arguments", ['{"id": "\\ud800"}', '{"\\udc00": "1"}', '{"id": ["ok", {"deep": "\\udbff"}]}']
+)
+def test_a_lone_surrogate_is_refused_as_not_text_in_both_eras(crm_run, echo_server, era, arguments):
+    """An unpaired surrogate has no UTF-8 form: the ledger cannot hold it, and the SDK's
+    parser refused it in one era (with a message about hex escapes) and read it in the
+    other. Both eras: a parse error naming it, with the request's id; nothing recorded."""
+    meta = json.dumps({"fluidbox/toolCallId": "odd", **(MODERN_META if era != "legacy" else {})})
+    raw = (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "crm__lookup", '
+        f'"arguments": {arguments}, "_meta": {meta}}}}}'
+    ).encode()
+    before = row_counts()
+    status, answer = post_mcp(crm_run["token"], raw, era=era, name="crm__lookup")
+    assert status == 400, answer
+    assert answer["error"]["code"] == -32700 and answer["id"] == 7
+    assert "lone surrogate" in answer["error"]["message"]
+    assert row_counts() == before
+    assert echo_server.calls() == []
+    # A pair is one character, read as always.
+    status, answer = call_tool(crm_run["token"], "crm__lookup", {"id": "\U0001f600"}, era=era)
+    assert status == 200 and answer["result"]["isError"] is False, answer
 
 
 @pytest.mark.django_db(transaction=True)
@@ -256,7 +279,7 @@ def test_names_built_with_the_reversible_escape_reach_only_their_own_tool(
     for index, name in enumerate(aliases):
         status, answer = call_tool(token, name, {"id": "1"}, call_id=f"alias-{index}")
         assert status == 200 and answer["result"]["isError"] is True, (name, answer)
-        assert "not in this run's frozen tool set" in result_text(answer), name
+        assert "this run has no brokered tool named" in result_text(answer), name
         recorded = ToolCall.objects.get(tool_call_id=f"alias-{index}")
         assert (recorded.tool, recorded.decision, recorded.source) == (name, "deny", "capability")
     assert server.calls() == []

@@ -75,7 +75,7 @@ def test_another_runs_tools_never_appear(fluidbox_server, demo_org, operator, er
     result = with_client(
         fluidbox_server.url, without, era, lambda c: c.call_tool("tracker__list_issues", {})
     )
-    assert result.is_error and "not in this run's frozen tool set" in text_of(result)
+    assert result.is_error and "this run has no brokered tool named" in text_of(result)
 
 
 def test_an_allowed_call_reaches_the_upstream_with_the_sealed_credential(

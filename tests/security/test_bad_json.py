@@ -327,6 +327,8 @@ def test_mcp_tool_names_no_run_lists_are_tool_errors_never_a_500(
         '"params": {"name": "crm__\\ud800", "arguments": {}}}',
     )
     assert refused.status_code == 400 and refused.json()["error"]["code"] == -32700
+    assert "lone surrogate" in refused.json()["error"]["message"]
+    assert refused.json()["id"] == 1
     # A client's tool-call id the ledger could not hold is not used as the key: the allowed
     # call runs under a fresh id, once.
     response = send(
@@ -396,7 +398,7 @@ def test_what_rest_refuses_with_a_400_the_mcp_endpoint_refuses_and_records_nowhe
     assert not ToolCall.objects.filter(run_id=run_id).exists()
     frozen_name = call("crm.lookup", '{"id": "1"}')
     assert frozen_name["isError"] is True
-    assert "not in this run's frozen tool set" in frozen_name["content"][0]["text"]
+    assert "this run has no brokered tool named" in frozen_name["content"][0]["text"]
     recorded = ToolCall.objects.get(run_id=run_id)
     assert (recorded.tool, recorded.decision, recorded.source) == (
         "crm.lookup",
@@ -439,3 +441,64 @@ def test_a_value_of_the_wrong_json_type_is_a_400_not_converted(live, world):
             assert response.json()["error"] == "invalid"
     assert row_counts() == before
     assert Approval.objects.get().status == "pending"
+
+
+def test_a_chunked_body_is_refused_with_411_not_read_as_empty(live, world):
+    """Django reads a body by its Content-Length; sent chunked it would reach the view as
+    empty and be refused for fields it carried. Told to send the length instead."""
+    targets = endpoints(live, world)
+    mcp = (
+        "POST",
+        f"{live.url}/v1/mcp",
+        world["runner"],
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    )
+    before = row_counts()
+    for method, url, headers, body in [*targets, mcp]:
+        response = httpx.request(
+            method,
+            url,
+            content=iter([json.dumps(body).encode()]),  # an iterator: httpx sends it chunked
+            headers={**headers, "Content-Type": "application/json"},
+            timeout=30,
+        )
+        assert response.request.headers["Transfer-Encoding"] == "chunked"
+        assert response.status_code == 411, (url, response.status_code, response.text[:300])
+        assert response.json()["error"] == "length_required"
+        assert "Content-Length" in response.json()["detail"]
+    assert row_counts() == before
+    # The same body with its length is read as always.
+    method, url, headers, body = targets[1]
+    assert send(method, url, headers, json.dumps(body)).json()["decision"] == "allow"
+
+
+def test_mcp_requests_the_sdk_would_misread_are_refused_in_json(live, world, echo_server):
+    """An `id` that is not a string or a number would be taken for a notification (202,
+    nothing said); a wrong content type got the SDK's plain-text answer. Both JSON now."""
+    url = f"{live.url}/v1/mcp"
+    headers = {
+        **world["runner"],
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+    }
+    before = row_counts()
+    for request_id in ['{"a": 1}', "[1]", "true", "null"]:
+        body = (
+            '{"jsonrpc": "2.0", "id": ' + request_id + ', "method": "tools/call", '
+            '"params": {"name": "crm__lookup", "arguments": {"id": "1"}}}'
+        )
+        response = send("POST", url, headers, body)
+        assert response.status_code == 400, (request_id, response.status_code, response.text)
+        assert response.json()["error"]["code"] == -32600
+        assert "id must be a string or a number" in response.json()["error"]["message"]
+    plain = httpx.post(
+        url,
+        content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+        headers={**headers, "Content-Type": "text/plain"},
+        timeout=30,
+    )
+    assert plain.status_code >= 400
+    assert plain.headers["Content-Type"] == "application/json"
+    assert "Content-Type" in plain.json()["error"]["message"]
+    assert row_counts() == before
+    assert echo_server.calls() == []

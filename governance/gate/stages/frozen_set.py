@@ -23,6 +23,8 @@ _CURRENT_FIELDS = (
 def check_frozen_set(ctx: CallContext) -> Decision | None:
     tool = ctx.frozen_tool
     if tool is None:
+        if ctx.brokered:  # a sandbox tool's name too: the broker was not handed it
+            return deny(Source.CAPABILITY, f"this run has no brokered tool named {ctx.tool!r}")
         return deny(Source.CAPABILITY, f"tool {ctx.tool!r} is not in this run's frozen tool set")
     if not tool.is_brokered:
         return CONTINUE
