@@ -12,7 +12,7 @@ from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
 from governance.errors import Invalid
 from governance.portal.verbatim import highlighted
 from ledger.models import AuditSink, Event, SinkKind
-from ledger.sinks import sink_create, sink_update, sink_url_check
+from ledger.sinks import sink_create, sink_token_check, sink_update, sink_url_check
 from ledger.streaming import sink_lag
 
 
@@ -59,12 +59,25 @@ class AuditSinkForm(forms.ModelForm):
         label="Token",
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
         help_text="Splunk HEC: the HEC token (required). JSON lines: an optional bearer token. "
-        "Sealed at once and never shown again; leave blank to keep the current one.",
+        "Sealed at once and never shown again; leave blank to keep the current one. It is "
+        "only sent to the URL it was entered with: changing the URL needs it again.",
     )
 
     class Meta:
         model = AuditSink
         fields = ("org", "name", "kind", "url", "is_active", "max_backlog")
+
+    def clean_url(self):
+        try:
+            return sink_url_check(self.cleaned_data["url"])
+        except Invalid as error:
+            raise forms.ValidationError(error.detail) from None
+
+    def clean_token(self):
+        try:
+            return sink_token_check(self.cleaned_data["token"])
+        except Invalid as error:
+            raise forms.ValidationError(error.detail) from None
 
     def clean(self):
         data = super().clean()
@@ -72,11 +85,19 @@ class AuditSinkForm(forms.ModelForm):
         creating = not self.instance.pk
         if kind == SinkKind.SPLUNK_HEC and creating and not data.get("token"):
             self.add_error("token", "A Splunk HEC sink needs its HEC token.")
-        if data.get("url"):
-            try:
-                sink_url_check(data["url"])
-            except Invalid as error:
-                self.add_error("url", error.detail)
+        if (
+            not creating
+            and data.get("url")
+            and data["url"] != self.instance.url
+            and not data.get("token")
+            and "token" not in self.errors
+            and AuditSink.objects.filter(pk=self.instance.pk).exclude(token_sealed="").exists()
+        ):
+            self.add_error(
+                "token",
+                "Enter the token again: the stored one is only sent to the URL it was "
+                "entered with.",
+            )
         return data
 
 

@@ -27,10 +27,11 @@ from django.db.models import F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from governance import vault
 from governance.egress import EgressRefused, guarded_post
+from governance.errors import Invalid
 from ledger.api import event_json
 from ledger.models import AuditSink, Event, RunCounter, SinkCursor, SinkKind
+from ledger.sinks import sink_token
 
 logger = logging.getLogger(__name__)
 
@@ -88,9 +89,8 @@ def envelope(event: Event, org_slug: str) -> dict:
     }
 
 
-def _body(sink: AuditSink, envelopes: list[dict]) -> tuple[bytes, dict[str, str]]:
+def _body(sink: AuditSink, envelopes: list[dict], token: str) -> tuple[bytes, dict[str, str]]:
     headers: dict[str, str] = {}
-    token = vault.unseal_infrastructure(sink.token_sealed) if sink.token_sealed else ""
     if sink.kind == SinkKind.SPLUNK_HEC:
         # HEC's batch format: event objects one after another; `time` in epoch seconds.
         lines = [
@@ -215,7 +215,11 @@ def _failed(sink: AuditSink, error: str) -> None:
 
 def _send(sink: AuditSink, events: list[Event]) -> str | None:
     """POST one batch; None when the sink acknowledged it (any 2xx), else why not."""
-    body, headers = _body(sink, [envelope(event, sink.org.slug) for event in events])
+    try:
+        token = sink_token(sink)
+    except Invalid as invalid:
+        return str(invalid.detail)
+    body, headers = _body(sink, [envelope(event, sink.org.slug) for event in events], token)
     try:
         response = guarded_post(
             sink.org,
@@ -226,7 +230,7 @@ def _send(sink: AuditSink, events: list[Event]) -> str | None:
         )
     except EgressRefused as refused:
         return str(refused)
-    except httpx.HTTPError as error:
+    except (httpx.HTTPError, httpx.InvalidURL) as error:
         # The class only: an exception's text can quote the URL's userinfo or the server.
         return f"could not deliver ({type(error).__name__})"
     if 200 <= response.status_code < 300:
@@ -255,6 +259,8 @@ def sink_deliver_batch(sink: AuditSink) -> Pass:
             consecutive_failures=0,
             next_attempt_at=None,
             last_success_at=timezone.now(),
+            last_error="",
+            last_error_at=None,
         )
     return Pass(delivered=len(events), dropped=dropped)
 

@@ -6,10 +6,13 @@ address, and served without a token only on the separate listener `FLUIDBOX_METR
 (gunicorn binds it too, see fluidbox/gunicorn_conf.py), which serves nothing else.
 """
 
+import functools
 import glob
 import hmac
+import ipaddress
 import logging
 import os
+import socket
 import struct
 import time
 
@@ -28,23 +31,58 @@ VAULT_STATES = ("unsealed", "sealed", "machine-key")
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
-def _metrics_listener() -> tuple[str, str] | None:
+def _metrics_listener() -> tuple[str, int] | None:
     bind = settings.FLUIDBOX_METRICS_BIND
     if not bind:
         return None
     host, _, port = bind.rpartition(":")
-    return host.strip("[]"), port
+    if not port.isdigit():
+        return None  # not a TCP address gunicorn could bind: no listener is trusted
+    return host.strip("[]"), int(port)
 
 
 METRICS_LISTENER = _metrics_listener()
+_ANY_ADDRESS = frozenset({"", "0.0.0.0", "::"})
+
+
+@functools.cache
+def _listener_addresses(host: str) -> frozenset[str]:
+    """The local addresses a connection to the listener has: the host itself when it is an
+    address, else what the name resolves to (gunicorn binds a name as IPv4)."""
+    try:
+        return frozenset({str(ipaddress.ip_address(host))})
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, socket.AF_INET, socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        return frozenset()
+    return frozenset(info[4][0] for info in infos)
 
 
 def on_metrics_listener(request) -> bool:
-    # gunicorn fills SERVER_NAME/SERVER_PORT from the listening socket, not from the Host
-    # header, so a client cannot claim to have come in through the metrics listener.
+    """Whether the request came in on the FLUIDBOX_METRICS_BIND listener, told by the local
+    address of the connection's own socket (gunicorn puts it in the environ), never by
+    anything the client sends: for a Unix socket gunicorn fills SERVER_NAME and SERVER_PORT
+    from the Host header. Outside gunicorn there is no metrics listener."""
     if METRICS_LISTENER is None:
         return False
-    return (request.META.get("SERVER_NAME"), request.META.get("SERVER_PORT")) == METRICS_LISTENER
+    sock = request.META.get("gunicorn.socket")
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return False
+    try:
+        local = sock.getsockname()
+    except OSError:
+        return False
+    host, port = METRICS_LISTENER
+    if local[1] != port:
+        return False
+    if host in _ANY_ADDRESS:
+        return True
+    address = ipaddress.ip_address(local[0].partition("%")[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return str(address) in _listener_addresses(host)
 
 
 class StateCollector:
