@@ -14,65 +14,25 @@ checked, and in that order, stops at the first record that fails:
 - organization bundles: the leaves are contiguous from 0, and the tree they build has
   exactly the signed root at every checkpoint; run bundles: each event's inclusion path
   leads to the last checkpoint's root.
+
+Every record is read strictly first (`records.py`): no duplicate key, no field that no hash
+or signature covers, every value of its type. What the verdict then claims differs by scope:
+an organization bundle holds every leaf up to its last checkpoint, so nothing below that size
+can be left out unnoticed; a run bundle proves its run from its first event on, but nothing
+signed commits to a run's length, so it shows the run complete only up to the event it ends
+with, and says whether the run's `run.finished` is among them.
 """
 
-import base64
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .events import GENESIS_HASH, event_hash, event_leaf_hash
+from .events import event_hash, event_leaf_hash
 from .merkle import CompactRange, ProofError, verify_consistency, verify_inclusion
 from .note import Checkpoint, NoteError, VerifierKey, b64decode_strict
+from .records import BundleError, check_fields, is_name, read_records
+from .verdict import RUN_FINISHED, RunChain, Verdict
 
 FORMAT = "fluidbox-ledger-bundle/1"
-
-
-class BundleError(Exception):
-    """The first record that does not hold, and why."""
-
-    def __init__(self, record: int, what: str, problem: str) -> None:
-        self.record = record
-        self.what = what
-        self.problem = problem
-        super().__init__(f"record {record} ({what}): {problem}")
-
-
-@dataclass
-class Verdict:
-    origin: str
-    scope: str
-    events: int
-    runs: int
-    checkpoints: int
-    tree_size: int
-    root: bytes
-    keys: list[str]
-    external: int
-
-    def summary(self) -> str:
-        keys = ", ".join(self.keys)
-        root = base64.b64encode(self.root).decode("ascii")
-        witnessed = (
-            f"; agrees with {self.external} independently held checkpoint(s)"
-            if self.external
-            else ""
-        )
-        if self.scope == "org":
-            covered = f"are exactly leaves 0-{self.tree_size - 1} of"
-        else:
-            covered = f"are included in the tree of size {self.tree_size} of"
-        return (
-            f"OK: {self.events} events in {self.runs} run(s) {covered} the log {self.origin} "
-            f"(root {root}); {self.checkpoints} checkpoint(s) signed by {keys}, each consistent "
-            f"with the one before{witnessed}; every run's chain and seq hold"
-        )
-
-
-@dataclass
-class _Chain:
-    seq: int = 0
-    hash: str = GENESIS_HASH
 
 
 @dataclass
@@ -80,7 +40,7 @@ class _State:
     header: dict | None = None
     checkpoints: list[tuple[int, Checkpoint]] = field(default_factory=list)
     pending_consistency: tuple[int, dict] | None = None
-    chains: dict[str, _Chain] = field(default_factory=dict)
+    chains: dict[str, RunChain] = field(default_factory=dict)
     tree: CompactRange = field(default_factory=CompactRange)
     last_leaf: int = -1
     events: int = 0
@@ -89,32 +49,16 @@ class _State:
     roots_due: dict[int, tuple[int, str, bytes]] = field(default_factory=dict)
 
 
-def _records(lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            raise BundleError(number, "line", "empty line inside the bundle")
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise BundleError(number, "line", f"not JSON: {error}") from None
-        if not isinstance(record, dict) or not isinstance(record.get("record"), str):
-            if isinstance(record, dict) and {"seq", "type", "hash"} <= record.keys():
-                raise BundleError(
-                    number,
-                    "line",
-                    "an event as the events API and the portal's 'export JSON Lines' serve it, "
-                    "not a bundle record: verify what `manage.py ledger export` writes",
-                )
-            raise BundleError(number, "line", "not a bundle record")
-        yield number, record
-
-
-def _hashes(number: int, what: str, values) -> list[bytes]:
-    if not isinstance(values, list):
+def _hashes(number: int, what: str, record: dict, name: str) -> list[bytes]:
+    values = record.get(name)
+    if values is None and isinstance(record.get("unavailable"), str):
+        reason = record["unavailable"][:200]
+        raise BundleError(number, what, f"no {name} proof: the exporter had none ({reason!r})")
+    if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
         raise BundleError(number, what, "a proof is a list of base64 hashes")
     try:
         hashes = [b64decode_strict(value) for value in values]
-    except (NoteError, AttributeError) as error:
+    except NoteError as error:
         raise BundleError(number, what, str(error)) from None
     if any(len(value) != 32 for value in hashes):
         raise BundleError(number, what, "a proof hash is not 32 bytes")
@@ -122,21 +66,28 @@ def _hashes(number: int, what: str, values) -> list[bytes]:
 
 
 def verify_bundle(
-    lines: Iterable[str], trusted: list[VerifierKey], external: Iterable[str] = ()
+    lines: Iterable[str | bytes],
+    trusted: list[VerifierKey],
+    external: Iterable[str] = (),
+    run: str | None = None,
 ) -> Verdict:
-    """Check a whole bundle; raise BundleError naming the first bad record."""
+    """Check a whole bundle; raise BundleError naming the first bad record. With `run`, the
+    bundle must be that run's, or an organization bundle holding events of it."""
     state = _State()
     outside = list(external)
     trailer = None
-    for number, record in _records(lines):
+    header_number = 0
+    for number, kind, record in read_records(lines):
         if trailer is not None:
-            raise BundleError(number, record["record"], "records after the end of the bundle")
-        kind = record["record"]
+            raise BundleError(number, kind, "records after the end of the bundle")
         if state.header is None and kind != "bundle":
             raise BundleError(number, kind, "a bundle starts with its `bundle` header")
         if kind == "bundle":
-            _header(state, number, record)
-        elif kind == "key":
+            _header(state, number, record, run)
+            header_number = number
+            continue
+        check_fields(number, kind, record)
+        if kind == "key":
             continue  # informational: trust comes only from the keys the auditor passes
         elif kind == "checkpoint":
             _checkpoint(state, number, record, trusted)
@@ -146,10 +97,8 @@ def verify_bundle(
             if state.events == 0:
                 _before_events(state, number, trusted, outside)
             _event(state, number, record)
-        elif kind == "end":
-            trailer = (number, record)
         else:
-            raise BundleError(number, kind, "unknown record type")
+            trailer = (number, record)
     if state.header is None:
         raise BundleError(0, "bundle", "empty bundle")
     if trailer is None:
@@ -158,11 +107,17 @@ def verify_bundle(
         _before_events(state, trailer[0], trusted, outside)
     _finish(state, *trailer)
     final = state.checkpoints[-1][1]
+    scope = state.header["scope"]
+    if scope == "org" and run is not None and run not in state.chains:
+        raise BundleError(
+            header_number, "bundle", f"no event of run {run!r} under tree size {final.size}"
+        )
     return Verdict(
         origin=final.origin,
-        scope=state.header["scope"],
+        scope=scope,
+        run=state.header["run"] if scope == "run" else run,
         events=state.events,
-        runs=len(state.chains),
+        chains=state.chains,
         checkpoints=len(state.checkpoints),
         tree_size=final.size,
         root=final.root,
@@ -171,15 +126,21 @@ def verify_bundle(
     )
 
 
-def _header(state: _State, number: int, record: dict) -> None:
+def _header(state: _State, number: int, record: dict, expected_run: str | None) -> None:
     if state.header is not None:
         raise BundleError(number, "bundle", "a second header")
     if record.get("format") != FORMAT:
-        raise BundleError(number, "bundle", f"unknown format {record.get('format')!r}")
-    if record.get("scope") not in ("org", "run") or not isinstance(record.get("origin"), str):
-        raise BundleError(number, "bundle", "the header names an origin and a scope")
-    if not isinstance(record.get("tree_size"), int):
-        raise BundleError(number, "bundle", "the header names the tree size it covers")
+        raise BundleError(number, "bundle", f"unknown format {str(record.get('format'))[:60]!r}")
+    check_fields(number, "bundle", record)
+    scope, run = record["scope"], record.get("run")
+    if scope not in ("org", "run"):
+        raise BundleError(number, "bundle", f"unknown scope {scope[:60]!r}: org or run")
+    if scope == "run" and not is_name(run):
+        raise BundleError(number, "bundle", "a run bundle's header names its run")
+    if scope == "org" and run is not None:
+        raise BundleError(number, "bundle", "an organization bundle's header names no run")
+    if scope == "run" and expected_run is not None and run != expected_run:
+        raise BundleError(number, "bundle", f"a bundle of run {run}, not of run {expected_run!r}")
     state.header = record
 
 
@@ -187,7 +148,7 @@ def _checkpoint(state: _State, number: int, record: dict, trusted: list[Verifier
     if state.events:
         raise BundleError(number, "checkpoint", "checkpoints come before the events")
     try:
-        checkpoint = Checkpoint.parse(record.get("note") or "")
+        checkpoint = Checkpoint.parse(record["note"])
         signers = checkpoint.note.verified_by(trusted)
     except NoteError as error:
         raise BundleError(number, "checkpoint", str(error)) from None
@@ -204,20 +165,19 @@ def _checkpoint(state: _State, number: int, record: dict, trusted: list[Verifier
                 number, what, f"no consistency proof from size {previous.size} precedes it"
             )
         proof_number, proof = state.pending_consistency
-        if (proof.get("from"), proof.get("to")) != (previous.size, checkpoint.size):
+        if (proof["from"], proof["to"]) != (previous.size, checkpoint.size):
             raise BundleError(
                 proof_number,
                 "consistency",
-                f"proves {proof.get('from')}->{proof.get('to')}, "
-                f"not {previous.size}->{checkpoint.size}",
+                f"proves {proof['from']}->{proof['to']}, not {previous.size}->{checkpoint.size}",
             )
-        if proof.get("path") is None and state.header["scope"] == "org":
+        if proof["path"] is None and state.header["scope"] == "org":
             # The exporter could not build it from the stored tree. An organization bundle
             # proves consistency anyway: every checkpoint's root must come out of a prefix
             # of the same leaves, checked as they stream past.
             path = None
         else:
-            path = _hashes(proof_number, "consistency", proof.get("path"))
+            path = _hashes(proof_number, "consistency", proof, "path")
         try:
             if path is not None:
                 verify_consistency(
@@ -238,6 +198,8 @@ def _checkpoint(state: _State, number: int, record: dict, trusted: list[Verifier
 def _consistency(state: _State, number: int, record: dict) -> None:
     if not state.checkpoints or state.pending_consistency is not None:
         raise BundleError(number, "consistency", "a consistency proof out of place")
+    if "unavailable" in record and record["path"] is not None:
+        raise BundleError(number, "consistency", "'unavailable' comes only with no path")
     state.pending_consistency = (number, record)
 
 
@@ -286,14 +248,19 @@ def _before_events(state: _State, number: int, trusted, outside: list[str]) -> N
 
 
 def _event(state: _State, number: int, record: dict) -> None:
-    try:
-        leaf = record["leaf"]
-        run, seq, prev_hash, digest = (
-            record["run"],
-            record["seq"],
-            record["prev_hash"],
-            record["hash"],
+    leaf, run, seq = record["leaf"], record["run"], record["seq"]
+    prev_hash, digest = record["prev_hash"], record["hash"]
+    if state.header["scope"] == "run":
+        if "inclusion" not in record:
+            raise BundleError(number, "event", "no 'inclusion' field in a run bundle")
+        if "unavailable" in record and record["inclusion"] is not None:
+            raise BundleError(number, "event", "'unavailable' comes only with no inclusion")
+    elif record.keys() & {"inclusion", "unavailable"}:
+        field_name = min(record.keys() & {"inclusion", "unavailable"})
+        raise BundleError(
+            number, "event", f"unknown field {field_name!r} in an organization bundle"
         )
+    try:
         recomputed = event_hash(
             prev_hash=prev_hash,
             run=run,
@@ -302,11 +269,9 @@ def _event(state: _State, number: int, record: dict) -> None:
             at=record["at"],
             data=record["data"],
         )
-        hashed_leaf = event_leaf_hash(digest)
-    except (KeyError, TypeError, ValueError) as error:
-        raise BundleError(number, "event", f"malformed event: {error!r}") from None
-    if not isinstance(leaf, int) or not isinstance(seq, int):
-        raise BundleError(number, "event", "leaf and seq are integers")
+    except (TypeError, ValueError, RecursionError) as error:
+        raise BundleError(number, "event", f"malformed event: {error}") from None
+    hashed_leaf = event_leaf_hash(digest)
     what = f"event run {run} seq {seq}, leaf {leaf}"
     final_size = state.checkpoints[-1][1].size
     if state.header["scope"] == "org":
@@ -320,7 +285,7 @@ def _event(state: _State, number: int, record: dict) -> None:
         raise BundleError(number, what, f"beyond the last checkpoint's tree size {final_size}")
     if state.header["scope"] == "run" and run != state.header.get("run"):
         raise BundleError(number, what, "an event of another run in a run bundle")
-    chain = state.chains.setdefault(run, _Chain())
+    chain = state.chains.setdefault(run, RunChain())
     if seq != chain.seq + 1:
         raise BundleError(number, what, f"seq {chain.seq + 1} of this run is missing")
     if prev_hash != chain.hash:
@@ -328,10 +293,12 @@ def _event(state: _State, number: int, record: dict) -> None:
     if recomputed != digest:
         raise BundleError(number, what, "the event's content does not hash to its hash: altered")
     chain.seq, chain.hash = seq, digest
+    if record["type"] == RUN_FINISHED and chain.finished is None:
+        chain.finished = seq
     state.last_leaf = leaf
     state.events += 1
     if state.header["scope"] == "run":
-        path = _hashes(number, what, record.get("inclusion"))
+        path = _hashes(number, what, record, "inclusion")
         final = state.checkpoints[-1][1]
         try:
             verify_inclusion(hashed_leaf, leaf, final.size, path, final.root)
@@ -353,9 +320,9 @@ def _event(state: _State, number: int, record: dict) -> None:
 
 
 def _finish(state: _State, number: int, record: dict) -> None:
-    if record.get("events") != state.events:
+    if record["events"] != state.events:
         raise BundleError(
-            number, "end", f"says {record.get('events')} events, the bundle holds {state.events}"
+            number, "end", f"says {record['events']} events, the bundle holds {state.events}"
         )
     final_number, final = state.checkpoints[-1]
     if state.header["scope"] == "org" and state.tree.size != final.size:

@@ -42,6 +42,11 @@ def key_id(name: str, signature_type: int, public_key: bytes) -> int:
     return int.from_bytes(digest.digest()[:4], "big")
 
 
+def _shown(text: str) -> str:
+    """A name from an untrusted note, safe to print on a terminal."""
+    return text if text.isprintable() else repr(text)
+
+
 @dataclass(frozen=True)
 class VerifierKey:
     name: str
@@ -137,7 +142,7 @@ class SignedNote:
                 raise NoteError(f"the signature of {key.label} does not verify")
             verified.append(key)
         if not verified:
-            signers = ", ".join(s.label for s in self.signatures)
+            signers = ", ".join(_shown(s.label) for s in self.signatures)
             raise NoteError(f"not signed by a trusted key (signed by {signers})")
         return verified
 
@@ -156,8 +161,8 @@ class Checkpoint:
         if len(lines) < 3 or any(not line for line in lines):
             raise NoteError("a checkpoint has an origin, a tree size and a root hash line")
         origin, size_text, root_text = lines[:3]
-        if not _DECIMAL.fullmatch(size_text):
-            raise NoteError(f"bad tree size {size_text!r}")
+        if not _DECIMAL.fullmatch(size_text) or len(size_text) > 20 or int(size_text) >= 2**64:
+            raise NoteError(f"bad tree size {size_text[:40]!r}: a decimal below 2**64")
         root = b64decode_strict(root_text)
         if len(root) != 32:
             raise NoteError("the root hash is not 32 bytes")
