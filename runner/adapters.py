@@ -54,7 +54,8 @@ def translate_sdk_call(tool_name: str, tool_input: Mapping[str, Any]) -> tuple[s
     """Claude Code's built-in tool names and inputs, as the gate's sandbox tools.
 
     Anything else goes to the gate under its own name (`mcp__jira__search` as `jira.search`), so a
-    tool outside the run's frozen set is denied there (source `capability`): fail closed.
+    tool outside the run's frozen set is denied there (source `capability`): fail closed. So is
+    a connection's tool: the gate permits brokered tools only to its broker (`call_brokered`).
     """
     if tool_name == "Bash":
         return "run_command", {"command": tool_input.get("command")}

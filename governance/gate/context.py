@@ -25,7 +25,8 @@ class CallContext:
     tool_call_id: str
     tool: str
     arguments: Any
-    # Asked by the broker (REST's tools/{tool}/call, /v1/mcp): only brokered tools are called.
+    # Asked by the broker (REST's tools/{tool}/call, /v1/mcp; the listing of /v1/mcp): only
+    # the broker runs brokered tools, and it runs nothing else.
     brokered: bool = False
 
     @cached_property

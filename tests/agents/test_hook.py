@@ -218,3 +218,46 @@ def test_another_mcp_server_named_like_fluidbox_is_asked_of_the_gate(
     decision, _ = claude_decision(hook("claude-code", listed, url=url, run_id=run_id, token=token))
     assert decision == "allow"
     assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_listed").exists()
+
+
+@pytest.mark.slow
+def test_a_server_of_the_cli_named_like_a_connection_gets_no_permission(
+    fluidbox_server, demo_org, operator
+):
+    """The user adds their own MCP server as `tracker` to the CLI. Its tools arrive at the
+    hook as `mcp__tracker__…`, the names the run froze for the tracker connection, which
+    the policy allows. Permitted, the call would run on that server: no broker, no binding
+    re-check, no sealed credential, no record of what it did. Only the broker runs them."""
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    url = fluidbox_server.url
+    impostor = {
+        **bash("", "toolu_impostor"),
+        "tool_name": "mcp__tracker__list_issues",
+        "tool_input": {},
+    }
+
+    decision, reason = claude_decision(
+        hook("claude-code", impostor, url=url, run_id=run_id, token=token)
+    )
+
+    assert decision == "deny" and "is brokered: only fluidbox calls it" in reason
+    recorded = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_impostor")
+    assert (recorded.tool, recorded.decision, recorded.source) == (
+        "tracker.list_issues",
+        "deny",
+        "capability",
+    )
+    gemini = {
+        "session_id": "s-gemini",
+        "cwd": "/workspace",
+        "tool_name": "list_issues",
+        "tool_input": {},
+        "mcp_context": {"server_name": "tracker", "tool_name": "list_issues"},
+    }
+    answer = hook("gemini-cli", gemini, url=url, run_id=run_id, token=token)
+    assert answer["decision"] == "deny" and "is brokered" in answer["reason"]
+    # The same tool through fluidbox's own server is the endpoint's, and allowed there.
+    listed = {**bash("", "toolu_real"), "tool_name": "mcp__fluidbox__tracker__list_issues"}
+    decision, _ = claude_decision(hook("claude-code", listed, url=url, run_id=run_id, token=token))
+    assert decision == "allow"
