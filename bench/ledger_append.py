@@ -27,8 +27,9 @@ django_setup()
 
 from django.db import connection, connections, transaction  # noqa: E402
 
+from ledger.chain_checks import chain_verify  # noqa: E402
 from ledger.redaction import redact  # noqa: E402
-from ledger.services import chain_verify, event_append  # noqa: E402
+from ledger.services import event_append  # noqa: E402
 
 
 def make_runs(count: int) -> list:

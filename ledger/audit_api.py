@@ -17,11 +17,14 @@ from governance.errors import Conflict, Invalid, NotFound, ServiceError
 from governance.models import Organization, Role
 from governance.selectors import access_run
 from governance.vault import VaultError
+from ledger.chain_checks import leaf_of_event_hash
 from ledger.checkpoints import active_key, latest_checkpoint, vkey_of
 from ledger.log_models import Checkpoint, LogKey, OrgLog
 from ledger.models import Event
 from ledger.sequencer import log_for_org
-from ledger.tree import TreeReader
+from ledger.services import event_hash
+from ledger.tree import TreeReader, TreeStorageError
+from ledger.verify.merkle import ProofError, verify_inclusion
 
 LEDGER_ROLES = (Role.ADMIN, Role.AUDITOR)
 MAX_PAGE = 200
@@ -281,7 +284,7 @@ class InclusionProofApi(APIView):
         if leaf is None or leaf[0] >= checkpoint.tree_size:
             raise _not_checkpointed()
         leaf_index, leaf_hash = leaf
-        path = tree.inclusion(leaf_index)
+        path = _checked_inclusion(event, tree, leaf_index, leaf_hash, checkpoint)
         return Response(
             {
                 "run": str(run.pk),
@@ -296,6 +299,44 @@ class InclusionProofApi(APIView):
                 "tlog_proof": tlog_proof(leaf_index, path, checkpoint.note),
             }
         )
+
+
+def _checked_inclusion(event: Event, tree: TreeReader, index: int, leaf: bytes, checkpoint):
+    """The leaf's audit path, once the event, its leaf and the path agree with each other
+    and with the signed root: a 409 naming the disagreement otherwise, never a proof of
+    something other than the event shown."""
+    recomputed = event_hash(
+        prev_hash=event.prev_hash,
+        run_id=event.run_id,
+        seq=event.seq,
+        type=event.type,
+        at=event.at,
+        data=event.data,
+    )
+    if recomputed != event.hash:
+        raise _tampered("the event's content does not hash to its hash", "event_altered")
+    if leaf != leaf_of_event_hash(event.hash):
+        raise _tampered(
+            f"the event's hash is not the one its Merkle leaf {index} holds", "leaf_mismatch"
+        )
+    try:
+        path = tree.inclusion(index)
+        verify_inclusion(leaf, index, checkpoint.tree_size, path, bytes(checkpoint.root))
+    except (TreeStorageError, ProofError) as error:
+        raise _tampered(
+            f"leaf {index} does not prove into the checkpoint of size "
+            f"{checkpoint.tree_size}: {error}",
+            "proof_mismatch",
+        ) from None
+    return path
+
+
+def _tampered(problem: str, code: str) -> Conflict:
+    return Conflict(
+        f"{problem}: the stored ledger was altered, so no proof is given. "
+        "Run `manage.py ledger verify --all`.",
+        code=code,
+    )
 
 
 def _not_checkpointed() -> Conflict:

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import TextIO
 
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from ledger.checkpoints import vkey_of
@@ -20,9 +20,12 @@ from ledger.models import Event
 from ledger.tree import TreeReader, TreeStorageError
 from ledger.verify.bundle import FORMAT
 
+MAX_NAMED = 20
+
 
 class ExportError(Exception):
-    """Nothing to export yet (no checkpoint covers the events asked for)."""
+    """Nothing to export yet (no checkpoint covers the events asked for), or the stored log
+    has lost events."""
 
 
 @dataclass
@@ -54,11 +57,31 @@ def _event_record(event: Event, leaf: int, run_id: str) -> dict:
     }
 
 
+def _refuse_orphaned_leaves(log: OrgLog, size: int) -> None:
+    """A leaf whose event is gone (deleted past the append-only triggers) would silently
+    drop out of the bundle, and a run's bundle would still verify: refuse, naming them."""
+    orphaned = LogLeaf.objects.filter(log=log, index__lt=size).filter(
+        ~Exists(Event.objects.filter(pk=OuterRef("event_id")))
+    )
+    named = list(orphaned.order_by("index").values_list("index", "event_id")[:MAX_NAMED])
+    if not named:
+        return
+    total = orphaned.count() if len(named) == MAX_NAMED else len(named)
+    listed = ", ".join(f"leaf {index} (event id {event_id})" for index, event_id in named)
+    more = f" and {total - len(named)} more" if total > len(named) else ""
+    raise ExportError(
+        f"{log.origin}: {total} leaf/leaves under the checkpoint of size {size} have no "
+        f"event: {listed}{more}. The events were deleted from the database; a bundle "
+        "would leave them out. `manage.py ledger verify --all` checks the whole ledger."
+    )
+
+
 def bundle_write(*, log: OrgLog, out: TextIO, run=None) -> Exported:
     checkpoints = list(Checkpoint.objects.filter(log=log).order_by("tree_size"))
     if not checkpoints:
         raise ExportError(f"{log.origin} has no signed checkpoint yet")
     final = checkpoints[-1]
+    _refuse_orphaned_leaves(log, final.tree_size)
     _write(
         out,
         {

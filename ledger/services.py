@@ -11,7 +11,7 @@ from django.utils import timezone
 from fluidbox.canonical import canonical_json, sha256_hex
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
 from governance.observability import metrics
-from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
+from ledger.models import Event, EventType, RunCounter
 from ledger.redaction import Redacted
 
 
@@ -352,54 +352,3 @@ def _chained(
         )
         prev_hash = digest
     return rows
-
-
-@dataclass(frozen=True)
-class ChainBreak:
-    run_id: str
-    seq: int
-    problem: str
-
-
-def chain_verify(run_id) -> list[ChainBreak]:
-    """Every gap, reordering or altered row in one run's chain (empty when intact)."""
-    breaks: list[ChainBreak] = []
-    prev_hash = GENESIS_HASH
-    expected_seq = 1
-    events = Event.objects.filter(run_id=run_id).order_by("seq").iterator(chunk_size=2000)
-    for event in events:
-        if event.seq != expected_seq:
-            breaks.append(
-                ChainBreak(
-                    str(run_id),
-                    expected_seq,
-                    f"gap: expected seq {expected_seq}, found {event.seq}",
-                )
-            )
-            expected_seq = event.seq
-        if event.prev_hash != prev_hash:
-            breaks.append(ChainBreak(str(run_id), event.seq, "prev_hash does not link"))
-        recomputed = event_hash(
-            prev_hash=event.prev_hash,
-            run_id=event.run_id,
-            seq=event.seq,
-            type=event.type,
-            at=event.at,
-            data=event.data,
-        )
-        if recomputed != event.hash:
-            breaks.append(ChainBreak(str(run_id), event.seq, "hash mismatch: row was altered"))
-        prev_hash = event.hash
-        expected_seq += 1
-    counter = RunCounter.objects.filter(run_id=run_id).first()
-    if counter and counter.last_seq != expected_seq - 1:
-        breaks.append(
-            ChainBreak(
-                str(run_id),
-                expected_seq,
-                f"counter says {counter.last_seq} events, "
-                f"found {expected_seq - 1}: events missing at the end",
-            )
-        )
-    metrics.chain_verified(len(breaks))
-    return breaks

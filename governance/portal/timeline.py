@@ -11,8 +11,8 @@ from governance.policy import escape_invisible
 from governance.portal.pages import page_context
 from governance.portal.verbatim import arguments_html, highlighted
 from ledger.api import event_json
+from ledger.chain_checks import chain_verify
 from ledger.models import Event, EventType
-from ledger.services import chain_verify
 
 MAX_ROWS = 5000
 DECISION_CHOICES = list(

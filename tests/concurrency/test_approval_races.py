@@ -12,8 +12,8 @@ from django.utils import timezone
 from governance.models import Approval, ToolCall
 from governance.services.orgs import api_key_create
 from governance.services.wakeup import CHANNEL
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from ledger.services import chain_verify
 from tests.concurrency.conftest import fire_at_once
 from tests.support.servers import WebServer, Worker
 from tests.support.waiting import wait_until

@@ -4,8 +4,8 @@
 import pytest
 
 from governance.models import BudgetReservation, RunBudget, ToolCall
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from ledger.services import chain_verify
 from tests.concurrency.conftest import fire_at_once
 
 pytestmark = [pytest.mark.slow]

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from django.db import connection
 
+from ledger.chain_checks import chain_verify
 from ledger.log_models import Checkpoint, LogLeaf, OrgLog
 from ledger.models import Event
-from ledger.services import chain_verify
 from tests.concurrency.test_gate_races import create_run
 from tests.ledger.support import CALLS, export, offline_verify, vkey
 from tests.support.servers import BIN, ServerProcess, child_environment

@@ -14,8 +14,8 @@ import pytest
 from django.db import connection
 
 from governance.models import Approval, ToolCall
+from ledger.chain_checks import chain_verify
 from ledger.models import Event, RunCounter
-from ledger.services import chain_verify
 from tests.conftest import Api
 from tests.support.waiting import wait_until_waiting_on_locks
 

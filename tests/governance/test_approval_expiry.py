@@ -4,8 +4,8 @@ import pytest
 
 from governance.models import Approval
 from governance.services.policies import policy_save
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from ledger.services import chain_verify
 from tests.governance.gate.test_pipeline import ask
 from tests.support.servers import Worker
 from tests.support.waiting import wait_until

@@ -30,8 +30,8 @@ from governance.services.connections import connection_reconnect, connection_rev
 from governance.services.orgs import api_key_create, user_create
 from governance.services.policies import policy_save
 from governance.services.runs import run_finish
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from ledger.services import chain_verify
 from tests.conftest import Api, run_body
 from tests.governance.broker.support import BROKER_POLICY, ECHO_TOOLS, connect
 from tests.redirecting_server import Redirector

@@ -8,11 +8,11 @@ from django.core.management import call_command
 from django.db import connection, transaction
 
 from governance.models import Run
+from ledger.chain_checks import chain_verify
 from ledger.models import Event, RunCounter
 from ledger.redaction import redact
 from ledger.services import (
     Alongside,
-    chain_verify,
     event_append,
     event_append_at_head,
     events_append,

@@ -9,9 +9,10 @@ from django.core.management.base import CommandError
 from django.db import connection, connections, transaction
 
 from ledger.append_only import append_only_suspended
+from ledger.chain_checks import chain_verify
 from ledger.models import AppendOnlyError, Event
 from ledger.redaction import Redacted, redact
-from ledger.services import LedgerError, chain_verify, event_append
+from ledger.services import LedgerError, event_append
 
 CANARY = "canary-7f3a9c1e-do-not-leak"
 

@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from governance.models import Approval, ToolCall
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from ledger.services import chain_verify
 from runner import GateClient
 from tests.runner_live.conftest import create_run, decide
 from tests.support.waiting import wait_until

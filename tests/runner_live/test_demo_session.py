@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from governance.models import Approval, Run
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from ledger.services import chain_verify
 from runner import demo
 from tests.mcp_servers.fixtures import free_port
 from tests.runner_live.conftest import InboxApprover

@@ -11,8 +11,8 @@ from django.test import Client
 
 from governance.models import FrozenBinding, Role
 from governance.services.orgs import api_key_create, user_create
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from ledger.services import chain_verify
 from tests.conftest import Api, run_body
 from tests.governance.broker.support import connect
 

@@ -6,12 +6,14 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from governance.models import Organization, Run
+from ledger.chain_checks import LogBreak, chain_verify, ledger_verify_all, log_orphans
+from ledger.log_models import OrgLog
 from ledger.models import Event, RunCounter
-from ledger.services import chain_verify
 
 HELP = """Ledger tools.
 
-  verify (RUN_ID | --all)          check seq and hash chains
+  verify (RUN_ID | --all)          check seq and hash chains, each event against its Merkle
+                                   leaf, and the leaves against the latest signed checkpoint
   sequence [--seconds S]           give new events their leaves, sign due checkpoints, publish
                                    (what the worker runs; without --seconds: one round)
   checkpoint --org SLUG            sequence now and sign a checkpoint (on demand)
@@ -70,24 +72,27 @@ class Command(BaseCommand):
     def _verify(self, run_id=None, all=False, **options):
         if bool(run_id) == bool(all):
             raise CommandError("give a RUN_ID or --all")
-        run_ids = self._all_runs() if all else [self._known_run(run_id)]
-        broken = 0
-        for rid in run_ids:
-            for item in chain_verify(rid):
-                broken += 1
+        if all:
+            done = ledger_verify_all()
+            runs, events, breaks = done.runs, done.events, done.breaks
+        else:
+            rid = self._known_run(run_id)
+            runs, breaks = 1, chain_verify(rid)
+            # A deleted event's leaf no longer says which run it was of: any in the run's
+            # log fails the check.
+            log = OrgLog.objects.filter(org__runs=rid).first()
+            breaks += log_orphans(log) if log is not None else []
+            events = Event.objects.filter(run_id=rid).count()
+        for item in breaks:
+            if isinstance(item, LogBreak):
+                self.stderr.write(f"log {item.origin}: {item.problem}")
+            else:
                 self.stderr.write(f"run {item.run_id}: broken at seq {item.seq}: {item.problem}")
-        events = Event.objects.filter(run_id__in=run_ids).count()
-        if broken:
-            raise CommandError(f"{broken} break(s) found in {len(run_ids)} run(s)")
-        self.stdout.write(f"ok: {len(run_ids)} run(s), {events} event(s) verified")
-
-    def _all_runs(self) -> list[str]:
-        # order_by(): the model's default ordering (run, seq) would otherwise join the
-        # DISTINCT and make every event count as a run. A run whose events were all deleted
-        # keeps its counter, so counters are read too.
-        with_events = Event.objects.order_by().values_list("run_id", flat=True).distinct()
-        counted = RunCounter.objects.order_by().values_list("run_id", flat=True)
-        return sorted({str(rid) for rid in with_events} | {str(rid) for rid in counted})
+        if breaks:
+            raise CommandError(f"{len(breaks)} break(s) found in {runs} run(s)")
+        if all and done.leaves:
+            self.stdout.write(f"ok: {done.leaves} leaf/leaves hash up to their signed checkpoints")
+        self.stdout.write(f"ok: {runs} run(s), {events} event(s) verified")
 
     def _known_run(self, run_id: str) -> str:
         try:

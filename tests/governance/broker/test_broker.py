@@ -354,7 +354,7 @@ def test_calls_of_one_run_at_once_each_record_their_outcome_once_on_a_gapless_ch
 
     from django.db import connections
 
-    from ledger.services import chain_verify
+    from ledger.chain_checks import chain_verify
 
     connect(operator, echo_server)
     run_id, runner = brokered_run(operator)

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from governance import policy_store
 from governance.models import Policy, PolicyVersion, Run, RunBudget, ToolCall
+from ledger.chain_checks import chain_verify
 from ledger.models import Event, RunCounter
-from ledger.services import chain_verify
 from tests.governance.gate.test_pipeline import ask, exhaust_budget
 
 ODD_ARGUMENTS = {

@@ -15,9 +15,10 @@ from governance.models import ToolCall
 from governance.models.keys import hash_secret_token
 from governance.run_sessions import ledger_head_as_read, run_for_session_token
 from governance.services.gate import permission_request
+from ledger.chain_checks import chain_verify
 from ledger.models import Event
 from ledger.redaction import redact
-from ledger.services import chain_verify, events_append
+from ledger.services import events_append
 from tests.conftest import Api, run_body
 from tests.governance.broker.support import (
     brokered_run,

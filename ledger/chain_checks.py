@@ -1,0 +1,348 @@
+"""Checking the ledger as stored, online: each run's chain (seq, links, hashes), each event
+against the Merkle leaf the log gave it, the leaves against the latest signed checkpoint,
+and leaves whose event is gone. `manage.py ledger verify` and the run page's verdict ask
+these; the offline verifier (`ledger/verify/`) checks an exported bundle instead."""
+
+from dataclasses import dataclass
+
+from django.db.models import Exists, OuterRef
+
+from governance.observability import metrics
+from ledger.log_models import LogKey, LogLeaf, OrgLog, SequencedRun
+from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
+from ledger.services import event_hash
+from ledger.tree import TreeReader, TreeStorageError
+from ledger.verify.events import event_leaf_hash
+from ledger.verify.merkle import CompactRange, ProofError, verify_inclusion
+from ledger.verify.note import Checkpoint as SignedCheckpoint
+from ledger.verify.note import NoteError
+
+
+def leaf_of_event_hash(digest: str) -> bytes | None:
+    """The Merkle leaf an event with this chain hash has; None for a hash that is not one
+    (a row written past the append-only triggers may hold anything)."""
+    try:
+        return event_leaf_hash(digest) if len(digest) == 64 else None
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    run_id: str
+    seq: int
+    problem: str
+
+
+@dataclass(frozen=True)
+class LogBreak:
+    origin: str
+    problem: str
+
+
+# What the walk reads of each event: the row and the Merkle leaf the log gave it (a LEFT
+# JOIN through the unique leaf-per-event index: one streamed query, whatever the count).
+_WALKED = ("run_id", "seq", "type", "at", "data", "prev_hash", "hash", "leaf__index", "leaf__hash")
+
+
+class _RunWalk:
+    """One run's chain checked event by event: seq, links, hashes, and each event's hash
+    against its Merkle leaf. `end` then checks what the run's other rows say of its length."""
+
+    def __init__(self, run_id, prove=None) -> None:
+        self.key = run_id  # as the database gave it
+        self.run_id = str(run_id)
+        self.breaks: list[ChainBreak] = []
+        self.prev_hash = GENESIS_HASH
+        self.expected_seq = 1
+        self.leafless: int | None = None  # the first seq without a leaf
+        self.finished = False
+        self.prove = prove  # (seq, leaf index, leaf hash) -> problem or None
+
+    def _break(self, seq: int, problem: str) -> None:
+        self.breaks.append(ChainBreak(self.run_id, seq, problem))
+
+    def event(self, run_id, seq, type, at, data, prev_hash, digest, leaf_index, leaf) -> None:
+        if seq != self.expected_seq:
+            self._break(self.expected_seq, f"gap: expected seq {self.expected_seq}, found {seq}")
+            self.expected_seq = seq
+        if prev_hash != self.prev_hash:
+            self._break(seq, "prev_hash does not link")
+        recomputed = event_hash(
+            prev_hash=prev_hash, run_id=run_id, seq=seq, type=type, at=at, data=data
+        )
+        if recomputed != digest:
+            self._break(seq, "hash mismatch: row was altered")
+        if leaf is None:
+            self.leafless = self.leafless or seq
+        else:
+            if self.leafless is not None:
+                # The log takes a run's events in seq order: a gap in its leaves was made.
+                self._break(
+                    self.leafless,
+                    f"no Merkle leaf, yet seq {seq} after it has one (leaf {leaf_index}): "
+                    "a leaf was deleted",
+                )
+                self.leafless = None
+            self._leaf(seq, digest, leaf_index, bytes(leaf))
+        self.finished = self.finished or type == EventType.RUN_FINISHED
+        self.prev_hash = digest
+        self.expected_seq = seq + 1
+
+    def _leaf(self, seq: int, digest: str, index: int, leaf: bytes) -> None:
+        if leaf != leaf_of_event_hash(digest):
+            self._break(
+                seq,
+                f"the event's hash is not the one its Merkle leaf {index} holds: "
+                "the row was rewritten after the log took it",
+            )
+        elif self.prove is not None:
+            problem = self.prove(seq, index, leaf)
+            if problem:
+                self._break(seq, problem)
+
+    def end(self, *, counted: int | None, sequenced: int | None, finished: bool) -> None:
+        last = self.expected_seq - 1
+        if counted is not None and counted != last:
+            self._break(
+                self.expected_seq,
+                f"counter says {counted} events, found {last}: events missing at the end",
+            )
+        if sequenced is not None and sequenced > last:
+            self._break(
+                last + 1,
+                f"the Merkle log holds leaves for seq {last + 1}-{sequenced} of this run, "
+                "whose events are missing: orphaned leaves, events deleted",
+            )
+        if self.leafless is not None and sequenced is not None and self.leafless <= sequenced:
+            self._break(
+                self.leafless,
+                f"no Merkle leaf, yet the log has sequenced this run up to seq {sequenced}: "
+                "a leaf was deleted",
+            )
+        if finished and not self.finished:
+            self._break(
+                last + 1,
+                "the run is finished but its chain holds no run.finished event: "
+                "events missing at the end",
+            )
+
+
+def _signed_root(log, checkpoint) -> tuple[bytes | None, str]:
+    """The root the checkpoint's note signs, checked against the log's keys, or the reason
+    it cannot be trusted."""
+    from ledger.checkpoints import verifier_key
+
+    try:
+        signed = SignedCheckpoint.parse(checkpoint.note)
+        signed.note.verified_by([verifier_key(k) for k in LogKey.objects.filter(log=log)])
+    except NoteError as error:
+        return None, f"the checkpoint of size {checkpoint.tree_size} does not verify: {error}"
+    if (signed.origin, signed.size, signed.root) != (
+        log.origin,
+        checkpoint.tree_size,
+        bytes(checkpoint.root),
+    ):
+        return None, f"the checkpoint of size {checkpoint.tree_size} differs from its signed note"
+    return signed.root, ""
+
+
+def _prover(run_id):
+    """Checks each leaf of the run under its log's latest signed checkpoint (an inclusion
+    proof from the stored tree, never this process's tile cache), or None with no
+    checkpoint to check against. The tiles one proof reads serve the next."""
+    from governance.models import Run
+    from ledger.checkpoints import latest_checkpoint
+
+    org_id = Run.objects.filter(pk=run_id).values_list("org_id", flat=True).first()
+    log = OrgLog.objects.filter(org_id=org_id).first() if org_id is not None else None
+    checkpoint = latest_checkpoint(log) if log is not None else None
+    if checkpoint is None:
+        return None
+    size = checkpoint.tree_size
+    root, refused = _signed_root(log, checkpoint)
+    tree = TreeReader(log, size, cache=None)
+    told = []
+
+    def prove(seq: int, index: int, leaf: bytes) -> str | None:
+        if index >= size:
+            return None  # newer than the checkpoint
+        if root is None:
+            if told:
+                return None
+            told.append(True)
+            return refused
+        try:
+            verify_inclusion(leaf, index, size, tree.inclusion(index), root)
+        except (ProofError, TreeStorageError) as error:
+            return (
+                f"leaf {index} is not in the signed checkpoint of size {size} ({error}): "
+                "the stored tree was altered"
+            )
+        return None
+
+    return prove
+
+
+def chain_verify(run_id, *, prove: bool = True) -> list[ChainBreak]:
+    """Every gap, reordering or altered row in one run's chain (empty when intact): each
+    event against its Merkle leaf, the leaves the log gave the run against its events, and
+    (`prove`) each leaf by an inclusion proof under the latest signed checkpoint."""
+    from governance.models import Run, RunStatus
+
+    # What the run's other rows say of its length is read before its events: each is
+    # written with (or after) the events it counts, so a live run's later appends and
+    # leaves cannot pass for missing events.
+    counted = RunCounter.objects.filter(run_id=run_id).values_list("last_seq", flat=True).first()
+    sequenced = SequencedRun.objects.filter(run_id=run_id).values_list("seq", flat=True).first()
+    finished = Run.objects.filter(pk=run_id, status=RunStatus.FINISHED).exists()
+    walk = _RunWalk(run_id, _prover(run_id) if prove else None)
+    events = Event.objects.filter(run_id=run_id).order_by("seq").values_list(*_WALKED)
+    for row in events.iterator(chunk_size=2000):
+        walk.event(*row)
+    walk.end(counted=counted, sequenced=sequenced, finished=finished)
+    metrics.chain_verified(len(walk.breaks))
+    return walk.breaks
+
+
+@dataclass
+class Verified:
+    runs: int
+    events: int
+    leaves: int  # leaves checked against a signed root
+    breaks: list  # ChainBreak and LogBreak
+
+
+def ledger_verify_all() -> Verified:
+    """Every run's chain and every organization's log, streamed: one query walks all the
+    events in (run, seq) order with their leaves, one per log walks its leaves.
+
+    With each event matched to its leaf (the chains) and the leaves hashed up to the signed
+    root and free of leaves whose event is gone (the logs), every sequenced event is the one
+    the log signed."""
+    from governance.models import Run, RunStatus
+
+    # Read before the events, as in `chain_verify`.
+    counters = dict(RunCounter.objects.values_list("run_id", "last_seq"))
+    sequenced = dict(SequencedRun.objects.values_list("run_id", "seq"))
+    finished = set(Run.objects.filter(status=RunStatus.FINISHED).values_list("pk", flat=True))
+    breaks: list = []
+    seen: set = set()
+    walk: _RunWalk | None = None
+
+    def close(walk: _RunWalk) -> None:
+        run_id = walk.key
+        walk.end(
+            counted=counters.get(run_id),
+            sequenced=sequenced.get(run_id),
+            finished=run_id in finished,
+        )
+        metrics.chain_verified(len(walk.breaks))
+        breaks.extend(walk.breaks)
+
+    events = 0
+    rows = Event.objects.order_by("run_id", "seq").values_list(*_WALKED)
+    for row in rows.iterator(chunk_size=2000):
+        if walk is None or row[0] != walk.key:
+            if walk is not None:
+                close(walk)
+            walk = _RunWalk(row[0])
+            seen.add(row[0])
+        walk.event(*row)
+        events += 1
+    if walk is not None:
+        close(walk)
+    # Runs the ledger knows of whose events are all gone.
+    for run_id in sorted({*counters, *sequenced, *finished} - seen, key=str):
+        close(_RunWalk(run_id))
+        seen.add(run_id)
+    leaves = 0
+    for log in OrgLog.objects.order_by("pk"):
+        checked, problems = log_verify(log)
+        leaves += checked
+        breaks.extend(problems)
+    return Verified(runs=len(seen), events=events, leaves=leaves, breaks=breaks)
+
+
+MAX_NAMED = 20  # of one kind of problem in one log, the rest counted
+
+
+def _orphaned(log, count: int, named: list[str]) -> LogBreak:
+    more = f" and {count - len(named)} more" if count > len(named) else ""
+    return LogBreak(
+        log.origin,
+        f"{count} leaf/leaves whose event is missing (events deleted): "
+        f"leaf {', leaf '.join(named)}{more}",
+    )
+
+
+def log_orphans(log) -> list[LogBreak]:
+    """The leaves of one organization's log whose event is gone, named: one anti-join in
+    the database, for a check of one run (whose deleted events' leaves no longer say which
+    run they were of)."""
+    orphaned = LogLeaf.objects.filter(log=log).filter(
+        ~Exists(Event.objects.filter(pk=OuterRef("event_id")))
+    )
+    found = list(orphaned.order_by("index").values_list("index", "event_id")[:MAX_NAMED])
+    if not found:
+        return []
+    count = orphaned.count() if len(found) == MAX_NAMED else len(found)
+    return [_orphaned(log, count, [f"{index} (event id {event_id})" for index, event_id in found])]
+
+
+def log_verify(log) -> tuple[int, list[LogBreak]]:
+    """One organization's stored leaves, streamed in index order: numbered 0…size-1 without
+    a gap, each with its event (a leaf whose event is missing is one the database lost or
+    had deleted), and the first ones hashing up to the latest signed checkpoint's root.
+    Returns how many leaves were checked against that root, and the problems."""
+    from ledger.checkpoints import latest_checkpoint
+
+    problems: list[LogBreak] = []
+    checkpoint = latest_checkpoint(log)
+    size, root = 0, None
+    if checkpoint is not None:
+        size = checkpoint.tree_size
+        root, refused = _signed_root(log, checkpoint)
+        if root is None:
+            problems.append(LogBreak(log.origin, refused))
+    tree = CompactRange()
+    orphans: list[str] = []
+    orphaned = 0
+    expected = 0
+    leaves = (
+        LogLeaf.objects.filter(log=log)
+        .annotate(has_event=Exists(Event.objects.filter(pk=OuterRef("event_id"))))
+        .order_by("index")
+        .values_list("index", "hash", "event_id", "has_event")
+    )
+    for index, digest, event_id, has_event in leaves.iterator(chunk_size=5000):
+        if index != expected:
+            problems.append(
+                LogBreak(log.origin, f"leaves jump from {expected - 1} to {index}: leaves missing")
+            )
+            expected = index
+        if not has_event:
+            orphaned += 1
+            if len(orphans) < MAX_NAMED:
+                orphans.append(f"{index} (event id {event_id})")
+        if index < size:
+            tree.append(bytes(digest))
+        expected += 1
+    if orphaned:
+        problems.append(_orphaned(log, orphaned, orphans))
+    if expected < log.size:  # more is the sequencer's work since `log` was read
+        problems.append(LogBreak(log.origin, f"the log says {log.size} leaves, found {expected}"))
+    if root is not None:
+        if tree.size != size:
+            problems.append(
+                LogBreak(log.origin, f"the checkpoint signs {size} leaves, found {tree.size}")
+            )
+        elif tree.root() != root:
+            problems.append(
+                LogBreak(
+                    log.origin,
+                    f"the stored leaves do not hash up to the root of the signed checkpoint "
+                    f"of size {size}: leaves were altered",
+                )
+            )
+    return (tree.size if root is not None else 0), problems
