@@ -48,9 +48,7 @@ def arguments_storable(arguments: Any) -> bool:
     range (`1e999`, which `json.loads` reads as infinity) is not JSON once written back.
     Every way in (REST's `ArgumentsField`, the MCP endpoint) refuses such arguments before
     the gate records anything."""
-    pending = [arguments]
-    while pending:
-        item = pending.pop()
+    for item in json_scalars(arguments):
         if isinstance(item, str):
             if "\x00" in item:
                 return False
@@ -59,15 +57,24 @@ def arguments_storable(arguments: Any) -> bool:
                     item.encode("utf-8")
                 except UnicodeEncodeError:
                     return False
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return False
-        elif isinstance(item, dict):
+        elif isinstance(item, float) and not math.isfinite(item):
+            return False
+    return True
+
+
+def json_scalars(value: Any) -> Iterator[Any]:
+    """Every string, number, boolean and null in parsed JSON, object keys included, without
+    recursion (a body may nest as deep as the parser allowed)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
             pending.extend(item)
             pending.extend(item.values())
         elif isinstance(item, list):
             pending.extend(item)
-    return True
+        else:
+            yield item
 
 
 class PatternTimeout(Exception):

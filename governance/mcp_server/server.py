@@ -40,7 +40,7 @@ from governance.mcp_server.catalog import NamedTool, run_mcp_catalog
 from governance.mcp_server.db_threads import DatabaseThreads, pooled
 from governance.models import FrozenTool, Run
 from governance.observability import tracing
-from governance.schemas import MAX_ARGUMENT_BYTES
+from governance.schemas import MAX_ARGUMENT_BYTES, json_scalars
 
 # What the view hands the SDK's app with the request: the run its token check read (with its
 # budget and frozen policy version), the run's tools by MCP name (`catalog.named_tools`) and
@@ -135,18 +135,7 @@ def _is_request_id(value: Any) -> bool:
 
 def _holds_lone_surrogate(value: Any) -> bool:
     # json.loads joins an escaped pair into one character, so any surrogate left is alone.
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
+    return any(isinstance(item, str) and _SURROGATE.search(item) for item in json_scalars(value))
 
 
 def _refusal(message: dict, body: bytes) -> PostedRefusal | None:
