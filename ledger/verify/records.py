@@ -96,6 +96,9 @@ FIELDS: dict[str, tuple[dict[str, _Check], dict[str, _Check]]] = {
 }
 
 
+_SEPARATORS = (",", ":")  # ledger/export.py's
+
+
 class _Refused(ValueError):
     pass
 
@@ -122,7 +125,11 @@ def _decode(number: int, line: str | bytes) -> Any:
     if not line.strip():
         raise BundleError(number, "line", "empty line inside the bundle")
     try:
-        value = json.loads(line, object_pairs_hook=_object, parse_constant=_constant)
+        value = json.loads(line, parse_constant=_constant)
+        if json.dumps(value, ensure_ascii=False, separators=_SEPARATORS) != line.rstrip("\n"):
+            # Not as the exporter writes it (which a key given twice could not be): read it
+            # again keeping every key. Parsing every line so would halve the verifier's speed.
+            value = json.loads(line, object_pairs_hook=_object, parse_constant=_constant)
     except _Refused as error:
         raise BundleError(number, "line", str(error)) from None
     except (ValueError, RecursionError) as error:
