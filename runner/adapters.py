@@ -53,9 +53,10 @@ class GatedToolbox:
 def translate_sdk_call(tool_name: str, tool_input: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """Claude Code's built-in tool names and inputs, as the gate's sandbox tools.
 
-    Anything else goes to the gate under its own name (`mcp__jira__search` as `jira.search`), so a
-    tool outside the run's frozen set is denied there (source `capability`): fail closed. So is
-    a connection's tool: the gate permits brokered tools only to its broker (`call_brokered`).
+    Anything else goes to the gate under its own name, so a tool outside the run's frozen set is
+    denied there (source `capability`): fail closed. An MCP tool keeps its SDK name
+    (`mcp__jira__search`), never the connection's brokered tool (`jira.search`): that one is
+    called through the broker (`Runner`'s brokered tools), with the sealed credential.
     """
     if tool_name == "Bash":
         return "run_command", {"command": tool_input.get("command")}
@@ -66,9 +67,6 @@ def translate_sdk_call(tool_name: str, tool_input: Mapping[str, Any]) -> tuple[s
             "path": tool_input.get("file_path"),
             "content": tool_input.get("content"),
         }
-    if tool_name.startswith("mcp__") and tool_name.count("__") >= 2:
-        _, server, tool = tool_name.split("__", 2)
-        return f"{server}.{tool}", dict(tool_input)
     return tool_name, dict(tool_input)
 
 

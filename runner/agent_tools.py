@@ -2,7 +2,10 @@
 (runner/bundles/claude-code.yaml) and the arguments an approver reads.
 
 Three CLIs, three vocabularies, one set of gate tools. A tool not mapped here goes to the
-gate under its own name, where the frozen-set stage denies it (fail closed).
+gate under its own name, where the frozen-set stage denies it (fail closed). So does a tool of
+an MCP server the CLI itself runs (`mcp__tracker__list_issues`): never as a connection's
+brokered tool (`tracker.list_issues`), whose rules are for calls fluidbox's broker makes with
+the sealed credential, not for another server that happens to share the name.
 
 Path arguments are the real places they lead to (`runner.cli_paths`). One CLI call can be
 several gate calls: a patch, one per file it changes; a Glob or Grep pattern that leaves its
@@ -51,12 +54,6 @@ def _edit(item: dict) -> dict[str, Any]:
     return edit
 
 
-def _brokered(name: str, tool_input: dict) -> list[GateCall]:
-    # `mcp__<server>__<tool>`: the server's tool as a run freezes it, `<server>.<tool>`.
-    server, _, tool = name[len("mcp__") :].partition("__")
-    return [GateCall(f"{server}.{tool}" if tool else name, tool_input)]
-
-
 def claude_code_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
     file_path = _path(tool_input.get("file_path", ""), cwd)
     if name == "Bash":
@@ -90,8 +87,6 @@ def claude_code_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
         return [GateCall("fetch_url", {"url": tool_input.get("url", "")})]
     if name == "WebSearch":
         return [GateCall("web_search", {"query": tool_input.get("query", "")})]
-    if name.startswith("mcp__"):
-        return _brokered(name, tool_input)
     return [GateCall(name, tool_input)]
 
 
@@ -111,8 +106,6 @@ def codex_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
             GateCall("write_file", {"path": real_path(target, cwd), "content": str(patch)})
             for target in patch_targets(str(patch))
         ]
-    if name.startswith("mcp__"):
-        return _brokered(name, tool_input)
     return claude_code_call(name, tool_input, cwd)
 
 

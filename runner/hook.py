@@ -113,7 +113,9 @@ def _gate_calls(dialect: str, event: dict) -> list[GateCall]:
     if dialect == "gemini-cli":
         context = event.get("mcp_context")
         if isinstance(context, dict) and context.get("server_name") and context.get("tool_name"):
-            return [GateCall(f"{context['server_name']}.{context['tool_name']}", tool_input)]
+            # As Claude Code and Codex name an MCP tool: never a connection's brokered tool.
+            name = f"mcp__{context['server_name']}__{context['tool_name']}"
+            return [GateCall(name, tool_input)]
     return DIALECTS[dialect](name, tool_input, cwd)
 
 

@@ -25,8 +25,7 @@ class CallContext:
     tool_call_id: str
     tool: str
     arguments: Any
-    # Asked by the broker (REST's tools/{tool}/call, /v1/mcp; the listing of /v1/mcp): only
-    # the broker runs brokered tools, and it runs nothing else.
+    # Asked by the broker (REST's tools/{tool}/call, /v1/mcp): only brokered tools are called.
     brokered: bool = False
 
     @cached_property

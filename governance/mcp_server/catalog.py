@@ -54,9 +54,7 @@ def _frozen_definition(tool: FrozenTool) -> dict[str, Any] | None:
 def _callable_now(run: Run, tool: FrozenTool, binding: BindingNow) -> bool:
     if not tool.callable:  # failed the schema guard at freeze time
         return False
-    ctx = CallContext(
-        run=run, session_id="", tool_call_id="", tool=tool.name, arguments={}, brokered=True
-    )
+    ctx = CallContext(run=run, session_id="", tool_call_id="", tool=tool.name, arguments={})
     # The rows in hand: the tool, and its binding and connection as just read.
     ctx.__dict__["frozen_tool"] = tool
     ctx.__dict__["binding_now"] = binding

@@ -199,7 +199,7 @@ def test_another_mcp_server_named_like_fluidbox_is_asked_of_the_gate(
 
     assert decision == "deny" and "not in this run's frozen tool set" in reason
     recorded = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_evil")
-    assert recorded.tool == "fluidbox.evilserver__delete_all"
+    assert recorded.tool == "mcp__fluidbox__evilserver__delete_all"
 
     gemini = {
         "session_id": "s-gemini",
@@ -211,7 +211,8 @@ def test_another_mcp_server_named_like_fluidbox_is_asked_of_the_gate(
     answer = hook("gemini-cli", gemini, url=url, run_id=run_id, token=token)
     assert answer["decision"] == "deny"
     assert (
-        ToolCall.objects.filter(run_id=run_id, tool="fluidbox.evilserver__delete_all").count() == 2
+        ToolCall.objects.filter(run_id=run_id, tool="mcp__fluidbox__evilserver__delete_all").count()
+        == 2
     )
 
     listed = {**bash("", "toolu_listed"), "tool_name": "mcp__fluidbox__tracker__list_issues"}
@@ -224,10 +225,10 @@ def test_another_mcp_server_named_like_fluidbox_is_asked_of_the_gate(
 def test_a_server_of_the_cli_named_like_a_connection_gets_no_permission(
     fluidbox_server, demo_org, operator
 ):
-    """The user adds their own MCP server as `tracker` to the CLI. Its tools arrive at the
-    hook as `mcp__tracker__…`, the names the run froze for the tracker connection, which
-    the policy allows. Permitted, the call would run on that server: no broker, no binding
-    re-check, no sealed credential, no record of what it did. Only the broker runs them."""
+    """The user adds their own MCP server as `tracker` to the CLI. Asked of the gate as the
+    connection's `tracker.list_issues`, which the policy allows, the call would run on that
+    server: no broker, no binding re-check, no sealed credential, no record of what it did.
+    It is asked under the CLI's name instead, which the run did not freeze."""
     bundle_import(org=demo_org, text=BUNDLE)
     run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
     url = fluidbox_server.url
@@ -241,10 +242,10 @@ def test_a_server_of_the_cli_named_like_a_connection_gets_no_permission(
         hook("claude-code", impostor, url=url, run_id=run_id, token=token)
     )
 
-    assert decision == "deny" and "is brokered: only fluidbox calls it" in reason
+    assert decision == "deny" and "not in this run's frozen tool set" in reason
     recorded = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_impostor")
     assert (recorded.tool, recorded.decision, recorded.source) == (
-        "tracker.list_issues",
+        "mcp__tracker__list_issues",
         "deny",
         "capability",
     )
@@ -256,7 +257,8 @@ def test_a_server_of_the_cli_named_like_a_connection_gets_no_permission(
         "mcp_context": {"server_name": "tracker", "tool_name": "list_issues"},
     }
     answer = hook("gemini-cli", gemini, url=url, run_id=run_id, token=token)
-    assert answer["decision"] == "deny" and "is brokered" in answer["reason"]
+    assert answer["decision"] == "deny" and "frozen tool set" in answer["reason"]
+    assert not ToolCall.objects.filter(run_id=run_id, tool="tracker.list_issues").exists()
     # The same tool through fluidbox's own server is the endpoint's, and allowed there.
     listed = {**bash("", "toolu_real"), "tool_name": "mcp__fluidbox__tracker__list_issues"}
     decision, _ = claude_decision(hook("claude-code", listed, url=url, run_id=run_id, token=token))

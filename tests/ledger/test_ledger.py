@@ -230,7 +230,11 @@ def test_verify_all_counts_runs_not_events(make_run, capsys):
                 event_append(run_id=run_id, type="tool.requested", redacted=redact({"i": index}))
     events = Event.objects.count()
     assert events == sum(1 + 20 + n * 7 for n in range(4))  # run.created + the appends
-    assert verify_all_output(capsys) == f"ok: 4 run(s), {events} event(s) verified"
+    # Nothing is under a signed checkpoint yet: no leaf to hash up to one.
+    assert verify_all_output(capsys) == (
+        f"ok: 4 run(s), {events} event(s) verified; 0 leaf/leaves hash up to their signed "
+        "checkpoints"
+    )
 
 
 @pytest.mark.django_db(transaction=True)

@@ -97,7 +97,7 @@ def allow_a_denial(run_id) -> Event:
 def test_an_untouched_ledger_passes_every_online_check(ledger, org, tmp_path):
     out = verified("--all")
     events = Event.objects.count()
-    assert f"ok: {events} leaf/leaves hash up to their signed checkpoints" in out
+    assert f"; {events} leaf/leaves hash up to their signed checkpoints" in out
     assert f"ok: 3 run(s), {events} event(s) verified" in out
     for run_id in ledger:
         assert chain_verify(run_id) == []

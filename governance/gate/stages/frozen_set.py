@@ -28,17 +28,6 @@ def check_frozen_set(ctx: CallContext) -> Decision | None:
         return deny(Source.CAPABILITY, f"tool {ctx.tool!r} is not in this run's frozen tool set")
     if not tool.is_brokered:
         return CONTINUE
-    if not ctx.brokered:
-        # Asked to permit it elsewhere (`/permission`: a hook's `mcp__tracker__…` for a
-        # server of the CLI's own that shares the connection's name, an adapter's in-process
-        # server): that call would run without the broker, its re-check of the binding, its
-        # sealed credential or its record. Only the broker runs a brokered tool.
-        return deny(
-            Source.CAPABILITY,
-            f"tool {ctx.tool!r} is brokered: only fluidbox calls it, with its connection's "
-            f"sealed credential (POST /v1/runs/{{id}}/tools/{ctx.tool}/call, or /v1/mcp); "
-            "it is never permitted to run elsewhere",
-        )
     return binding_problem(ctx.run, tool, ctx.binding_now)
 
 

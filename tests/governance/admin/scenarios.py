@@ -2,7 +2,6 @@
 
 from governance.authentication import Actor, ActorKind
 from governance.models import Approval, Connection
-from governance.services.broker import broker_call
 from governance.services.connections import connection_create, photograph_store
 from governance.services.gate import permission_request
 from governance.services.runs import run_create
@@ -49,17 +48,6 @@ def sandbox_run(
 
 
 def ask(run, tool, arguments, call_id="c-1", session_id="s-1"):
-    """The gate's answer to a call; a connection's tool (`mine.update`) asked through the
-    broker, the only way a brokered tool is asked."""
-    if "." in tool:
-        return broker_call(
-            run=run,
-            session_id=session_id,
-            tool_call_id=call_id,
-            tool=tool,
-            arguments=arguments,
-            wait_seconds=0,
-        ).gate
     return permission_request(
         run=run, session_id=session_id, tool_call_id=call_id, tool=tool, arguments=arguments
     )
