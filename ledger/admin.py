@@ -88,16 +88,20 @@ class AuditSinkForm(forms.ModelForm):
         if (
             not creating
             and data.get("url")
-            and data["url"] != self.instance.url
             and not data.get("token")
             and "token" not in self.errors
-            and AuditSink.objects.filter(pk=self.instance.pk).exclude(token_sealed="").exists()
         ):
-            self.add_error(
-                "token",
-                "Enter the token again: the stored one is only sent to the URL it was "
-                "entered with.",
-            )
+            # The sink as it is now, locked until this save ends (the admin's change view is
+            # one transaction): another admin's change since the page loaded is seen here, as
+            # sink_update would see it, and answered as a form error rather than refused there.
+            now = AuditSink.objects.select_for_update().filter(pk=self.instance.pk)
+            url, sealed = now.values_list("url", "token_sealed").first() or ("", "")
+            if sealed and data["url"] != url:
+                self.add_error(
+                    "token",
+                    "Enter the token again: the stored one is only sent to the URL it was "
+                    "entered with.",
+                )
         return data
 
 

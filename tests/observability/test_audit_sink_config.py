@@ -137,6 +137,37 @@ def test_a_sink_without_a_token_may_move_and_one_with_its_token_unchanged_keeps_
 
 
 @pytest.mark.django_db
+def test_a_form_loaded_before_another_admins_change_cannot_send_their_token_back(org):
+    """Two admins edit one sink. The second moves it to their SIEM with its token; the
+    first, whose page shows the old URL, saves without a token. That save would point the
+    new token at the old URL: a form error, not a refusal deep in the save (a 500)."""
+    from django.db import transaction
+
+    from ledger.admin import AuditSinkForm
+
+    sink = sink_create(
+        org=org, name="meta", kind="jsonl", url="https://old.example.com/in", token=CANARY
+    )
+    stale = AuditSink.objects.get(pk=sink.pk)  # the first admin's page
+    sink_update(
+        sink=sink,
+        url="https://siem.example.com/in",
+        is_active=True,
+        max_backlog=1000,
+        new_token="SECOND-ADMIN-TOKEN",
+    )
+    data = {"org": org.pk, "name": "meta", "kind": "jsonl", "url": stale.url, "token": ""}
+    data |= {"is_active": "on", "max_backlog": 1000}
+
+    with transaction.atomic():  # as the admin's change view runs it
+        form = AuditSinkForm(data=data, instance=stale)
+        assert not form.is_valid()
+    assert list(form.errors) == ["token"]
+    assert "Enter the token again" in str(form.errors["token"])
+    assert AuditSink.objects.get(pk=sink.pk).url == "https://siem.example.com/in"
+
+
+@pytest.mark.django_db
 def test_a_password_in_the_url_is_refused_and_never_stored(org, admin_user, approver, auditor):
     url = "https://user:SECRETPW-CANARY@example.com/x"
     refused = add(Api(user=admin_user).client, org, url=url)
