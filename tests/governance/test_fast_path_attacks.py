@@ -163,6 +163,16 @@ def test_a_body_in_another_encoding_cannot_carry_a_second_tool_name(crm_run, ech
     assert [call["tool"] for call in echo_server.calls()] == ["lookup"]
 
 
+def post_raw_lookup(token: str, arguments: str, *, era: str) -> tuple[int, dict]:
+    """A `tools/call` of crm__lookup (request id 7) whose arguments are raw JSON text."""
+    meta = json.dumps({"fluidbox/toolCallId": "odd", **(MODERN_META if era != "legacy" else {})})
+    raw = (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "crm__lookup", '
+        f'"arguments": {arguments}, "_meta": {meta}}}}}'
+    ).encode()
+    return post_mcp(token, raw, era=era, name="crm__lookup")
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     ("era", "arguments"),
@@ -179,13 +189,8 @@ def test_arguments_the_ledger_cannot_store_are_a_tool_error_and_nothing_runs(
     `/v1/mcp` they reached the gate's digest (a surrogate has no UTF-8 form) or PostgreSQL's
     jsonb (no NUL), and the client got the SDK's `Internal server error` (on SQLite a NUL
     even reached the upstream). Now: a tool error saying why, nothing recorded, no call."""
-    meta = json.dumps({"fluidbox/toolCallId": "odd", **(MODERN_META if era != "legacy" else {})})
-    raw = (
-        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "crm__lookup", '
-        f'"arguments": {arguments}, "_meta": {meta}}}}}'
-    ).encode()
     before = row_counts()
-    status, answer = post_mcp(crm_run["token"], raw, era=era, name="crm__lookup")
+    status, answer = post_raw_lookup(crm_run["token"], arguments, era=era)
     assert status == 200, answer
     assert "error" not in answer, answer
     assert answer["result"]["isError"] is True
@@ -203,13 +208,8 @@ def test_a_lone_surrogate_is_refused_as_not_text_in_both_eras(crm_run, echo_serv
     """An unpaired surrogate has no UTF-8 form: the ledger cannot hold it, and the SDK's
     parser refused it in one era (with a message about hex escapes) and read it in the
     other. Both eras: a parse error naming it, with the request's id; nothing recorded."""
-    meta = json.dumps({"fluidbox/toolCallId": "odd", **(MODERN_META if era != "legacy" else {})})
-    raw = (
-        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "crm__lookup", '
-        f'"arguments": {arguments}, "_meta": {meta}}}}}'
-    ).encode()
     before = row_counts()
-    status, answer = post_mcp(crm_run["token"], raw, era=era, name="crm__lookup")
+    status, answer = post_raw_lookup(crm_run["token"], arguments, era=era)
     assert status == 400, answer
     assert answer["error"]["code"] == -32700 and answer["id"] == 7
     assert "lone surrogate" in answer["error"]["message"]
