@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.servers import BIN, ServerProcess, child_environment, free_port
+from tests.support.servers import ServerProcess, child_environment, free_port, gunicorn_args
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -21,18 +21,7 @@ class UnixSocketServer(ServerProcess):
 
     def __init__(self, directory: Path, listener: str, **env: str) -> None:
         self.socket_path = directory / "fb.sock"
-        args = [
-            str(BIN / "gunicorn"),
-            "fluidbox.wsgi:application",
-            "--config",
-            "fluidbox/gunicorn_conf.py",
-            "--bind",
-            f"unix:{self.socket_path}",
-            "--workers",
-            "1",
-            "--threads",
-            "4",
-        ]
+        args = gunicorn_args(f"unix:{self.socket_path}", workers=1, threads=4)
         environment = child_environment(FLUIDBOX_METRICS_BIND=listener, **env)
         environment.pop("FLUIDBOX_METRICS_TOKEN", None)
         super().__init__(args, environment, directory / "gunicorn.log")

@@ -95,24 +95,29 @@ class ServerProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
+def gunicorn_args(bind: str, *, workers: int, threads: int) -> list[str]:
+    """The command line of gunicorn serving fluidbox with the project's config."""
+    return [
+        str(BIN / "gunicorn"),
+        "fluidbox.wsgi:application",
+        "--config",
+        "fluidbox/gunicorn_conf.py",
+        "--bind",
+        bind,
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+    ]
+
+
 class WebServer(ServerProcess):
     """gunicorn with gthread workers, as `make run` serves the portal."""
 
     def __init__(self, tmp: Path, *, workers: int = 2, threads: int = 32, **env: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        args = [
-            str(BIN / "gunicorn"),
-            "fluidbox.wsgi:application",
-            "--config",
-            "fluidbox/gunicorn_conf.py",
-            "--bind",
-            f"127.0.0.1:{self.port}",
-            "--workers",
-            str(workers),
-            "--threads",
-            str(threads),
-        ]
+        args = gunicorn_args(f"127.0.0.1:{self.port}", workers=workers, threads=threads)
         environment = child_environment(**{"FLUIDBOX_PUBLIC_URL": self.url, **env})
         super().__init__(args, environment, tmp / f"gunicorn-{self.port}.log")
 
