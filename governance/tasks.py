@@ -48,9 +48,14 @@ def notification_deliver(delivery_id: int) -> None:
     delivery_attempt(delivery_id=int(delivery_id))
 
 
+LEDGER_CHECK = "fluidbox: check the whole ledger"
+
+
 @transaction.atomic
 def ensure_schedules() -> None:
-    """The minutely sweepers exist exactly once (run after every migrate)."""
+    """The minutely sweepers and the ledger check exist exactly once (run after every
+    migrate), the check every FLUIDBOX_LEDGER_CHECK_MINUTES (none when 0), allowed as long
+    as its period to run."""
     for name, func in SWEEPS:
         Schedule.objects.update_or_create(
             name=name,
@@ -61,3 +66,17 @@ def ensure_schedules() -> None:
                 "repeats": -1,
             },
         )
+    minutes = settings.FLUIDBOX_LEDGER_CHECK_MINUTES
+    if not minutes:
+        Schedule.objects.filter(name=LEDGER_CHECK).delete()
+        return
+    Schedule.objects.update_or_create(
+        name=LEDGER_CHECK,
+        defaults={
+            "func": "ledger.tasks.ledger_check_run",
+            "kwargs": f"q_options={{'timeout': {minutes * 60}}}",
+            "schedule_type": Schedule.MINUTES,
+            "minutes": minutes,
+            "repeats": -1,
+        },
+    )

@@ -4,11 +4,14 @@ and leaves whose event is gone. `manage.py ledger verify` and the run page's ver
 these; the offline verifier (`ledger/verify/`) checks an exported bundle instead."""
 
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from governance.observability import metrics
-from ledger.log_models import LogKey, LogLeaf, OrgLog, SequencedRun
+from ledger.log_models import LedgerCheck, LogKey, LogLeaf, OrgLog, SequencedRun
 from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
 from ledger.services import event_hash
 from ledger.tree import TreeReader, TreeStorageError
@@ -211,6 +214,13 @@ class Verified:
     events: int
     leaves: int  # leaves checked against a signed root
     breaks: list  # ChainBreak and LogBreak
+    recorded: LedgerCheck | None = None  # by `ledger_check`
+
+
+def break_text(item: ChainBreak | LogBreak) -> str:
+    if isinstance(item, LogBreak):
+        return f"log {item.origin}: {item.problem}"
+    return f"run {item.run_id}: broken at seq {item.seq}: {item.problem}"
 
 
 def ledger_verify_all() -> Verified:
@@ -259,6 +269,7 @@ def ledger_verify_all() -> Verified:
     leaves = 0
     for log in OrgLog.objects.order_by("pk"):
         checked, problems = log_verify(log)
+        metrics.log_verified(len(problems))
         leaves += checked
         breaks.extend(problems)
     return Verified(runs=len(seen), events=events, leaves=leaves, breaks=breaks)
@@ -346,3 +357,67 @@ def log_verify(log) -> tuple[int, list[LogBreak]]:
                 )
             )
     return (tree.size if root is not None else 0), problems
+
+
+KEPT_PROBLEMS = 20  # named per organization in a check; `problem_count` counts them all
+KEPT_CHECKS = 1000  # the newest checks kept
+
+
+def ledger_check(*, by: str, unless_running: bool = False) -> Verified | None:
+    """Check the whole ledger (`ledger_verify_all`) and record what was found, each problem
+    with the organization it belongs to, for the run page and `/metrics`.
+
+    `unless_running` (the worker's schedule): None when another check is still running (one
+    started within FLUIDBOX_LEDGER_CHECK_MINUTES that has not finished), so a slow check is
+    never doubled by the next one due."""
+    now = timezone.now()
+    window = timedelta(minutes=settings.FLUIDBOX_LEDGER_CHECK_MINUTES or 60)
+    running = LedgerCheck.objects.filter(finished_at=None, started_at__gt=now - window)
+    if unless_running and running.exists():
+        return None
+    check = LedgerCheck.objects.create(started_at=now, by=by)
+    done = ledger_verify_all()
+    check.runs, check.events, check.leaves = done.runs, done.events, done.leaves
+    check.problem_count = len(done.breaks)
+    check.problems = _attributed(done.breaks)
+    check.finished_at = timezone.now()
+    check.save()
+    done.recorded = check
+    oldest_kept = (
+        LedgerCheck.objects.order_by("-started_at")
+        .values_list("started_at", flat=True)[KEPT_CHECKS - 1 : KEPT_CHECKS]
+        .first()
+    )
+    if oldest_kept is not None:
+        LedgerCheck.objects.filter(started_at__lt=oldest_kept).delete()
+    return done
+
+
+def _attributed(breaks: list) -> list[dict]:
+    from governance.models import Run
+
+    chains = [b for b in breaks if isinstance(b, ChainBreak)]
+    org_of_run = dict(
+        Run.objects.filter(pk__in={b.run_id for b in chains}).values_list("pk", "org_id")
+    )
+    org_of_run = {str(run_id): org_id for run_id, org_id in org_of_run.items()}
+    org_of_log = dict(OrgLog.objects.values_list("origin", "org_id"))
+    kept: list[dict] = []
+    counted: dict = {}
+    for item in breaks:
+        org = (
+            org_of_log.get(item.origin)
+            if isinstance(item, LogBreak)
+            else org_of_run.get(item.run_id)
+        )
+        counted[org] = counted.get(org, 0) + 1
+        if counted[org] <= KEPT_PROBLEMS:
+            kept.append({"org": org, "text": break_text(item)})
+    for org, count in counted.items():
+        if count > KEPT_PROBLEMS:
+            kept.append({"org": org, "text": f"and {count - KEPT_PROBLEMS} more"})
+    return kept
+
+
+def latest_ledger_check() -> LedgerCheck | None:
+    return LedgerCheck.objects.exclude(finished_at=None).order_by("-finished_at").first()

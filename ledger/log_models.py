@@ -178,3 +178,24 @@ class SequencerState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}: {self.watermark}"
+
+
+class LedgerCheck(models.Model):
+    """One check of the whole ledger as stored (`ledger.chain_checks.ledger_check`): every run's
+    chain against its events and leaves, every organization's leaves against its signed
+    root, and leaves whose event is gone. The worker makes one every
+    FLUIDBOX_LEDGER_CHECK_MINUTES, and `manage.py ledger verify --all` one each time it runs;
+    the run page and `/metrics` read the latest finished one."""
+
+    started_at = models.DateTimeField(db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    by = models.CharField(max_length=16)  # worker, command
+    runs = models.PositiveBigIntegerField(default=0)
+    events = models.PositiveBigIntegerField(default=0)
+    leaves = models.PositiveBigIntegerField(default=0)
+    problem_count = models.PositiveIntegerField(default=0)
+    # The first problems found, each {"org": organization id or null, "text": …}.
+    problems = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"{self.started_at:%Y-%m-%d %H:%M:%S}: {self.problem_count} problem(s)"

@@ -152,6 +152,7 @@ class SinkCursor(models.Model):
 # The auditor's log lives in its own module; Django finds its models through this one.
 from ledger.log_models import (  # noqa: E402
     Checkpoint,
+    LedgerCheck,
     LogKey,
     LogLeaf,
     LogTile,
@@ -167,6 +168,7 @@ __all__ = [
     "Checkpoint",
     "Event",
     "EventType",
+    "LedgerCheck",
     "LogKey",
     "LogLeaf",
     "LogTile",

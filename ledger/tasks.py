@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from governance.vault import VaultError
+from ledger.chain_checks import break_text, ledger_check
 from ledger.checkpoints import CheckpointRefused, checkpoint_sign, logs_due
 from ledger.publishing import publications_attempt_due
 from ledger.sequencer import sequence
@@ -60,3 +61,17 @@ def sequencer_run(seconds: float | None = None) -> int:
             time.sleep(TICK_SECONDS)
     finally:
         close_old_connections()
+
+
+def ledger_check_run() -> int | None:
+    """The scheduled check of the whole ledger; the problems it found (None: one was running)."""
+    done = ledger_check(by="worker", unless_running=True)
+    if done is None:
+        return None
+    if done.breaks:
+        logger.error(
+            "ledger check found %d problem(s), the first: %s",
+            len(done.breaks),
+            break_text(done.breaks[0]),
+        )
+    return len(done.breaks)

@@ -91,6 +91,7 @@ class StateCollector:
     def collect(self):
         from governance import vault
         from governance.models import Approval, ApprovalStatus
+        from ledger.chain_checks import latest_ledger_check
         from ledger.models import AuditSink
         from ledger.streaming import sink_lags
 
@@ -100,6 +101,7 @@ class StateCollector:
             state = vault.tier2_status()
             sinks = list(AuditSink.objects.select_related("org").order_by("org__slug", "name"))
             lags = sink_lags()
+            check = latest_ledger_check()
         except DatabaseError:
             logger.exception("/metrics could not read the database")
             up.add_metric([], 0)
@@ -119,6 +121,17 @@ class StateCollector:
         for name in VAULT_STATES:
             vault_state.add_metric([name], 1 if name == state else 0)
         yield vault_state
+        yield GaugeMetricFamily(
+            "fluidbox_ledger_check_problems",
+            "Problems the latest check of the whole ledger found (altered, missing or "
+            "orphaned events and leaves); 0 also before the first check",
+            value=check.problem_count if check else 0,
+        )
+        yield GaugeMetricFamily(
+            "fluidbox_ledger_check_timestamp_seconds",
+            "When the latest check of the whole ledger finished (Unix time; 0: never)",
+            value=check.finished_at.timestamp() if check else 0,
+        )
         yield from _sink_families(sinks, lags)
 
 

@@ -82,7 +82,8 @@ CHAIN_VERIFICATIONS = Counter(
 )
 CHAIN_VERIFY_FAILURES = Counter(
     "fluidbox_ledger_chain_verify_failures",
-    "Breaks found by chain verification (a gap, an altered row, a missing tail)",
+    "Breaks found by chain and log verification (a gap, an altered row, a missing tail, "
+    "an orphaned or altered leaf)",
 )
 NOTIFICATION_DELIVERIES = Counter(
     "fluidbox_notification_deliveries",
@@ -180,6 +181,12 @@ def chain_verified(breaks: int) -> None:
     CHAIN_VERIFICATIONS.labels("broken" if breaks else "intact").inc()
     if breaks:
         CHAIN_VERIFY_FAILURES.inc(breaks)
+
+
+def log_verified(problems: int) -> None:
+    """An organization's log checked (its leaves against the signed root, orphaned leaves)."""
+    if ENABLED and problems:
+        CHAIN_VERIFY_FAILURES.inc(problems)
 
 
 def notification_attempted(*, channel: str, outcome: str) -> None:

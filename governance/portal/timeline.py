@@ -11,7 +11,7 @@ from governance.policy import escape_invisible
 from governance.portal.pages import page_context
 from governance.portal.verbatim import arguments_html, highlighted
 from ledger.api import event_json
-from ledger.chain_checks import chain_verify
+from ledger.chain_checks import chain_verify, latest_ledger_check
 from ledger.models import Event, EventType
 
 MAX_ROWS = 5000
@@ -87,6 +87,33 @@ def chain_status(run: Run) -> dict:
     }
 
 
+def ledger_check_status(run: Run) -> dict:
+    """What the latest check of the whole ledger found in this run's organization. It alone
+    searches the organization's whole log for leaves whose event is gone, which no longer
+    say which run they were of (too slow to do for each page)."""
+    check = latest_ledger_check()
+    if check is None:
+        return {
+            "intact": None,
+            "text": "the whole ledger has not been checked yet "
+            "(the worker checks it every FLUIDBOX_LEDGER_CHECK_MINUTES, "
+            "or run manage.py ledger verify --all)",
+        }
+    when = check.finished_at.strftime("%Y-%m-%d %H:%M:%S %Z")
+    ours = [p["text"] for p in check.problems if p.get("org") == run.org_id]
+    if not ours:
+        return {
+            "intact": True,
+            "text": f"the organization's ledger was intact when checked at {when}",
+        }
+    return {
+        "intact": False,
+        "text": f"the check of the whole ledger at {when} found problems in the organization's "
+        f"ledger; the first: {ours[0]}",
+        "problems": ours,
+    }
+
+
 def frozen_details(run: Run) -> dict:
     budget = getattr(run, "budget", None)
     return {
@@ -121,6 +148,7 @@ def run_timeline_view(request, run: Run):
         decision_choices=DECISION_CHOICES,
         source_choices=Source.values,
         chain=chain_status(run),
+        ledger_check=ledger_check_status(run),
         frozen=frozen_details(run),
         opts=Run._meta,
     )

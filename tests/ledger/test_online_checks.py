@@ -14,10 +14,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from governance.models import Role
-from governance.services.orgs import user_create
+from governance.services.orgs import api_key_create, user_create
 from ledger.chain_checks import chain_verify
 from ledger.log_models import LogLeaf
 from ledger.models import Event, RunCounter
+from tests.conftest import Api, run_body
 from tests.ledger.support import (
     checkpoint_now,
     export,
@@ -248,3 +249,114 @@ def test_verify_all_sends_as_many_queries_for_more_runs_and_events(ledger, org, 
     with CaptureQueriesContext(connection) as more:
         verified("--all")
     assert len(more.captured_queries) == len(few.captured_queries)
+
+
+def run_page(user, run_id) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.get(reverse("admin:governance_run_change", args=[run_id])).content.decode()
+
+
+def scraped_ledger_check() -> dict[str, float]:
+    from django.test import override_settings
+
+    with override_settings(FLUIDBOX_METRICS_TOKEN="t0ken-for-test"):
+        text = Api("t0ken-for-test").get("/metrics").content.decode()
+    return {
+        line.split()[0]: float(line.split()[1])
+        for line in text.splitlines()
+        if line.startswith("fluidbox_ledger_check_")
+    }
+
+
+def test_the_worker_s_ledger_check_tells_the_run_page_what_one_run_s_check_cannot(
+    ledger, org, other_org, make_run
+):
+    """The reviewer's attack: truncate a run, rewind the sequencer's note of it and reopen it.
+    The run's own chain then checks out, and the orphaned leaves no longer say whose they
+    were; only a search of the whole log finds them. The worker's check does that search, and
+    the run page and /metrics say what it found."""
+    from governance.models import Run
+    from ledger.log_models import SequencedRun
+    from ledger.tasks import ledger_check_run
+
+    auditor = user_create(username="audrey", org=org, role=Role.AUDITOR, password="pw-a-123")
+    victim = ledger[0]
+    assert "the whole ledger has not been checked yet" in run_page(auditor, victim)
+    assert scraped_ledger_check() == {
+        "fluidbox_ledger_check_problems": 0.0,
+        "fluidbox_ledger_check_timestamp_seconds": 0.0,
+    }
+
+    assert ledger_check_run() == 0
+    page = run_page(auditor, victim)
+    assert "✔ the organization&#x27;s ledger was intact when checked at " in page
+    checked_at = scraped_ledger_check()["fluidbox_ledger_check_timestamp_seconds"]
+    assert checked_at > 0
+
+    orphans = list(
+        LogLeaf.objects.filter(event__run_id=victim)
+        .order_by("-index")
+        .values_list("index", flat=True)[:2]
+    )
+    last = truncate(victim, 2)
+    SequencedRun.objects.filter(run_id=victim).update(seq=last)
+    Run.objects.filter(pk=victim).update(status="active", finished_at=None)
+    assert chain_verify(victim) == []  # the run alone checks out
+
+    assert ledger_check_run() == 1
+    page = run_page(auditor, victim)
+    assert "verified: the hash chain is intact" in page  # this run's own chain
+    assert "the organization&#x27;s ledger was intact" not in page
+    assert "✖ the check of the whole ledger at " in page
+    for index in orphans:
+        assert f"leaf {index} (event id " in page
+    assert scraped_ledger_check()["fluidbox_ledger_check_problems"] == 1.0
+    assert scraped_ledger_check()["fluidbox_ledger_check_timestamp_seconds"] >= checked_at
+
+    # Another organization's auditor sees that its own ledger is intact, and nothing of
+    # the other one's problems.
+    other_run = Api(api_key_create(org=other_org, name="ci").plaintext).post("/v1/runs", run_body())
+    assert other_run.status_code == 201
+    stranger = user_create(username="sam", org=other_org, role=Role.AUDITOR, password="pw-s-123")
+    assert ledger_check_run() == 1
+    page = run_page(stranger, other_run.json()["id"])
+    assert "✔ the organization&#x27;s ledger was intact when checked at " in page
+    assert "event id" not in page and "acme" not in page
+
+
+def test_a_running_check_is_not_doubled_by_the_next_one_due(ledger):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ledger.log_models import LedgerCheck
+    from ledger.tasks import ledger_check_run
+
+    running = LedgerCheck.objects.create(started_at=timezone.now(), by="worker")
+    assert ledger_check_run() is None
+    assert LedgerCheck.objects.count() == 1
+    # `manage.py ledger verify --all` checks (and records) whatever the worker is doing.
+    assert "ok: 3 run(s)" in verified("--all")
+    assert LedgerCheck.objects.exclude(pk=running.pk).get().by == "command"
+    # A check that died (no finish within its period) holds nothing back.
+    LedgerCheck.objects.filter(pk=running.pk).update(
+        started_at=timezone.now() - timedelta(minutes=61)
+    )
+    assert ledger_check_run() == 0
+    assert LedgerCheck.objects.filter(by="worker").exclude(finished_at=None).count() == 1
+
+
+def test_the_worker_schedules_the_check_every_configured_period(db, settings):
+    from django_q.models import Schedule
+
+    from governance.tasks import LEDGER_CHECK, ensure_schedules
+
+    settings.FLUIDBOX_LEDGER_CHECK_MINUTES = 30
+    ensure_schedules()
+    scheduled = Schedule.objects.get(name=LEDGER_CHECK)
+    assert (scheduled.func, scheduled.minutes) == ("ledger.tasks.ledger_check_run", 30)
+    assert scheduled.kwargs == "q_options={'timeout': 1800}"
+    settings.FLUIDBOX_LEDGER_CHECK_MINUTES = 0
+    ensure_schedules()
+    assert not Schedule.objects.filter(name=LEDGER_CHECK).exists()

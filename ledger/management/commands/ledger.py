@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from governance.models import Organization, Run
-from ledger.chain_checks import LogBreak, chain_verify, ledger_verify_all, log_orphans
+from ledger.chain_checks import break_text, chain_verify, ledger_check, log_orphans
 from ledger.log_models import OrgLog
 from ledger.models import Event, RunCounter
 
@@ -73,7 +73,7 @@ class Command(BaseCommand):
         if bool(run_id) == bool(all):
             raise CommandError("give a RUN_ID or --all")
         if all:
-            done = ledger_verify_all()
+            done = ledger_check(by="command")
             runs, events, breaks = done.runs, done.events, done.breaks
         else:
             rid = self._known_run(run_id)
@@ -84,10 +84,7 @@ class Command(BaseCommand):
             breaks += log_orphans(log) if log is not None else []
             events = Event.objects.filter(run_id=rid).count()
         for item in breaks:
-            if isinstance(item, LogBreak):
-                self.stderr.write(f"log {item.origin}: {item.problem}")
-            else:
-                self.stderr.write(f"run {item.run_id}: broken at seq {item.seq}: {item.problem}")
+            self.stderr.write(break_text(item))
         if breaks:
             raise CommandError(f"{len(breaks)} break(s) found in {runs} run(s)")
         said = f"ok: {runs} run(s), {events} event(s) verified"
