@@ -10,6 +10,7 @@ wrapped with the machine key instead (development) and the admin index warns abo
 """
 
 import base64
+import hmac
 import json
 import os
 import secrets
@@ -183,6 +184,23 @@ def unseal_secret(token: str) -> str:
     return plaintext
 
 
+def vouch(statement: str) -> str:
+    """A token only this vault can make, saying `statement` (which is no secret: it is not
+    registered for masking). `vouches` checks it; rotation re-seals it like the secrets."""
+    return _tier2.fernet(reload=True).encrypt(statement.encode("utf-8")).decode()
+
+
+def vouches(token: str, statement: str) -> bool:
+    """True when `token` is this vault's `vouch` of exactly `statement`."""
+    for reload in (False, True):  # another process may have rotated the keyring
+        try:
+            said = _tier2.fernet(reload=reload).decrypt(token.encode())
+        except InvalidToken:
+            continue
+        return hmac.compare_digest(said, statement.encode("utf-8"))
+    return False
+
+
 def seal_infrastructure(plaintext: str) -> str:
     return machine_fernet().encrypt(plaintext.encode("utf-8")).decode()
 
@@ -230,6 +248,7 @@ def sealed_columns():
         (Connection, "credential_sealed"),
         (AgentSecret, "value_sealed"),
         (LogKey, "private_sealed"),  # checkpoint signing keys
+        (LogKey, "vouch"),  # that the vault made each of them (not secret, rotated alike)
     ]
 
 

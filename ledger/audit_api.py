@@ -18,8 +18,14 @@ from governance.models import Organization, Role
 from governance.selectors import access_run
 from governance.vault import VaultError
 from ledger.chain_checks import leaf_of_event_hash
-from ledger.checkpoints import active_key, latest_checkpoint, vkey_of
-from ledger.log_models import Checkpoint, LogKey, OrgLog
+from ledger.checkpoints import (
+    UntrustedKey,
+    active_key,
+    latest_checkpoint,
+    trusted_keys,
+    vkey_of,
+)
+from ledger.log_models import Checkpoint, OrgLog
 from ledger.models import Event
 from ledger.sequencer import log_for_org
 from ledger.services import event_hash
@@ -33,6 +39,11 @@ MAX_PAGE = 200
 class VaultUnavailable(ServiceError):
     status = 503
     code = "vault_sealed"
+
+
+class KeyUntrusted(ServiceError):
+    status = 409
+    code = "key_untrusted"
 
 
 def _b64(raw) -> str:
@@ -125,6 +136,8 @@ class PublicKeyApi(APIView):
         log = access_ledger_log(request.auth, query.validated_data.get("org"))
         try:
             key = active_key(log)
+        except UntrustedKey as error:
+            raise KeyUntrusted(f"{error}: nothing is signed with it") from None
         except VaultError as error:
             raise VaultUnavailable(f"the signing key cannot be made: {error}") from None
         return Response({"vkey": vkey_of(key)})
@@ -138,7 +151,8 @@ class KeyOut(serializers.Serializer):
 
 
 class KeysApi(APIView):
-    """Every key that ever signed this log's checkpoints, retired ones included."""
+    """Every key that ever signed this log's checkpoints, retired ones included: those this
+    vault made (a key row added past fluidbox is never handed out)."""
 
     permission_classes = [IsOperatorOrHuman]
 
@@ -150,6 +164,10 @@ class KeysApi(APIView):
         query = OrgQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         log = access_ledger_log(request.auth, query.validated_data.get("org"))
+        try:
+            trusted, _ = trusted_keys(log)
+        except VaultError as error:
+            raise VaultUnavailable(f"the log's keys cannot be checked: {error}") from None
         keys = [
             {
                 "vkey": vkey_of(key),
@@ -157,7 +175,7 @@ class KeysApi(APIView):
                 "created_at": key.created_at,
                 "retired_at": key.retired_at,
             }
-            for key in LogKey.objects.filter(log=log).order_by("pk")
+            for key in trusted
         ]
         return Response({"keys": KeyOut(keys, many=True).data})
 

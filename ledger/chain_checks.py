@@ -11,7 +11,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from governance.observability import metrics
-from ledger.log_models import LedgerCheck, LogKey, LogLeaf, OrgLog, SequencedRun
+from governance.vault import VaultError
+from ledger.log_models import LedgerCheck, LogLeaf, OrgLog, SequencedRun
 from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
 from ledger.services import event_hash
 from ledger.tree import TreeReader, TreeStorageError
@@ -132,13 +133,17 @@ class _RunWalk:
 
 
 def _signed_root(log, checkpoint) -> tuple[bytes | None, str]:
-    """The root the checkpoint's note signs, checked against the log's keys, or the reason
-    it cannot be trusted."""
-    from ledger.checkpoints import verifier_key
+    """The root the checkpoint's note signs, checked against the log's keys this vault made,
+    or the reason it cannot be trusted."""
+    from ledger.checkpoints import trusted_keys, verifier_key
 
     try:
+        trusted, _ = trusted_keys(log)
+    except VaultError as error:
+        return None, f"the log's keys cannot be checked ({error}): no checkpoint is trusted"
+    try:
         signed = SignedCheckpoint.parse(checkpoint.note)
-        signed.note.verified_by([verifier_key(k) for k in LogKey.objects.filter(log=log)])
+        signed.note.verified_by([verifier_key(key) for key in trusted])
     except NoteError as error:
         return None, f"the checkpoint of size {checkpoint.tree_size} does not verify: {error}"
     if (signed.origin, signed.size, signed.root) != (
@@ -306,9 +311,14 @@ def log_verify(log) -> tuple[int, list[LogBreak]]:
     a gap, each with its event (a leaf whose event is missing is one the database lost or
     had deleted), and the first ones hashing up to the latest signed checkpoint's root.
     Returns how many leaves were checked against that root, and the problems."""
-    from ledger.checkpoints import latest_checkpoint
+    from ledger.checkpoints import latest_checkpoint, trusted_keys
 
     problems: list[LogBreak] = []
+    try:
+        _, untrusted = trusted_keys(log)
+    except VaultError:
+        untrusted = []  # `_signed_root` below says the keys could not be checked
+    problems += [LogBreak(log.origin, said) for said in untrusted]
     checkpoint = latest_checkpoint(log)
     size, root = 0, None
     if checkpoint is not None:

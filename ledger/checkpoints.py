@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from governance.vault import seal_secret, unseal_secret
+from governance.vault import VaultError, VaultSealed, seal_secret, unseal_secret, vouch, vouches
 from ledger.log_models import Checkpoint, LogKey, OrgLog
 from ledger.tree import TreeReader
 from ledger.verify.merkle import ProofError, verify_consistency
@@ -44,27 +44,91 @@ def vkey_of(key: LogKey) -> str:
     return verifier_key(key).encode()
 
 
+def _key_statement(key: LogKey) -> str:
+    """What the vault vouches for a key: that it made this public key for this log."""
+    return "\n".join(
+        (
+            "fluidbox ledger key",
+            key.log.origin,
+            key.name,
+            str(key.key_id),
+            bytes(key.public_key).hex(),
+        )
+    )
+
+
 def _key_create(log: OrgLog) -> LogKey:
     private = Ed25519PrivateKey.generate()
     public = private.public_key().public_bytes_raw()
-    return LogKey.objects.create(
+    key = LogKey(
         log=log,
         name=log.origin,
         key_id=key_id(log.origin, ED25519, public),
         public_key=public,
         private_sealed=seal_secret(base64.b64encode(private.private_bytes_raw()).decode()),
     )
+    key.vouch = vouch(_key_statement(key))
+    key.save()
+    return key
+
+
+def trusted_keys(log: OrgLog) -> tuple[list[LogKey], list[str]]:
+    """The log's keys this vault vouches it made, and why each other one is not trusted.
+    Raises VaultError when the vault is sealed: nothing can be said of the keys then."""
+    trusted, refused = [], []
+    for key in LogKey.objects.filter(log=log).select_related("log").order_by("pk"):
+        if key_trusted(key):
+            trusted.append(key)
+        else:
+            refused.append(
+                f"the key {key} of {log.origin} was not made by this vault's fluidbox "
+                "(a key row added past it, or one retired before keys were vouched for): "
+                "nothing it signs is trusted"
+            )
+    return trusted, refused
+
+
+def key_trusted(key: LogKey) -> bool:
+    """Whether this vault made the key. A database superuser can add a key row and sign
+    checkpoints with it, but cannot make the vault's token for it. A key made before keys
+    were vouched for is trusted (and vouched for from then on) when its sealed private half,
+    which only the vault could have sealed, is the private half of its public key; one
+    retired before then, its private half wiped, cannot be told from a forged one."""
+    if key.vouch:
+        return vouches(key.vouch, _key_statement(key))
+    if key.private_sealed and _sealed_half_matches(key):
+        key.vouch = vouch(_key_statement(key))
+        LogKey.objects.filter(pk=key.pk, vouch="").update(vouch=key.vouch)
+        return True
+    return False
+
+
+def _sealed_half_matches(key: LogKey) -> bool:
+    try:
+        private = _private_key(key)
+    except VaultSealed:
+        raise
+    except (VaultError, ValueError):  # not this vault's ciphertext, or not a key inside
+        return False
+    return private.public_key().public_bytes_raw() == bytes(key.public_key)
+
+
+class UntrustedKey(VaultError):
+    """The log's current key is not one this vault made: nothing is signed with it."""
 
 
 def active_key(log: OrgLog) -> LogKey:
-    """The log's current signing key, made on first use."""
+    """The log's current signing key, made on first use. Refused (UntrustedKey) when the
+    vault did not make it: a key row added past fluidbox is never handed out or used."""
     key = LogKey.objects.filter(log=log, retired_at__isnull=True).order_by("-pk").first()
     if key is None:
         with transaction.atomic():
             OrgLog.objects.select_for_update().filter(pk=log.pk).first()
             key = LogKey.objects.filter(log=log, retired_at__isnull=True).order_by("-pk").first()
             if key is None:
-                key = _key_create(log)
+                return _key_create(log)
+    if not key_trusted(key):
+        raise UntrustedKey(f"the current key {key} of {log.origin} was not made by this vault")
     return key
 
 

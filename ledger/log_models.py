@@ -79,6 +79,9 @@ class LogKey(models.Model):
     key_id = models.PositiveBigIntegerField()
     public_key = models.BinaryField(max_length=32)
     private_sealed = models.TextField(blank=True)
+    # The vault's token saying it made this key for this log (`ledger.checkpoints`): a key
+    # row added past fluidbox has none, and signs nothing fluidbox trusts.
+    vouch = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     retired_at = models.DateTimeField(null=True, blank=True)
 

@@ -360,3 +360,66 @@ def test_the_worker_schedules_the_check_every_configured_period(db, settings):
     settings.FLUIDBOX_LEDGER_CHECK_MINUTES = 0
     ensure_schedules()
     assert not Schedule.objects.filter(name=LEDGER_CHECK).exists()
+
+
+def test_a_key_row_added_past_fluidbox_signs_nothing_it_trusts_or_hands_out(ledger, org, operator):
+    """A database superuser cuts a run's tail, adds a signing key of their own under the
+    log's name and signs the shorter tree with it (support.forger_key, as in
+    test_tampering). Offline, the auditor's --public-key catches that; online, the keys in
+    the database used to be taken on trust, and the keys API handed the forger's key to
+    the auditors who fetch --public-key from it."""
+    from ledger.log_models import Checkpoint
+    from ledger.sequencer import log_for_org
+    from tests.ledger.support import delete_checkpoints, forge_checkpoint, forger_key
+
+    log = log_for_org(org)
+    real_keys = operator.get("/v1/ledger/keys").json()["keys"]
+    victim = ledger[0]
+    last = Event.objects.filter(run_id=victim).order_by("-seq").first()
+    superuser_sql(f"DELETE FROM {LEAVES} WHERE event_id = %s", [last.pk])
+    superuser_sql(f"DELETE FROM {EVENTS} WHERE id = %s", [last.pk])
+    delete_checkpoints(log)
+    size = LogLeaf.objects.filter(log=log).count()
+    key, private = forger_key(log)
+    forge_checkpoint(log, size, key, private)
+    assert Checkpoint.objects.filter(log=log).count() == 1
+
+    _, said = verify("--all")
+    assert f"the key {key} of {log.origin} was not made by this vault's fluidbox" in said
+    assert f"the checkpoint of size {size} does not verify" in said
+    assert operator.get("/v1/ledger/keys").json()["keys"] == real_keys
+    err = StringIO()
+    call_command("ledger", "public-key", "--org", "acme", "--all", stdout=StringIO(), stderr=err)
+    assert f"left out: the key {key} of {log.origin}" in err.getvalue()
+
+    # The newest unretired key is the log's current one: it is neither handed out nor used.
+    refused = operator.get("/v1/ledger/public-key")
+    assert refused.status_code == 409 and refused.json()["error"] == "key_untrusted"
+    assert "was not made by this vault" in refused.json()["detail"]
+    with pytest.raises(CommandError, match="was not made by this vault"):
+        call_command("ledger", "checkpoint", "--org", "acme", stdout=StringIO())
+
+
+def test_keys_made_before_vouching_and_a_vault_rotation_keep_their_trust(ledger, org, operator):
+    """An upgrade: a key made before keys were vouched for is trusted when its sealed
+    private half is its own, and vouched for from then on; a retired one whose private half
+    is wiped cannot be told from a forgery. A vault rotation re-seals the vouch too."""
+    from governance.vault import vault_rotate
+    from ledger.checkpoints import key_rotate, trusted_keys
+    from ledger.log_models import LogKey
+    from ledger.sequencer import log_for_org
+
+    log = log_for_org(org)
+    current = LogKey.objects.get(log=log)
+    LogKey.objects.filter(pk=current.pk).update(vouch="")
+    assert trusted_keys(log) == ([current], [])
+    assert LogKey.objects.get(pk=current.pk).vouch  # vouched for now
+
+    assert vault_rotate() >= 2
+    assert "ok: 3 run(s)" in verified("--all")
+
+    newer = key_rotate(log=log)
+    LogKey.objects.filter(pk=current.pk).update(vouch="")  # retired: its private half is gone
+    trusted, untrusted = trusted_keys(log)
+    assert [k.pk for k in trusted] == [newer.pk]
+    assert untrusted and f"the key {current} of {log.origin}" in untrusted[0]

@@ -152,18 +152,19 @@ class Command(BaseCommand):
 
     def _public_key(self, org, all=False, **options):
         from governance.vault import VaultError
-        from ledger.checkpoints import active_key, vkey_of
-        from ledger.log_models import LogKey
+        from ledger.checkpoints import active_key, trusted_keys, vkey_of
 
         log = self._org_log(org)
         try:
-            current = active_key(log)
+            if not all:
+                self.stdout.write(vkey_of(active_key(log)))
+                return
+            trusted, untrusted = trusted_keys(log)
         except VaultError as error:
             raise CommandError(str(error)) from None
-        if not all:
-            self.stdout.write(vkey_of(current))
-            return
-        for key in LogKey.objects.filter(log=log).order_by("pk"):
+        for said in untrusted:
+            self.stderr.write(f"left out: {said}")
+        for key in trusted:
             state = f"retired {key.retired_at.isoformat()}" if key.retired_at else "current"
             self.stdout.write(f"{vkey_of(key)}  # {state}")
 
