@@ -80,6 +80,24 @@ def truncate(run_id, count: int) -> int:
     return keep.seq
 
 
+def truncate_and_rewind(run_id) -> list[int]:
+    """`truncate` two events, then also rewind the sequencer's note of the run and reopen
+    it: the leaves of the deleted events stay in the log, with nothing to say whose they
+    were. Their indexes."""
+    from governance.models import Run
+    from ledger.log_models import SequencedRun
+
+    orphans = list(
+        LogLeaf.objects.filter(event__run_id=run_id)
+        .order_by("-index")
+        .values_list("index", flat=True)[:2]
+    )
+    last = truncate(run_id, 2)
+    SequencedRun.objects.filter(run_id=run_id).update(seq=last)
+    Run.objects.filter(pk=run_id).update(status="active", finished_at=None)
+    return orphans
+
+
 def allow_a_denial(run_id) -> Event:
     """Turn one `tool.decision` deny into allow and recompute the chain and the counter."""
     denied = next(
@@ -130,18 +148,9 @@ def test_a_truncated_run_fails_verify_naming_the_run_and_the_orphaned_leaves(led
 def test_a_truncated_run_with_its_sequencer_row_rewound_still_fails_verify(ledger):
     """The attacker also rewinds the sequencer's note of the run and reopens it: the leaves
     of the deleted events are still in the log, with nothing to say whose they were."""
-    from governance.models import Run
-    from ledger.log_models import SequencedRun
 
     victim = ledger[0]
-    orphans = list(
-        LogLeaf.objects.filter(event__run_id=victim)
-        .order_by("-index")
-        .values_list("index", flat=True)[:2]
-    )
-    last = truncate(victim, 2)
-    SequencedRun.objects.filter(run_id=victim).update(seq=last)
-    Run.objects.filter(pk=victim).update(status="active", finished_at=None)
+    orphans = truncate_and_rewind(victim)
     for scope in ("--all", victim):
         _, said = verify(scope)
         for index in orphans:
@@ -276,8 +285,6 @@ def test_the_worker_s_ledger_check_tells_the_run_page_what_one_run_s_check_canno
     The run's own chain then checks out, and the orphaned leaves no longer say whose they
     were; only a search of the whole log finds them. The worker's check does that search, and
     the run page and /metrics say what it found."""
-    from governance.models import Run
-    from ledger.log_models import SequencedRun
     from ledger.tasks import ledger_check_run
 
     auditor = user_create(username="audrey", org=org, role=Role.AUDITOR, password="pw-a-123")
@@ -294,14 +301,7 @@ def test_the_worker_s_ledger_check_tells_the_run_page_what_one_run_s_check_canno
     checked_at = scraped_ledger_check()["fluidbox_ledger_check_timestamp_seconds"]
     assert checked_at > 0
 
-    orphans = list(
-        LogLeaf.objects.filter(event__run_id=victim)
-        .order_by("-index")
-        .values_list("index", flat=True)[:2]
-    )
-    last = truncate(victim, 2)
-    SequencedRun.objects.filter(run_id=victim).update(seq=last)
-    Run.objects.filter(pk=victim).update(status="active", finished_at=None)
+    orphans = truncate_and_rewind(victim)
     assert chain_verify(victim) == []  # the run alone checks out
 
     assert ledger_check_run() == 1
