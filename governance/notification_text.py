@@ -120,10 +120,14 @@ SHELL_READS = (
 SLACK_READING_LIMIT = 200
 
 
-def _reading_lines(reading: Sequence[ReadCommand], command, limit: int | None = None) -> list[str]:
+def _reading_lines(
+    reading: Sequence[ReadCommand], command, limit: int | None = None, reason=one_line
+) -> list[str]:
     """Two lines a command: fluidbox's verdict and reason, then the agent's command alone on
     its own line (`one_line` escapes any line break in it, so it can forge no verdict). A
-    command or reason over `limit` characters is cut, and the cut is said."""
+    command or reason over `limit` characters is cut, and the cut is said. A reason may quote
+    the agent (`timeout: unrecognised option '--x=https://…'`): `reason` writes it (in Slack,
+    as inline code, where no URL becomes a link and no `@channel` a mention)."""
 
     def cut(text: str) -> tuple[str, str]:
         if limit is None or len(text) <= limit:
@@ -132,10 +136,8 @@ def _reading_lines(reading: Sequence[ReadCommand], command, limit: int | None = 
 
     lines = []
     for number, read in enumerate(reading, 1):
-        reason, reason_cut = cut(read.reason)
-        lines.append(
-            f"{number}. {read.verdict}" + (f" - {one_line(reason)}{reason_cut}" if reason else "")
-        )
+        said, said_cut = cut(read.reason)
+        lines.append(f"{number}. {read.verdict}" + (f" - {reason(said)}{said_cut}" if said else ""))
         text, text_cut = cut(read.command)
         lines.append(f"    {command(text)}{text_cut}")
     return lines
@@ -162,7 +164,9 @@ def slack_message(facts: ApprovalFacts) -> tuple[str, list[dict]]:
     text = f"{head}\n{needed}\n\n———— {AGENT_WROTE} ————\n{intro}\n{code}"
     reading = [
         slack_escape(line)
-        for line in _reading_lines(facts.shell_reading, _plain_code, SLACK_READING_LIMIT)
+        for line in _reading_lines(
+            facts.shell_reading, _plain_code, SLACK_READING_LIMIT, reason=_plain_code
+        )
     ]
     sections, rest = _reading_sections(reading)
     if sections:

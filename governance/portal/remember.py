@@ -7,8 +7,10 @@ the page names what it ignores before anyone can choose it.
 
 from dataclasses import dataclass
 
+from governance.errors import Invalid
 from governance.models import Approval, FrozenTool
 from governance.policy import escape_pattern
+from governance.services.policies import exact_rule_pattern
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,7 @@ class RememberScopes:
     ignores: str  # what it then allows beyond this call, in words ("" when nothing)
     not_compared: str  # the arguments it does not compare
     wider: bool  # whether the rule covers calls this approval did not show
+    rule_refused: str = ""  # why no rule can be added for this call ("" when one can)
 
 
 def _names(names: list[str]) -> str:
@@ -34,6 +37,11 @@ def remember_scopes(approval: Approval, tool: FrozenTool | None) -> RememberScop
         "other value of any argument asks again, and so does every call in a new run"
     )
     rule = escape_pattern(approval.call_key)
+    try:
+        exact_rule_pattern(approval.call_key)
+        refused = ""
+    except Invalid as error:
+        refused = error.detail
     match = (tool.match_argument if tool else None) or None
     if not match:
         return RememberScopes(
@@ -43,6 +51,7 @@ def remember_scopes(approval: Approval, tool: FrozenTool | None) -> RememberScop
             ignores="",
             not_compared="",
             wider=False,
+            rule_refused=refused,
         )
     name, kind = match["name"], match.get("kind") or "text"
     others = sorted(k for k in arguments if k != name)
@@ -65,4 +74,5 @@ def remember_scopes(approval: Approval, tool: FrozenTool | None) -> RememberScop
         ignores=ignores,
         not_compared=not_compared,
         wider=True,
+        rule_refused=refused,
     )

@@ -11,7 +11,7 @@ from governance.authentication import Actor
 from governance.errors import Conflict, Forbidden, ServiceError
 from governance.models import Approval, ApprovalStatus, RememberScope, RunGrant
 from governance.selectors import access_approval, may_decide
-from governance.services.policies import policy_prepend_exact_rule
+from governance.services.policies import exact_rule_pattern, policy_prepend_exact_rule
 from governance.services.settlement import TIMED_OUT_REASON, approval_settle
 
 logger = logging.getLogger(__name__)
@@ -41,6 +41,8 @@ def approval_decide(
         raise Forbidden("you may not decide this approval")
     if remember and not approve:
         raise Conflict("remember applies to approvals only", code="invalid")
+    if remember == RememberScope.POLICY:
+        exact_rule_pattern(approval.call_key)  # refused before anything is decided
     try:
         with transaction.atomic():
             approval = Approval.objects.select_related("run", "call", "policy_version__policy").get(
@@ -98,9 +100,13 @@ def _remember(approval: Approval, user: User, scope: str) -> None:
     )
     if scope != RememberScope.POLICY:
         return
+    tool = approval.run.frozen_tools.filter(name=approval.tool).first()
     policy_prepend_exact_rule(
         policy=approval.policy_version.policy,
         call_key=approval.call_key,
+        tool=approval.tool,
+        arguments=approval.call.arguments,
+        match_argument=tool.match_argument if tool else None,
         author=user,
         note=f"Approve & Remember (approval {approval.pk})",
     )

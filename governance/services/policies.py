@@ -5,9 +5,10 @@ import dataclasses
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from governance.errors import Invalid
+from governance.errors import Conflict, Invalid
 from governance.models import Organization, Policy, PolicyVersion, ToolCall
 from governance.policy import (
+    MAX_PATTERN_BYTES,
     PolicyDocument,
     PolicyError,
     RecordedCall,
@@ -88,15 +89,53 @@ def policy_save(
     return policy_save_document(org=org, document=parse_policy(text), author=author, note=note)
 
 
+def exact_rule_pattern(call_key: str) -> str:
+    """The pattern Approve & Remember adds for `call_key`. Invalid when it is over the bound
+    every pattern has: at the top of a policy, a longer one would fail every evaluation of
+    that policy closed (each NEVER rule would ask, or become an autonomous run's fallback)."""
+    pattern = escape_pattern(call_key)
+    size = len(pattern.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATTERN_BYTES:
+        raise Invalid(
+            f"this call is too long to become a policy rule ({size} bytes as a pattern; a "
+            f"rule holds at most {MAX_PATTERN_BYTES}): approve it, or remember it for this "
+            "run only",
+            code="too_long_to_remember",
+        )
+    return pattern
+
+
+@transaction.atomic
 def policy_prepend_exact_rule(
-    *, policy: Policy, call_key: str, author: User | None, note: str
+    *,
+    policy: Policy,
+    call_key: str,
+    tool: str,
+    arguments,
+    match_argument: dict | None,
+    author: User | None,
+    note: str,
 ) -> PolicyVersion:
-    """Approve & Remember: an exact-match ALWAYS rule at the top, as a new version."""
-    policy = Policy.objects.select_related("current_version").get(pk=policy.pk)
-    document = PolicyDocument.from_dict(policy.current_version.document)
-    rule = Rule(pattern=escape_pattern(call_key), action=Verdict.ALWAYS)
+    """Approve & Remember: an exact-match ALWAYS rule at the top, as a new version.
+
+    The call was asked about under the version its run froze; the policy may deny it since.
+    A rule at the top is the first match, so it would undo that NEVER: refused (Conflict)."""
+    rule = Rule(pattern=exact_rule_pattern(call_key), action=Verdict.ALWAYS)
+    # The policy row locked before its current version is read, as `policy_save_document`
+    # locks it to number versions: a save committed meanwhile is built on, never undone.
+    policy = Policy.objects.select_for_update().get(pk=policy.pk)
+    current = policy.current_version
+    document = PolicyDocument.from_dict(current.document)
+    now = compiled_policy(current).evaluate(tool, arguments, match_argument_of(match_argument))
+    if now.verdict is Verdict.NEVER:
+        where = f" (rule {now.rule.number}: {now.rule.pattern!r})" if now.rule else ""
+        raise Conflict(
+            f"policy {policy.name!r} v{current.number} denies this call{where}; a remembered "
+            "rule may not override it. Approve it, or remember it for this run only",
+            code="policy_denies",
+        )
     if document.rules and document.rules[0] == rule:
-        return policy.current_version
+        return current
     updated = dataclasses.replace(document, rules=[rule, *document.rules])
     return policy_save_document(org=policy.org, document=updated, author=author, note=note)
 
