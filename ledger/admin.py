@@ -10,7 +10,7 @@ from django.utils.html import format_html
 
 from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
 from governance.errors import Invalid
-from governance.portal.verbatim import highlighted
+from governance.portal.verbatim import highlighted, url_shown
 from ledger.models import AuditSink, Event, SinkKind
 from ledger.sinks import sink_create, sink_token_check, sink_update, sink_url_check
 from ledger.streaming import sink_lag
@@ -67,6 +67,13 @@ class AuditSinkForm(forms.ModelForm):
         model = AuditSink
         fields = ("org", "name", "kind", "url", "is_active", "max_backlog")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            # A sink made before passwords in URLs were refused: the box shows `***` in
+            # their place, and saving it as it is asks for a URL without them.
+            self.initial["url"] = url_shown(self.instance.url)
+
     def clean_url(self):
         try:
             return sink_url_check(self.cleaned_data["url"])
@@ -114,7 +121,7 @@ class AuditSinkAdmin(OrgScopedAdmin):
         "name",
         "org",
         "kind",
-        "url",
+        "destination",
         "is_active",
         "lag",
         "delivered_events",
@@ -140,14 +147,23 @@ class AuditSinkAdmin(OrgScopedAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("token_sealed")
 
+    def get_fields(self, request, obj=None):
+        fields = ["org", "name", "kind", "url", "token", "is_active", "max_backlog"]
+        if obj is None:
+            return fields
+        if not self.has_change_permission(request, obj):
+            # Read-only, the admin would show the column itself, a password in it included.
+            fields = ["org", "name", "kind", "destination", "is_active", "max_backlog"]
+        return [*fields, *self.readonly_fields]
+
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
             return ()
-        return ("org", "name", "kind", *self.readonly_fields)
+        return ("org", "name", "kind", "destination", *self.readonly_fields)
 
-    def get_fields(self, request, obj=None):
-        fields = ["org", "name", "kind", "url", "token", "is_active", "max_backlog"]
-        return fields if obj is None else [*fields, *self.readonly_fields]
+    @admin.display(description="URL")
+    def destination(self, sink: AuditSink) -> str:
+        return url_shown(sink.url)
 
     @admin.display(description="lag (events)")
     def lag(self, sink: AuditSink) -> int:

@@ -5,6 +5,7 @@ from django.contrib import admin
 
 from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
 from governance.models import ChannelKind, NotificationChannel, NotificationDelivery
+from governance.portal.verbatim import url_has_userinfo, url_shown
 from governance.services.channels import channel_create, channel_update
 
 
@@ -22,6 +23,23 @@ class ChannelForm(forms.ModelForm):
     class Meta:
         model = NotificationChannel
         fields = ("org", "name", "kind", "url", "emails", "is_active")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            # A URL stored with a password in it: the box shows `***` in its place, and
+            # saving it as it is asks for a URL without one.
+            self.initial["url"] = url_shown(self.instance.url)
+
+    def clean_url(self) -> str:
+        url = self.cleaned_data["url"]
+        if url_has_userinfo(url):
+            # Every reader of the organization would see it; the signing secret is sealed.
+            raise forms.ValidationError(
+                "A webhook URL cannot carry a user or password: the signing secret "
+                "authenticates fluidbox to it."
+            )
+        return url
 
     def clean(self):
         data = super().clean()
@@ -43,17 +61,26 @@ class NotificationChannelAdmin(OrgScopedAdmin):
     form = ChannelForm
     list_display = ("name", "kind", "org", "destination", "is_active")
     list_filter = ("kind", "is_active", "org")
-    search_fields = ("name", "url")
+    search_fields = ("name",)
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("secret_sealed")
 
     @admin.display(description="to")
     def destination(self, channel: NotificationChannel) -> str:
-        return channel.url or ", ".join(channel.emails.split())
+        return url_shown(channel.url) or ", ".join(channel.emails.split())
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            # Read-only, the admin would show the column itself, a password in it included.
+            return [name for name in fields if name not in ("url", "emails", "secret")] + [
+                "destination"
+            ]
+        return fields
 
     def get_readonly_fields(self, request, obj=None):
-        return ("org", "kind") if obj is not None else ()
+        return ("org", "kind", "destination") if obj is not None else ()
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data

@@ -143,7 +143,8 @@ class ApiKeyForm(forms.Form):
         required=False,
         max_length=150,
         label="Personal key of",
-        help_text="Leave blank for an operator key (org-wide).",
+        help_text="Leave blank for an operator key (org-wide). A personal key acts as its "
+        "holder, so only they may issue it: your own username, or blank.",
     )
 
     def __init__(self, *args, orgs, **kwargs):
@@ -209,6 +210,14 @@ class ApiKeyAdmin(OrgScopedAdmin):
                 user = User.objects.filter(username=data["username"]).first()
             if data["username"] and user is None:
                 form.add_error("username", "No such user.")
+            elif user is not None and user != request.user:
+                # A personal key acts as its holder: issued for someone else, it would let
+                # an admin decide the calls on their personal connections, which only they may.
+                form.add_error(
+                    "username",
+                    "A personal key acts as its holder: only they may issue it, signed in "
+                    "as themselves.",
+                )
             else:
                 try:
                     issued = api_key_create(org=data["org"], name=data["name"], user=user)

@@ -25,6 +25,7 @@ from governance.models import (
     Transport,
 )
 from governance.portal.pages import page_context
+from governance.portal.verbatim import url_has_userinfo, url_shown
 from governance.services.connections import (
     connection_create,
     connection_reconnect,
@@ -95,6 +96,16 @@ class ConnectionCreateForm(CredentialFields):
         for name in ("credential_placement", "credential_name", "credential_value"):
             self.fields[name].required = False
 
+    def clean_url(self) -> str:
+        url = self.cleaned_data["url"]
+        if url_has_userinfo(url):
+            # The URL is shown to the organization's staff; the credential is sealed.
+            raise forms.ValidationError(
+                "A connection URL cannot carry a user or password: put the secret in the "
+                "credential below."
+            )
+        return url
+
     def clean_command(self) -> list[str]:
         try:
             return shlex.split(self.cleaned_data.get("command") or "")
@@ -116,6 +127,7 @@ def connection_facts(connection: Connection) -> dict:
         if isinstance(tool, dict)
     ]
     return {
+        "url": url_shown(connection.url),
         "credential": (
             f"sealed, sent as {PLACEMENT_WORDS[connection.credential_placement]} "
             f"“{connection.credential_name}”"

@@ -17,6 +17,8 @@ from governance.policy.invisible import (
 )
 
 _SPACE_RUN = re.compile(f" {{{LONG_SPACE_RUN},}}")
+# A URL's scheme, then its authority up to the last `@` in it: the user and password it carries.
+_USERINFO = re.compile(r"^([^:/?#]+://)[^/?#]*@")
 
 
 def highlighted(text: str, *, layout_is_visible: bool = True) -> SafeString:
@@ -107,3 +109,13 @@ def arguments_preview(arguments, limit: int = 120) -> str:
     """One line of compact JSON for lists; the approval page always shows the full text."""
     text = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def url_shown(url: str) -> str:
+    """`url` as a page may show it: a user and password in it are a credential, and are
+    `***` (a URL stored before they were refused in it)."""
+    return _USERINFO.sub(r"\1***@", url, count=1)
+
+
+def url_has_userinfo(url: str) -> bool:
+    return url_shown(url) != url
