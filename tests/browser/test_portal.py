@@ -233,3 +233,33 @@ def test_portal_pages_load_without_a_single_failed_request(browser_page, org, ad
     icon = page.request.get("/favicon.ico")
     assert (icon.status, icon.headers["content-type"]) == (200, "image/x-icon")
     assert failed == []
+
+
+def test_revoking_a_connection_asks_first_and_cancelling_keeps_it(
+    browser_page, org, admin_user, member
+):
+    """The confirmation used to be an inline `onsubmit`, which the page's CSP blocks: the
+    connection was revoked at the first click, unasked."""
+    from governance.models import Connection
+
+    page = browser_page
+    approval = personal_pending_approval(org, owner="mo")
+    log_in(page, "ada", "pw-ada-123")
+    page.goto(reverse("admin:governance_connection_change", args=[approval.connection_id]))
+    revoke = page.locator("form[data-confirm] button")
+    asked = []
+
+    def dismiss(dialog):
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", dismiss)
+    revoke.click()
+    expect(revoke).to_be_visible()
+    assert asked and asked[0].startswith("Revoke ")
+    assert Connection.objects.get(pk=approval.connection_id).status != "revoked"
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    with page.expect_navigation():
+        revoke.click()
+    assert Connection.objects.get(pk=approval.connection_id).status == "revoked"
