@@ -36,6 +36,11 @@ IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
+# The most of one response body the control plane reads from a server an organization
+# chose (a stdio server's line has the same bound): past it the body is cut off, never
+# buffered whole, so a server answering with gigabytes cannot exhaust a web process.
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
 
 class EgressRefused(Exception):
     """A connection URL or an address it resolves to is not one fluidbox may connect to."""
@@ -128,6 +133,9 @@ def forbidden_because(address: IpAddress) -> str | None:
         return "a multicast address"
     if address.is_private:
         return "a private address"
+    if isinstance(address, ipaddress.IPv6Address) and address.is_site_local:
+        # fec0::/10: deprecated, yet still a site's own; Python counts it as global.
+        return "a site-local address"
     if address.is_reserved or not address.is_global:
         return "not a globally routable address"
     return None
@@ -201,6 +209,47 @@ def _literal_infos(host: str, port: int) -> list:
         return []
 
 
+class ResponseTooLarge(httpx2.StreamError):
+    """A response body ran past `MAX_RESPONSE_BYTES`; the rest was not read."""
+
+
+def _too_large() -> str:
+    return f"the server's response ran past {MAX_RESPONSE_BYTES} bytes; the rest was not read"
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, stream: httpx2.AsyncByteStream) -> None:
+        self._stream = stream
+
+    async def __aiter__(self):
+        read = 0
+        async for chunk in self._stream:
+            read += len(chunk)
+            if read > MAX_RESPONSE_BYTES:
+                raise ResponseTooLarge(_too_large())
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class _CappedSyncStream(httpx.SyncByteStream):
+    def __init__(self, stream: httpx.SyncByteStream, request: httpx.Request) -> None:
+        self._stream = stream
+        self._request = request
+
+    def __iter__(self):
+        read = 0
+        for chunk in self._stream:
+            read += len(chunk)
+            if read > MAX_RESPONSE_BYTES:
+                raise httpx.ReadError(_too_large(), request=self._request)
+            yield chunk
+
+    def close(self) -> None:
+        self._stream.close()
+
+
 def _pin(request, rules: EgressRules, infos, scheme: str, host: str, port: int) -> None:
     """Point `request` at the checked address; the Host header and the TLS server name
     stay the hostname, so virtual hosting and certificate checks work as before."""
@@ -234,7 +283,9 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
             message = f"{host} does not resolve: {error}"
             raise httpx2.ConnectError(message, request=request) from None
         _pin(request, self._rules, infos, scheme, host, port)
-        return await self._inner.handle_async_request(request)
+        response = await self._inner.handle_async_request(request)
+        response.stream = _CappedStream(response.stream)
+        return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -256,7 +307,9 @@ class GuardedSyncTransport(httpx.BaseTransport):
         except (socket.gaierror, UnicodeError) as error:
             raise httpx.ConnectError(f"{host} does not resolve: {error}", request=request) from None
         _pin(request, self._rules, infos, scheme, host, port)
-        return self._inner.handle_request(request)
+        response = self._inner.handle_request(request)
+        response.stream = _CappedSyncStream(response.stream, request)
+        return response
 
     def close(self) -> None:
         self._inner.close()

@@ -19,6 +19,40 @@ STDIO_EXIT_GRACE_SECONDS = 0.25
 MAX_STDIO_LINE_BYTES = 16 * 1024 * 1024
 
 
+# Variables that decide what a program loads, runs or connects to rather than what it reads.
+# A connection's creator names the credential's variable, and the command allow-list means
+# nothing if that name can be NODE_OPTIONS (`--import=data:…` runs their script), LD_PRELOAD,
+# PATH or PYTHONPATH. Compared upper-cased: npm reads `npm_config_*` too.
+_PROGRAM_CONTROLLING_NAMES = frozenset(
+    {
+        "PATH", "HOME", "SHELL", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "IFS",
+        "CDPATH", "PROMPT_COMMAND", "GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES",
+        "RESOLV_HOST_CONF", "GLIBC_TUNABLES", "TMPDIR", "CLASSPATH", "JDK_JAVA_OPTIONS",
+        "MAVEN_OPTS", "GRADLE_OPTS", "GOFLAGS", "GOPATH", "GOROOT", "GOTOOLCHAIN", "GOPROXY",
+        "GOENV", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES", "SSL_CERT_FILE",
+        "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY",
+        "ALL_PROXY", "NO_PROXY", "BROWSER", "EDITOR", "VISUAL", "PAGER", "LESSOPEN",
+        "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "VIRTUAL_ENV",
+    }
+)  # fmt: skip
+_PROGRAM_CONTROLLING_PREFIXES = (
+    "LD_", "DYLD_", "MALLOC_", "BASH_FUNC_", "XDG_", "PYTHON", "NODE_", "NPM_CONFIG_", "YARN_",
+    "PNPM_", "COREPACK_", "DENO_", "BUN_", "PERL", "RUBY", "GEM_", "BUNDLE_", "JAVA_",
+    "_JAVA_", "GIT_", "PHP", "UV_", "PIP_", "CONDA", "LUA_",
+)  # fmt: skip
+
+
+def env_name_refused(name: str) -> str | None:
+    """Why a credential may not be handed to a stdio server in variable `name`, or None."""
+    upper = name.upper()
+    if upper in _PROGRAM_CONTROLLING_NAMES or upper.startswith(_PROGRAM_CONTROLLING_PREFIXES):
+        return (
+            f"a credential may not be placed in {name}: that variable decides what the "
+            "program loads or runs, and the control plane runs it"
+        )
+    return None
+
+
 def stdio_environment(credential_env: Mapping[str, str]) -> dict[str, str]:
     """Only what a program needs to run, plus the credential: never the control plane's secrets."""
     basics = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/")}

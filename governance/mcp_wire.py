@@ -61,6 +61,29 @@ def _tls_context() -> ssl.SSLContext:
 _T = TypeVar("_T")
 
 
+# Headers the HTTP layer or the MCP transport sets itself. A credential under one of these
+# names would replace it: `Host` sends an allowed address's virtual host somewhere the
+# allow-list never named (an ingress routes by it), the others break framing or the session.
+_TRANSPORT_HEADERS = frozenset(
+    {
+        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade",
+        "te", "trailer", "expect", "content-type", "content-encoding", "accept",
+        "accept-encoding", "last-event-id", "forwarded", "via",
+    }
+)  # fmt: skip
+
+
+def header_name_refused(name: str) -> str | None:
+    """Why a credential may not be sent in header `name`, or None."""
+    lower = name.lower()
+    if lower in _TRANSPORT_HEADERS or lower.startswith(("proxy-", "mcp-", "x-forwarded-")):
+        return (
+            f"a credential may not be sent as {name}: that header says where or how the "
+            "request goes, and the HTTP client or the MCP transport sets it"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class McpEndpoint:
     """Where an MCP server lives and the credential the caller injected for this one call."""
@@ -110,6 +133,11 @@ class AddressRefused(UpstreamError):
     """The endpoint's host is, or resolves to, an address fluidbox may not connect to."""
 
 
+class PlacementRefused(UpstreamError):
+    """The credential's header or variable name would change where a request goes or what
+    program runs: nothing is sent, no program started."""
+
+
 class ToolDrifted(McpWireError):
     """The live tool differs from the digest the caller froze (or is gone): nothing was called."""
 
@@ -135,7 +163,9 @@ def list_tools(endpoint: McpEndpoint, *, timeout: float) -> list[dict[str, Any]]
     """Every tool the server offers, each the whole object as it came off the wire."""
 
     async def photograph(client: Client) -> list[dict[str, Any]]:
-        return await list_all_tools(client)
+        # A server that quotes the credential in its listing must not put it in the
+        # photograph: the database, the API, admin pages and every run's tool list.
+        return _redact_json(await list_all_tools(client), _credential_values(endpoint))
 
     return _run(endpoint, timeout, photograph)
 
@@ -176,7 +206,9 @@ async def call_if_unchanged(
 ) -> CallOutcome | ToolDrifted:
     """Send `tools/call` on `client` only if `name` in `tools` (a listing this session
     received) still hashes to `expected_digest`; else the drift, and nothing is sent."""
-    matching = [tool for tool in tools if tool.get("name") == name]
+    # Compared as photographed: with the credential masked (see `list_tools`).
+    secrets = _credential_values(endpoint)
+    matching = [_redact_json(tool, secrets) for tool in tools if tool.get("name") == name]
     # Two tools under one name is as untrustworthy as a changed one.
     live_digest = tool_digest(matching[0]) if len(matching) == 1 else None
     if live_digest != expected_digest:
@@ -199,7 +231,7 @@ async def call_if_unchanged(
             raise
         span.result(is_error=raw.get("isError") is True)
     # A server that echoes the credential it was given must not carry it into the sandbox.
-    return _call_outcome(_redact_json(raw, _credential_values(endpoint)), live_digest)
+    return _call_outcome(_redact_json(raw, secrets), live_digest)
 
 
 async def list_all_tools(client: Client) -> list[dict[str, Any]]:

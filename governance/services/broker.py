@@ -1,7 +1,10 @@
 """The broker: a gated MCP call with a credential the sandbox never sees, at most once."""
 
 import json
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
@@ -11,12 +14,12 @@ from django.db import transaction
 from fluidbox.prebuilt_sql import ModelTable
 from governance import vault
 from governance.binding_state import BindingNow, claim_with_binding, frozen_tool_with_binding
-from governance.errors import Invalid
+from governance.errors import Invalid, TooManyRequests
 from governance.gate.context import NOT_READ
 from governance.gate.decision import FailClosed
 from governance.gate.stages.frozen_set import binding_problem
 from governance.mcp_sessions import pool as upstream_sessions
-from governance.mcp_wire import AddressRefused, ToolDrifted, UpstreamError
+from governance.mcp_wire import AddressRefused, PlacementRefused, ToolDrifted, UpstreamError
 from governance.models import BrokerStatus, Decision, FrozenTool, Run, Source, ToolCall
 from governance.observability import metrics, tracing
 from governance.services.connections import endpoint_for
@@ -201,6 +204,38 @@ def _refuse(
     )
 
 
+# A brokered call holds a web thread until its upstream answers (up to
+# FLUIDBOX_MCP_TIMEOUT), and a run's upstream may be a member's own server that answers
+# slowly on purpose: one run token must not hold every thread, as with approval waits
+# (`governance.throttling`). Counted per process, in memory: no database round trip on the
+# broker's path, and each process keeps its other threads.
+_calls_in_flight: dict[str, int] = {}
+_calls_in_flight_lock = threading.Lock()
+
+
+@contextmanager
+def _call_slot(run: Run) -> Iterator[None]:
+    cap = settings.FLUIDBOX_WAITS_PER_CREDENTIAL
+    key = str(run.pk)
+    with _calls_in_flight_lock:
+        held = _calls_in_flight.get(key, 0)
+        if held >= cap:
+            raise TooManyRequests(
+                f"this run already has {cap} brokered calls in flight in this process "
+                "(FLUIDBOX_WAITS_PER_CREDENTIAL); send this one again once one ends",
+                retry_after=1,
+            )
+        _calls_in_flight[key] = held + 1
+    try:
+        yield
+    finally:
+        with _calls_in_flight_lock:
+            if _calls_in_flight[key] == 1:
+                del _calls_in_flight[key]
+            else:
+                _calls_in_flight[key] -= 1
+
+
 def broker_call(
     *,
     run: Run,
@@ -218,9 +253,13 @@ def broker_call(
     frozen, binding = read if read is not None else frozen_tool_with_binding(run, tool)
     if frozen is not None and not frozen.is_brokered:
         raise Invalid(f"{tool!r} is a sandbox tool: ask /permission and run it in the sandbox")
+    # Taken before the gate: a call turned away is not recorded, so its ids may come again.
     # One execute_tool span for the gate and the upstream call (the gate joins it).
-    with tracing.tool_call_span(
-        run=run, tool=tool, tool_call_id=tool_call_id, session_id=session_id, brokered=True
+    with (
+        _call_slot(run),
+        tracing.tool_call_span(
+            run=run, tool=tool, tool_call_id=tool_call_id, session_id=session_id, brokered=True
+        ),
     ):
         return _gated_call(
             run=run,
@@ -323,8 +362,9 @@ def _gated_call(
             latency_ms=None,
             fail_closed=FailClosed.VAULT_SEALED,
         )
-    except AddressRefused as refused:
-        # Nothing was sent: the address was refused before a socket was opened.
+    except (AddressRefused, PlacementRefused) as refused:
+        # Nothing was sent: the address was refused before a socket was opened, or the
+        # credential's header or variable name before anything was sent or started.
         return _refuse(gate, call, run, Source.BINDING, str(refused), latency_ms=None)
     except (UpstreamError, vault.VaultError) as error:
         latency = _since(started)

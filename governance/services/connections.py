@@ -12,10 +12,13 @@ from governance import vault
 from governance.authentication import Actor, ActorKind
 from governance.egress import EgressRefused, rules_for_org
 from governance.errors import Conflict, Forbidden, Invalid
+from governance.mcp_stdio import env_name_refused
 from governance.mcp_wire import (
     AddressRefused,
     McpEndpoint,
+    PlacementRefused,
     UpstreamError,
+    header_name_refused,
     list_tools,
     tool_set_digest,
 )
@@ -48,10 +51,14 @@ def _credential(raw: dict | None) -> tuple[str, str, str]:
     if "header" in raw and "env" not in raw:
         if not HEADER_NAME.match(str(raw["header"])):
             raise Invalid("credential header name is not a valid HTTP header name")
+        if (problem := header_name_refused(raw["header"])) is not None:
+            raise Invalid(problem)
         return CredentialPlacement.HEADER, raw["header"], raw["value"]
     if "env" in raw and "header" not in raw:
         if not ENV_NAME.match(str(raw["env"])):
             raise Invalid("credential env name is not a valid environment variable name")
+        if (problem := env_name_refused(raw["env"])) is not None:
+            raise Invalid(problem)
         return CredentialPlacement.ENV, raw["env"], raw["value"]
     raise Invalid("credential needs exactly one of header or env")
 
@@ -163,8 +170,16 @@ def endpoint_for(connection: Connection) -> McpEndpoint:
     headers: dict[str, str] = {}
     env: dict[str, str] = {}
     if connection.credential_sealed:
+        # Checked again here, not only when the credential was stored: a row written before
+        # a name was refused must not send a Host header or start a program with LD_PRELOAD.
+        in_header = connection.credential_placement == CredentialPlacement.HEADER
+        problem = (header_name_refused if in_header else env_name_refused)(
+            connection.credential_name
+        )
+        if problem is not None:
+            raise PlacementRefused(problem)
         value = vault.unseal_secret(connection.credential_sealed)
-        if connection.credential_placement == CredentialPlacement.HEADER:
+        if in_header:
             headers[connection.credential_name] = value
         else:
             env[connection.credential_name] = value
@@ -188,6 +203,8 @@ def connection_refresh(*, connection: Connection, actor: Actor) -> Connection:
         tools = list_tools(endpoint_for(connection), timeout=settings.FLUIDBOX_MCP_TIMEOUT)
     except AddressRefused as refused:
         raise Conflict(str(refused), code="address_refused") from None
+    except PlacementRefused as refused:
+        raise Conflict(str(refused), code="placement_refused") from None
     except UpstreamError as error:
         raise Conflict(
             f"the MCP server did not answer tools/list: {error}", code="upstream"
