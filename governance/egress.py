@@ -42,6 +42,16 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
+def url_credentials_refused(url: str, *, what: str, secret_goes: str) -> None:
+    """Invalid when `url` carries a user or password. A URL is shown to the organization's
+    staff on every page that names its connection, channel or sink; the secret belongs in
+    the field that is sealed and never shown (`secret_goes`)."""
+    from governance.errors import Invalid
+
+    if "@" in urlsplit(url).netloc:
+        raise Invalid(f"{what} cannot carry a user or password: put the secret in {secret_goes}")
+
+
 class EgressRefused(Exception):
     """A connection URL or an address it resolves to is not one fluidbox may connect to."""
 

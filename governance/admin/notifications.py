@@ -4,9 +4,10 @@ from django import forms
 from django.contrib import admin
 
 from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
+from governance.errors import Invalid
 from governance.models import ChannelKind, NotificationChannel, NotificationDelivery
-from governance.portal.verbatim import url_has_userinfo, url_shown
-from governance.services.channels import channel_create, channel_update
+from governance.portal.verbatim import url_shown
+from governance.services.channels import channel_create, channel_update, webhook_url_check
 
 
 class ChannelForm(forms.ModelForm):
@@ -33,12 +34,11 @@ class ChannelForm(forms.ModelForm):
 
     def clean_url(self) -> str:
         url = self.cleaned_data["url"]
-        if url_has_userinfo(url):
-            # Every reader of the organization would see it; the signing secret is sealed.
-            raise forms.ValidationError(
-                "A webhook URL cannot carry a user or password: the signing secret "
-                "authenticates fluidbox to it."
-            )
+        if url:
+            try:
+                webhook_url_check(url)
+            except Invalid as error:
+                raise forms.ValidationError(error.detail) from None
         return url
 
     def clean(self):

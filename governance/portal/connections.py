@@ -13,7 +13,8 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from governance.admin.roles import portal_actor
-from governance.errors import ServiceError
+from governance.egress import url_credentials_refused
+from governance.errors import Invalid, ServiceError
 from governance.mcp_wire import tool_digest
 from governance.models import (
     Connection,
@@ -25,7 +26,7 @@ from governance.models import (
     Transport,
 )
 from governance.portal.pages import page_context
-from governance.portal.verbatim import url_has_userinfo, url_shown
+from governance.portal.verbatim import url_shown
 from governance.services.connections import (
     connection_create,
     connection_reconnect,
@@ -98,12 +99,12 @@ class ConnectionCreateForm(CredentialFields):
 
     def clean_url(self) -> str:
         url = self.cleaned_data["url"]
-        if url_has_userinfo(url):
-            # The URL is shown to the organization's staff; the credential is sealed.
-            raise forms.ValidationError(
-                "A connection URL cannot carry a user or password: put the secret in the "
-                "credential below."
+        try:
+            url_credentials_refused(
+                url, what="a connection URL", secret_goes="the credential below"
             )
+        except Invalid as error:
+            raise forms.ValidationError(error.detail) from None
         return url
 
     def clean_command(self) -> list[str]:

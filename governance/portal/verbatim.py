@@ -115,7 +115,3 @@ def url_shown(url: str) -> str:
     """`url` as a page may show it: a user and password in it are a credential, and are
     `***` (a URL stored before they were refused in it)."""
     return _USERINFO.sub(r"\1***@", url, count=1)
-
-
-def url_has_userinfo(url: str) -> bool:
-    return url_shown(url) != url

@@ -4,6 +4,7 @@ under the machine key and never read back out except to sign."""
 from django.db import transaction
 
 from governance import vault
+from governance.egress import url_credentials_refused
 from governance.errors import Invalid
 from governance.models import ChannelKind, NotificationChannel, Organization
 
@@ -15,6 +16,10 @@ def _recipients(emails: str) -> str:
     return "\n".join(lines)
 
 
+def webhook_url_check(url: str) -> None:
+    url_credentials_refused(url, what="a webhook URL", secret_goes="the signing secret")
+
+
 @transaction.atomic
 def channel_create(
     *, org: Organization, name: str, kind: str, url: str = "", secret: str = "", emails: str = ""
@@ -22,6 +27,7 @@ def channel_create(
     if kind == ChannelKind.WEBHOOK:
         if not url or not secret:
             raise Invalid("a webhook channel needs a url and a signing secret")
+        webhook_url_check(url)
         return NotificationChannel.objects.create(
             org=org,
             name=name,
@@ -55,6 +61,7 @@ def channel_update(
     if channel.kind == ChannelKind.WEBHOOK:
         if not url:
             raise Invalid("a webhook channel needs a url")
+        webhook_url_check(url)
         channel.url = url
         fields.append("url")
         if new_secret:

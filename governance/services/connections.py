@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from governance import vault
 from governance.authentication import Actor, ActorKind
-from governance.egress import EgressRefused, rules_for_org
+from governance.egress import EgressRefused, rules_for_org, url_credentials_refused
 from governance.errors import Conflict, Forbidden, Invalid
 from governance.mcp_stdio import env_name_refused
 from governance.mcp_wire import (
@@ -103,6 +103,7 @@ def connection_create(
     if transport == Transport.STREAMABLE_HTTP:
         if not url:
             raise Invalid("a streamable-http connection needs a url")
+        url_credentials_refused(url, what="a connection URL", secret_goes="the credential")
         try:
             rules_for_org(org).check_url(url)
         except EgressRefused as refused:

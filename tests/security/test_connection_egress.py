@@ -381,3 +381,36 @@ def test_a_mistyped_deployment_allow_list_stops_the_start(tmp_path):
     )
     assert result.returncode != 0
     assert "FLUIDBOX_CONNECTION_ALLOWED_HOSTS" in result.stderr
+
+
+@pytest.mark.django_db
+def test_a_connection_url_with_a_password_is_refused_by_the_api_too(member_api, operator):
+    """The portal's form refused it, the API did not: the URL is shown to the organization's
+    staff on every page that names the connection, the credential is sealed."""
+    from governance.models import Connection
+
+    refused = create_personal(member_api, "https://mallory:MAL-PW@tracker.example/mcp")
+    assert refused.status_code == 400
+    assert "cannot carry a user or password" in refused.json()["detail"]
+    assert "MAL-PW" not in refused.content.decode()
+    assert not Connection.objects.filter(slug="mine").exists()
+
+
+@pytest.mark.django_db
+def test_a_webhook_url_with_a_password_is_refused_by_the_service(org):
+    from governance.errors import Invalid
+    from governance.models import NotificationChannel
+    from governance.services.channels import channel_create, channel_update
+
+    with pytest.raises(Invalid, match="cannot carry a user or password"):
+        channel_create(
+            org=org, name="hook", kind="webhook", url="https://u:HOOK-PW@hooks.test/x", secret="s"
+        )
+    channel = channel_create(
+        org=org, name="hook", kind="webhook", url="https://hooks.test/x", secret="s"
+    )
+    with pytest.raises(Invalid, match="cannot carry a user or password"):
+        channel_update(
+            channel=channel, name="hook", is_active=True, url="https://u:HOOK-PW@hooks.test/x"
+        )
+    assert NotificationChannel.objects.get().url == "https://hooks.test/x"
