@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 
 from governance import vault
+from governance.egress import url_credentials_refused
 from governance.errors import Invalid
 from ledger.models import AuditSink, SinkKind
 from ledger.redaction import register_secret
@@ -32,10 +33,7 @@ def sink_url_check(url: str) -> str:
         raise Invalid(
             "a sink needs an https:// URL (plain http only with FLUIDBOX_SINK_ALLOW_HTTP=1)"
         )
-    if "@" in parts.netloc:
-        raise Invalid(
-            "a sink URL cannot carry a user or password: put the secret in the token field"
-        )
+    url_credentials_refused(url, what="a sink URL", secret_goes="the token field")
     try:
         port = parts.port
         host = httpx.URL(url).raw_host.decode("ascii")
