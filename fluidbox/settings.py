@@ -267,6 +267,9 @@ FLUIDBOX_MCP_SESSIONS_MAX = env_int("FLUIDBOX_MCP_SESSIONS_MAX", 64, minimum=0)
 # Hosts connections may reach although they are internal (loopback, private, link-local…):
 # hostnames, addresses or CIDR networks, each with an optional :port (governance/egress.py).
 FLUIDBOX_CONNECTION_ALLOWED_HOSTS = env_list("FLUIDBOX_CONNECTION_ALLOWED_HOSTS", [])
+# Whether an organization's admins may allow internal hosts for it (off: superusers only;
+# for a deployment whose tenants must not reach its internal network).
+FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS = env_bool("FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS", True)
 # POST /v1/mcp: how long a tools/call waits for a human on an ASK before answering "awaits
 # approval", how often it sends a progress notification meanwhile, and how many such
 # waits one web process holds at once (each holds a thread, never a database connection).

@@ -2,6 +2,7 @@
 POST that made it; only its hint is ever shown again, never its hash."""
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -30,8 +31,13 @@ class OrganizationAdmin(OrgScopedAdmin):
     fields = ("slug", "name", "connection_allowed_hosts")
 
     def get_readonly_fields(self, request, obj=None):
-        # An organization's admins change only its connections' allowed hosts here.
-        return ("slug", "name") if obj is not None else ()
+        # An organization's admins change only its connections' allowed hosts here, and only
+        # superusers even those where FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS is off.
+        if obj is None:
+            return ()
+        if settings.FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS or request.user.is_superuser:
+            return ("slug", "name")
+        return ("slug", "name", "connection_allowed_hosts")
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(member_count=Count("memberships"))
@@ -50,9 +56,11 @@ class OrganizationAdmin(OrgScopedAdmin):
         if not change:
             org = org_create(slug=form.cleaned_data["slug"], name=form.cleaned_data["name"])
             obj.pk = org.pk
+        org = Organization.objects.get(pk=obj.pk)
         org_allowed_hosts_set(
-            org=Organization.objects.get(pk=obj.pk),
-            text=form.cleaned_data.get("connection_allowed_hosts", ""),
+            org=org,
+            text=form.cleaned_data.get("connection_allowed_hosts", org.connection_allowed_hosts),
+            by=request.user,
         )
 
 

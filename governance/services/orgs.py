@@ -2,11 +2,12 @@
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from governance.errors import Conflict, Invalid, NotFound
+from governance.errors import Conflict, Forbidden, Invalid, NotFound
 from governance.models import (
     API_KEY_PREFIX,
     ApiKey,
@@ -26,8 +27,12 @@ def org_create(*, slug: str, name: str = "") -> Organization:
 
 
 @transaction.atomic
-def org_allowed_hosts_set(*, org: Organization, text: str) -> Organization:
-    """The internal hosts this organization's connections may reach (governance/egress.py)."""
+def org_allowed_hosts_set(*, org: Organization, text: str, by: User | None = None) -> Organization:
+    """The internal hosts this organization's connections may reach (governance/egress.py).
+
+    `by`: the person changing it (None: a command at the server's terminal). With
+    FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS off, only a superuser may change it: in a deployment
+    shared by tenants, an organization's admin must not open its internal network."""
     from governance.egress import AllowListError, allow_list_lines, parse_allow_list
 
     entries = allow_list_lines(text)
@@ -35,6 +40,12 @@ def org_allowed_hosts_set(*, org: Organization, text: str) -> Organization:
         parse_allow_list(entries)
     except AllowListError as error:
         raise Invalid(str(error)) from None
+    unchanged = "\n".join(entries) == (org.connection_allowed_hosts or "")
+    if not (unchanged or by is None or by.is_superuser or settings.FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS):
+        raise Forbidden(
+            "only a superuser may change the hosts an organization's connections may reach "
+            "here (FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS is off)"
+        )
     Organization.objects.filter(pk=org.pk).update(connection_allowed_hosts="\n".join(entries))
     org.refresh_from_db(fields=["connection_allowed_hosts"])
     return org

@@ -414,3 +414,37 @@ def test_a_webhook_url_with_a_password_is_refused_by_the_service(org):
             channel=channel, name="hook", is_active=True, url="https://u:HOOK-PW@hooks.test/x"
         )
     assert NotificationChannel.objects.get().url == "https://hooks.test/x"
+
+
+@pytest.mark.django_db
+def test_where_org_admins_may_not_allow_hosts_only_a_superuser_opens_the_network(
+    no_allowed_hosts, org, admin_user, member_api, internal_server
+):
+    """A deployment shared by tenants: one tenant's admin must not open the server's own
+    network (FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS off)."""
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from governance.errors import Forbidden
+    from governance.services.orgs import org_allowed_hosts_set
+
+    no_allowed_hosts.FLUIDBOX_ORG_ADMINS_ALLOW_HOSTS = False
+    allowance = f"127.0.0.1:{internal_server.port}"
+    url = f"http://127.0.0.1:{internal_server.port}/mcp"
+    browser = Client()
+    browser.force_login(admin_user)
+    page = f"/admin/governance/organization/{org.pk}/change/"
+    shown = browser.get(page).content.decode()
+    assert 'name="connection_allowed_hosts"' not in shown  # read-only for them
+    posted = browser.post(page, {"connection_allowed_hosts": allowance})
+    assert posted.status_code in (200, 302)
+    assert Organization.objects.get(pk=org.pk).connection_allowed_hosts == ""
+    with pytest.raises(Forbidden, match="only a superuser"):
+        org_allowed_hosts_set(org=org, text=allowance, by=admin_user)
+    assert create_personal(member_api, url).status_code == 400
+
+    root = User.objects.create_superuser("root", "root@example.com", "pw-root-123")
+    browser.force_login(root)
+    assert browser.post(page, {"connection_allowed_hosts": allowance}).status_code == 302
+    assert Organization.objects.get(pk=org.pk).connection_allowed_hosts == allowance
+    assert create_personal(member_api, url).status_code == 201
