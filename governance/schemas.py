@@ -3,6 +3,7 @@
 import functools
 import math
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,9 @@ MAX_SCHEMA_BYTES = 64 * 1024
 MAX_SCHEMA_DEPTH = 32
 MAX_ARGUMENT_BYTES = 256 * 1024
 PATTERN_TIMEOUT_SECONDS = 0.05
+# Every pattern search of one call's validation together: a schema pattern applied to each
+# of thousands of strings or keys, each just under PATTERN_TIMEOUT_SECONDS, adds up.
+PATTERNS_TIMEOUT_SECONDS = 0.5
 _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
@@ -133,9 +137,92 @@ def guard_schema(schema: Any) -> str | None:
     return None
 
 
+# ECMA-262, the dialect of a schema's `pattern` (JSON Schema 2020-12, 6.4), read by Python's
+# engine: `$` there is the end of the input only, never before a trailing newline ("main\n"
+# would pass `^[a-z]+$`); `.` never matches a line terminator; `\d`, `\w` and `\b` are ASCII
+# (a Cyrillic `а` is no `\w`); `\s` is ECMA's whitespace list.
+_ECMA_WORD = "A-Za-z0-9_"
+_ECMA_SPACE = (
+    "\\t\\n\\x0b\\f\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+)
+_ECMA_OUTSIDE = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": f"[{_ECMA_WORD}]",
+    "W": f"[^{_ECMA_WORD}]",
+    "s": f"[{_ECMA_SPACE}]",
+    "S": f"[^{_ECMA_SPACE}]",
+    "b": f"(?:(?<=[{_ECMA_WORD}])(?![{_ECMA_WORD}])|(?<![{_ECMA_WORD}])(?=[{_ECMA_WORD}]))",
+    "B": f"(?:(?<=[{_ECMA_WORD}])(?=[{_ECMA_WORD}])|(?<![{_ECMA_WORD}])(?![{_ECMA_WORD}]))",
+}
+# In a bracket; `\D`, `\W`, `\S` stay Python's there, which only ever exclude more.
+_ECMA_INSIDE = {"d": "0-9", "w": _ECMA_WORD, "s": _ECMA_SPACE}
+
+
+def ecma_pattern(pattern: str) -> str:
+    """An ECMA-262 pattern rewritten so the `regex` module matches what it means."""
+    out: list[str] = []
+    i, size = 0, len(pattern)
+    while i < size:
+        char = pattern[i]
+        if char == "\\" and i + 1 < size:
+            escaped = pattern[i + 1]
+            out.append(_ECMA_OUTSIDE.get(escaped, "\\" + escaped))
+            i += 2
+        elif char == "[":
+            i = _ecma_class(pattern, i, out)
+        elif char == "$":
+            out.append("\\Z")
+            i += 1
+        elif char == ".":
+            out.append("[^\\n\\r\\u2028\\u2029]")
+            i += 1
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def _ecma_class(pattern: str, i: int, out: list[str]) -> int:
+    """The bracket at `i` onto `out`; the index after it."""
+    size = len(pattern)
+    i += 1
+    negated = i < size and pattern[i] == "^"
+    if negated:
+        i += 1
+    if i < size and pattern[i] == "]":  # ECMA's `[]` matches nothing, `[^]` anything
+        out.append("(?s:.)" if negated else "(?!)")
+        return i + 1
+    out.append("[^" if negated else "[")
+    while i < size and pattern[i] != "]":
+        char = pattern[i]
+        if char == "\\" and i + 1 < size:
+            escaped = pattern[i + 1]
+            out.append(_ECMA_INSIDE.get(escaped, "\\" + escaped))
+            i += 2
+            continue
+        out.append("\\[" if char == "[" else char)  # no nested sets or [:alpha:] in ECMA
+        i += 1
+    out.append("]")
+    return i + 1
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str):
+    return regex.compile(ecma_pattern(pattern), regex.VERSION0)
+
+
+_patterns_deadline = threading.local()
+
+
 def _safe_search(pattern: str, text: str) -> bool:
+    left = getattr(_patterns_deadline, "at", math.inf) - time.monotonic()
+    if left <= 0:
+        raise PatternTimeout(pattern[:100])
     try:
-        return regex.search(pattern, text, timeout=PATTERN_TIMEOUT_SECONDS) is not None
+        return (
+            _compiled(pattern).search(text, timeout=min(PATTERN_TIMEOUT_SECONDS, left)) is not None
+        )
     except TimeoutError:
         raise PatternTimeout(pattern[:100]) from None
 
@@ -173,12 +260,98 @@ def _additional_properties(validator, additional, instance, schema):
         )
 
 
+def _evaluated_keys(validator, instance: dict, schema) -> set:
+    """jsonschema's `find_evaluated_property_keys_by_schema`, with `_safe_search` for its
+    patternProperties: it calls `re.search` itself, with no timeout, and `re` backtracks
+    for hours on patterns `regex` answers at once (`^(a+)+$`), so a key chosen by the caller
+    would hold a worker (and the GIL) far past PATTERN_TIMEOUT_SECONDS."""
+    if validator.is_type(schema, "boolean"):
+        return set()
+    keys: set = set()
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if ref is not None:
+            resolved = validator._resolver.lookup(ref)
+            inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            keys |= _evaluated_keys(inner, instance, resolved.contents)
+    properties = schema.get("properties")
+    if validator.is_type(properties, "object"):
+        keys |= properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        subschema = schema.get(keyword)
+        if subschema is not None:
+            keys |= {
+                key
+                for key, value in instance.items()
+                if next(validator.descend(value, subschema), None) is None
+            }
+    for pattern in schema.get("patternProperties", {}):
+        keys |= {key for key in instance if _safe_search(pattern, key)}
+    for name, subschema in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            keys |= _evaluated_keys(validator, instance, subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if next(validator.descend(instance, subschema), None) is None:
+                keys |= _evaluated_keys(validator, instance, subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            keys |= _evaluated_keys(validator, instance, schema["if"])
+            if "then" in schema:
+                keys |= _evaluated_keys(validator, instance, schema["then"])
+        elif "else" in schema:
+            keys |= _evaluated_keys(validator, instance, schema["else"])
+    return keys
+
+
+def _unevaluated_properties(validator, unevaluated, instance, schema):
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated_keys(validator, instance, schema)
+    rejected = [
+        key
+        for key in instance
+        if key not in evaluated
+        and next(validator.descend(instance[key], unevaluated, path=key), None) is not None
+    ]
+    if rejected:
+        yield ValidationError("unevaluated properties are not allowed or not valid")
+
+
+def _unique_items(validator, unique, instance, schema):
+    """jsonschema compares items pairwise when they do not sort (objects, mixed types): a
+    256 KiB array of them took minutes. Here each item's canonical form goes in a set."""
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: set[str] = set()
+    for item in instance:
+        key = canonical_json(_equal_form(item))
+        if key in seen:
+            yield ValidationError("has non-unique elements")
+            return
+        seen.add(key)
+
+
+def _equal_form(value: Any) -> Any:
+    """`value` with whole floats as ints: JSON Schema's equality (1 == 1.0, true != 1, keys
+    in any order) becomes equality of canonical JSON."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_equal_form(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _equal_form(item) for key, item in value.items()}
+    return value
+
+
 SafeValidator = validators.extend(
     Draft202012Validator,
     {
         "pattern": _pattern,
         "patternProperties": _pattern_properties,
         "additionalProperties": _additional_properties,
+        "unevaluatedProperties": _unevaluated_properties,
+        "uniqueItems": _unique_items,
     },
 )
 
@@ -218,6 +391,7 @@ def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
         return ArgumentProblem(
             f"arguments are {size} bytes, over the {MAX_ARGUMENT_BYTES}-byte bound"
         )
+    _patterns_deadline.at = time.monotonic() + PATTERNS_TIMEOUT_SECONDS
     try:
         error = next(iter(validator_for(schema).iter_errors(arguments)), None)
     except PatternTimeout as timeout:
@@ -228,6 +402,8 @@ def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
         return ArgumentProblem(
             f"schema validation failed: {type(crash).__name__}", validator_failed=True
         )
+    finally:
+        del _patterns_deadline.at
     if error is None:
         return None
     # "/config/password violates …", never "password: …": that reads as a `key: value` pair

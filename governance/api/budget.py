@@ -33,7 +33,9 @@ class ReservationCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         request_key = IdField()
-        max_output_tokens = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
+        # At least one: a reservation of nothing "fits" a spent budget (201), and a runner
+        # that asked is told to go ahead with a model call the budget cannot pay for.
+        max_output_tokens = StrictIntegerField(min_value=1, max_value=MAX_TOKENS)
         input_tokens_upper_bound = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
 
     @extend_schema(
