@@ -1,9 +1,11 @@
 """Stage 6: require_approval pauses for a human, or becomes the fallback when autonomous."""
 
+from django.conf import settings
+
 from governance.gate.context import CallContext
 from governance.gate.decision import Decision, FailClosed, Outcome, allow, deny
 from governance.gate.stages.policy import rule_json, segments_json
-from governance.models import Autonomy, RunGrant, Source
+from governance.models import Approval, ApprovalStatus, Autonomy, RunGrant, Source
 
 REQUIRE_APPROVAL = "require_approval"
 
@@ -54,6 +56,20 @@ def check_approval(ctx: CallContext) -> Decision:
             original_verdict=REQUIRE_APPROVAL,
             segments=segments,
             fail_closed=failed,
+        )
+    # A soft cap (two calls asking at the same moment may both pass it): what it stops is a
+    # flood, in which the approver would have to find the one request that matters.
+    cap = settings.FLUIDBOX_PENDING_APPROVALS_PER_RUN
+    waiting = Approval.objects.filter(run=ctx.run, status=ApprovalStatus.PENDING)[:cap].count()
+    if waiting >= cap:
+        return deny(
+            Source.APPROVAL,
+            f"this run already has {cap} approvals waiting for a human, the most it may have "
+            f"at once: wait for them to be decided, then ask again with a new tool_call_id "
+            f"({why})",
+            rule=rule,
+            original_verdict=REQUIRE_APPROVAL,
+            segments=segments,
         )
     return Decision(
         Outcome.PENDING,
