@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from governance.policy.paths import normalise_path
+
 RUNS, WRITES_FILES, DELETES, CONFIGURES, SENDS = (
     "runs a program",
     "writes files",
@@ -31,7 +33,7 @@ RUNS, WRITES_FILES, DELETES, CONFIGURES, SENDS = (
 _GIT_SUBCOMMANDS = (
     "add commit status checkout switch restore reset stash merge cherry-pick revert rev-parse "
     "ls-files blame remote describe shortlog merge-base cat-file ls-tree reflog worktree mv rm "
-    "clean am apply notes show-ref for-each-ref count-objects fsck gc prune version help "
+    "clean am apply notes show-ref for-each-ref count-objects fsck gc prune version "
     "submodule bisect sparse-checkout rev-list name-rev"
 )
 _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS}
@@ -75,6 +77,11 @@ ACTING: dict[str, dict[str, str]] = {
     # Subcommands with no acting option of their own: known, so `git commit -m` is not read
     # against every other subcommand's options (what an unknown subcommand or alias is).
     **{f"git {sub}": {} for sub in _GIT_SUBCOMMANDS.split()},
+    "git help": {"": "runs man to show a manual"},  # so does `git CMD --help`: see _scan
+    "git worktree add": {"": WRITES_FILES},
+    "git bundle create": {"": WRITES_FILES},
+    "git checkout-index": {"--prefix": WRITES_FILES},
+    **{f"git {sub}": {"--export-marks": WRITES_FILES} for sub in ("fast-export", "fast-import")},
     "git submodule foreach": {"": RUNS},
     "git bisect run": {"": RUNS},
     "git filter-branch": {"": RUNS},
@@ -163,6 +170,7 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--editor", "--browser", "--viewer", "--init-module"), RUNS),
         **dict.fromkeys(("--prefix", "-g", "--global", "--location", "--cache"), WRITES_FILES),
         **dict.fromkeys(("--userconfig", "--globalconfig", "--registry"), CONFIGURES),
+        **dict.fromkeys(("-C", "--logs-dir", "--pack-destination"), WRITES_FILES),  # -C: --prefix
     },
     **{f"npm {sub}": {"": RUNS} for sub in ("exec", "x", "explore")},
     **{f"npm config {sub}": {"": CONFIGURES} for sub in ("set", "delete", "edit", "rm")},
@@ -175,6 +183,7 @@ ACTING: dict[str, dict[str, str]] = {
     "pnpm config set": {"": CONFIGURES},
     "pip": {
         **dict.fromkeys(("-t", "--target", "--prefix", "--root", "--src", "--log"), WRITES_FILES),
+        "--report": WRITES_FILES,
         **dict.fromkeys(("-i", "--index-url", "--extra-index-url", "-f", "--find-links"), RUNS),
         **dict.fromkeys(("--trusted-host", "-C", "--config-settings", "--user"), CONFIGURES),
     },
@@ -233,10 +242,16 @@ ACTING: dict[str, dict[str, str]] = {
     "gcc": {
         **dict.fromkeys(("-wrapper", "-B", "-fplugin", "-specs", "--specs", "-Xlinker"), RUNS),
         **dict.fromkeys(("-Wl", "-Xassembler", "-Xpreprocessor", "-fplugin-arg"), RUNS),
+        **dict.fromkeys(("-Wa", "-Wp"), RUNS),  # `-Wa,-a=FILE`, `-Wp,-MD,FILE` write too
         **dict.fromkeys(("-MF", "-save-temps", "-dumpdir", "-dumpbase", "-aux-info"), WRITES_FILES),
+        "-fdump-": WRITES_FILES,  # `-fdump-tree-original=FILE`, any pass's dump
+        "@": "reads more options from a file",  # `gcc @args`: a response file
     },
     "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
     "xxd": {},
+    # They compile the files a list names (`-i -`: their input), writing next to each.
+    "compileall": {"-i": WRITES_FILES},
+    "py_compile -": {"": WRITES_FILES},
     "vim": dict.fromkeys(("-c", "+", "-S", "--cmd", "-u", "-y"), RUNS),
     "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
@@ -259,6 +274,7 @@ VALUED_LETTERS = {
     "node": "erp",
     "perl": "eEMIix",
     "ruby": "erICEFi",
+    "compileall": "rdspxijoe",
 }
 
 # Programs whose operands are files they write: "all", "last" (the destination; or
@@ -303,8 +319,7 @@ OUTPUT_OPTIONS = {
     "patch": ("-o", "--output"),
 }
 _WRITES_VALUED = {
-    "xxd": "cglosC",
-    "compileall": "dlirxpej",
+    "compileall": "rdspxijoe",
     "cp": "tS",
     "mv": "tS",
     "ln": "tS",
@@ -394,7 +409,11 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
     descending = True
     if program == "tar" and args and not args[0].startswith("-"):
         args = ["-" + args[0], *args[1:]]  # `tar xzf a.tgz`: the old option syntax
+    help_next = False  # `git log --help` runs `git help log`, which runs man
     for token in args:
+        if help_next and token == "--help":
+            yield Acting(("--help",), "runs man to show a manual")
+        help_next = False
         options = [(o, w) for table in tables for o, w in table.items()]
         if token.startswith("--") and len(token) > 2:
             name = token[2:].split("=", 1)[0]
@@ -406,10 +425,7 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
         elif token.startswith("-") and len(token) > 1:
             head = token.split("=", 1)[0]
             whole = [
-                (o, w)
-                for o, w in options
-                if not o.startswith("--")
-                and (o == head or (program in _NO_CLUSTERS and len(o) == 2 and head.startswith(o)))
+                (o, w) for o, w in options if not o.startswith("--") and _spells(program, o, head)
             ]
             yield from (Acting((o,), w) for o, w in whole)
             if not whole and program not in _NO_CLUSTERS:
@@ -418,12 +434,15 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             yield Acting((token.split()[0],), dict(options)["."])
         elif token.startswith("+") and any(o == "+" for o, _ in options):
             yield Acting((token,), dict(options)["+"])
+        elif token.startswith("@") and any(o == "@" for o, _ in options):
+            yield Acting(("@",), dict(options)["@"])
         elif _NAME_ASSIGNMENT.match(token) and any(o == "NAME=" for o, _ in options):
             yield Acting((token.split("=", 1)[0] + "=",), "sets a variable the program runs with")
         elif program in _STOPS_AT_OPERAND:
             return
         elif descending and f"{key} {token}" in _PATHS:
             key = f"{key} {token}"
+            help_next = program == "git"
             table = ACTING.get(key, {})
             tables = [table] if program in _GLOBALS_FIRST else [*tables, table]
             if "" in table:
@@ -433,6 +452,20 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             if key == program and subcommands:
                 # Not a subcommand we know (an option's value, an alias): any of them may follow.
                 tables += [ACTING[k] for k in subcommands if "" not in ACTING[k]]
+
+
+def _spells(program: str, option: str, head: str) -> bool:
+    """Whether the word `head` (up to any `=`) is `option`, as one option of `program`."""
+    if option == head:
+        return True
+    if program not in _NO_CLUSTERS:
+        return False
+    # `-B/dir`, `-Wl,-Map`, `-fdump-tree-all`: the option starts the word.
+    return (
+        (len(option) == 2 and head.startswith(option))
+        or head.startswith(option + ",")
+        or (option.endswith("-") and head.startswith(option))
+    )
 
 
 def _letters(token: str, options: list[tuple[str, str]], valued: str) -> Iterator[Acting]:
@@ -481,7 +514,9 @@ def _pytest_paths_elsewhere(args: list[str]) -> list[str]:
             skip = token in _PYTEST_VALUED
         else:
             path = token.split("::", 1)[0]
-            if path.startswith("/") or path == ".." or path.startswith("../"):
+            # `tests/../../etc` leaves too: the path as the kernel walks it, lexically.
+            leaves = normalise_path(path)
+            if leaves.startswith("/") or leaves == ".." or leaves.startswith("../"):
                 paths.append(path)
     return paths
 
@@ -497,31 +532,64 @@ def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
     return values
 
 
+# GNU sed's options (getopt_long: clusters, `--expr` abbreviations, options after operands).
+_SED_FLAGS = "nrsuzEb"
+_SED_LONG = {
+    **dict.fromkeys(("expression", "file", "line-length"), True),  # take a value
+    **dict.fromkeys(("quiet", "silent", "debug", "follow-symlinks", "in-place", "posix"), False),
+    **dict.fromkeys(("regexp-extended", "separate", "sandbox", "unbuffered", "binary"), False),
+    **dict.fromkeys(("null-data", "zero-terminated", "help", "version"), False),
+}
+
+
 def _sed_scripts(args: list[str]) -> list[Acting]:
-    if "--sandbox" in args:
-        return []
-    scripts, operands, k = [], [], 0
+    """Each script sed compiles, read as GNU sed reads its options: `-e` and `-f` are
+    compiled in order, the first operand (when there is neither) after every option, and
+    `--sandbox` refuses e, r and w only in what is compiled after it."""
+    scripts: list[tuple[str, bool]] = []  # (script, compiled under --sandbox)
+    operands: list[str] = []
+    sandbox = from_file = False
+    k = 0
     while k < len(args):
-        token = args[k]
-        if token in ("-e", "--expression") and k + 1 < len(args):
-            scripts.append(args[k + 1])
-            k += 2
+        token, k = args[k], k + 1
+        if token == "--":
+            operands += args[k:]
+            break
+        if token.startswith("--"):
+            name, has_value, value = token[2:].partition("=")
+            known = [o for o in _SED_LONG if o == name]
+            known = known or [o for o in _SED_LONG if o.startswith(name)]
+            if len(known) != 1:
+                return [Acting((token,), "sed reads an option the engine does not know")]
+            if _SED_LONG[known[0]] and not has_value and k < len(args):
+                value, k = args[k], k + 1
+            sandbox = sandbox or known[0] == "sandbox"
+            from_file = from_file or known[0] == "file"
+            if known[0] == "expression":
+                scripts.append((value, sandbox))
             continue
-        if token.startswith("--expression="):
-            scripts.append(token.split("=", 1)[1])
-        elif token.startswith("-e") and len(token) > 2 and token[1] == "e":
-            scripts.append(token[2:])
-        elif token in ("-l", "--line-length"):
-            k += 1
-        elif not token.startswith("-") or token == "-":
+        if not token.startswith("-") or token == "-":
             operands.append(token)
-        k += 1
-    if not scripts and operands:
-        scripts.append(operands[0])
+            continue
+        for position, letter in enumerate(token[1:], start=1):
+            if letter in "efl":
+                value = token[position + 1 :]
+                if not value and k < len(args):
+                    value, k = args[k], k + 1
+                if letter == "e":
+                    scripts.append((value, sandbox))
+                from_file = from_file or letter == "f"
+                break
+            if letter == "i":
+                break  # the rest of the word is the backup suffix
+            if letter not in _SED_FLAGS:
+                return [Acting((token,), "sed reads an option the engine does not know")]
+    if not scripts and not from_file and operands:
+        scripts.append((operands[0], sandbox))
     return [
         Acting((script,), "the sed script may run commands or read and write files")
-        for script in scripts
-        if not _sed_is_plain(script)
+        for script, sandboxed in scripts
+        if not sandboxed and not _sed_is_plain(script)
     ]
 
 
@@ -606,10 +674,15 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "pytest":
         return _pytest_paths_elsewhere(args)
+    if program == "xxd":
+        return _xxd_operands(args)[1:2]
+    if program == "git":
+        return _git_destinations(args)
     shape = WRITES.get(program)
     if shape is None:
         return []
     valued = _WRITES_VALUED.get(program, "")
+    long_valued = _WRITES_LONG_VALUED.get(program, ())
     operands, target, k, options_end = [], None, 0, False
     while k < len(args):
         token = args[k]
@@ -619,10 +692,15 @@ def written_operands(base: str, args: list[str]) -> list[str]:
             operands.append(token)
         elif token == "--":
             options_end = True
-        elif token.startswith("--target-directory="):
-            target = token.split("=", 1)[1]
         elif token.startswith("--"):
-            pass
+            # getopt_long: `--target DIR`, `--target-dir=DIR`, `--suffix X` after DEST.
+            name, has_value, value = token[2:].partition("=")
+            option = _long_option(name, long_valued)
+            if option is not None and not has_value and k + 1 < len(args):
+                k += 1
+                value = args[k]
+            if option == "target-directory":
+                target = value
         else:
             for position, letter in enumerate(token[1:], start=1):
                 if letter in valued:
@@ -641,6 +719,85 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if shape == "second":
         return operands[1:2]
     return [target] if target is not None else operands[-1:]
+
+
+# Long options of WRITES programs that take a value (a separate word when not after `=`),
+# and flags whose name starts another's (getopt takes the exact name first).
+_WRITES_LONG_VALUED = {
+    "cp": ("target-directory", "suffix", "sparse", "no-preserve"),
+    "mv": ("target-directory", "suffix"),
+    "ln": ("target-directory", "suffix"),
+    "install": ("target-directory", "suffix", "group", "mode", "owner", "strip-program"),
+    "uniq": ("skip-fields", "skip-chars", "check-chars"),
+    "touch": ("date", "reference", "time"),
+    "mkdir": ("mode",),
+    "truncate": ("size", "reference"),
+    "chmod": ("reference",),
+    "chown": ("from", "reference"),
+    "chgrp": ("reference",),
+}
+_FLAGS_STARTING_A_VALUED = frozenset({"strip"})
+
+
+def _long_option(name: str, valued: tuple[str, ...]) -> str | None:
+    """The valued long option `--name` spells (exactly or abbreviated), if any."""
+    if name in valued:
+        return name
+    if name in _FLAGS_STARTING_A_VALUED:
+        return None
+    matches = [option for option in valued if option.startswith(name)]
+    return matches[0] if len(matches) == 1 else None
+
+
+_GIT_GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
+_GIT_CLONE_VALUED = frozenset(
+    {"-o", "-b", "-u", "-c", "-j", "--origin", "--branch", "--upload-pack", "--reference"}
+    | {"--reference-if-able", "--separate-git-dir", "--depth", "--shallow-since", "--jobs"}
+    | {"--shallow-exclude", "--config", "--server-option", "--filter", "--template"}
+    | {"--bundle-uri", "--ref-format", "--object-format", "--initial-branch"}
+)
+
+
+def _git_destinations(args: list[str]) -> list[str]:
+    """The directory `git clone URL DIR` or `git init DIR` creates."""
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in _GIT_GLOBAL_VALUED else 1
+    if k >= len(args) or args[k] not in ("clone", "init"):
+        return []
+    subcommand, operands, k = args[k], [], k + 1
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--":
+            operands += args[k:]
+            break
+        if token.startswith("-") and token != "-":
+            k += token in _GIT_CLONE_VALUED  # init's valued options are among clone's
+        else:
+            operands.append(token)
+    return operands[1:2] if subcommand == "clone" else operands[:1]
+
+
+# xxd's valued options and their long spellings: `-c 8`, `-cols 8`, `-c8` (glued).
+_XXD_VALUED = {"c": "ols", "g": "roup", "l": "en", "o": "ffset", "s": "eek", "n": "ame"}
+
+
+def _xxd_operands(args: list[str]) -> list[str]:
+    """xxd's operands (INFILE OUTFILE): its options are single words, never clusters."""
+    operands, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--":
+            operands += args[k:]
+            break
+        if len(token) < 2 or token[0] != "-":
+            operands.append(token)
+            continue
+        suffix = _XXD_VALUED.get(token[1])
+        rest = token[2:]
+        if suffix is not None and (not rest or rest.startswith(suffix)):
+            k += 1  # the value is the next word (`-capitalize` is a flag: glued, unread)
+    return operands
 
 
 @lru_cache(maxsize=4096)

@@ -55,7 +55,8 @@ def command_concerns(base: str, arguments: list[str]) -> list[str]:
         return reasons
     if base == "set":
         return _set_concerns(arguments)
-    if _NAME_EVALUATORS.get(base, set()) & set(arguments):
+    options = _NAME_EVALUATORS.get(base, set())
+    if options & set(arguments) or (base not in ("test", "[") and _getopt_sets(arguments, options)):
         return [f"{base} evaluates a variable name, and its subscript as code"]
     return []
 
@@ -75,3 +76,15 @@ def _set_concerns(arguments: list[str]) -> list[str]:
                 reasons.append(f"set {argument[0]}{letter} changes how scripts run")
         k += 1
     return reasons
+
+
+def _getopt_sets(arguments: list[str], options: set[str]) -> bool:
+    """Whether builtin getopt reads one of `options` (`-x`) from the leading options, also
+    inside a cluster or with its value glued: bash's `printf -vNAME` is `printf -v NAME`."""
+    letters = {option[1] for option in options}
+    for argument in arguments:
+        if argument == "--" or not argument.startswith("-") or argument == "-":
+            return False
+        if letters & set(argument[1:]):
+            return True
+    return False

@@ -143,7 +143,9 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             )
         wrote_content = wrote_content or writes
         moved = _directory_change(command, reading.cwds)
-        if moved is not None and previous != "|" and command.then not in ("|", "&"):
+        # zsh runs a pipeline's last command in the shell itself: `echo | cd /etc` moves it.
+        piped = previous == "|" and dialect != "zsh"
+        if moved is not None and not piped and command.then not in ("|", "&"):
             # A `cd` that fails leaves the shell where it was: both are possible afterwards.
             possible = _at_most(possible + moved)
             chained = moved if command.then == "&&" else None
@@ -159,6 +161,8 @@ def _directory_change(command: Command, cwds: tuple[str | None, ...]) -> tuple |
     """Where `cd DIR` (or `pushd DIR`) moves the shell; None for any other command, and an
     unknown cwd (None) for a `cd` the engine cannot follow (`cd`, `cd -`, options)."""
     argv = command.argv
+    if argv[0] == "time":
+        argv = argv[1:]  # bash's and zsh's keyword: `time cd /etc` moves the shell
     if argv[0] in ("builtin", "command") and argv[1:2] in (["cd"], ["pushd"]):
         return (None,)
     if argv[0] not in ("cd", "pushd", "popd"):

@@ -143,7 +143,10 @@ def _env(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
         )
     if not words:
         return None
-    return Unwrapped(words=words, assignments=args[k : k + assignments])
+    directory = taken.get("C", taken.get("chdir"))
+    # `env -C /etc touch x` writes /etc/x: the command runs where the engine does not follow.
+    concern = f"env --chdir runs the command in {directory}" if directory is not None else None
+    return Unwrapped(words=words, assignments=args[k : k + assignments], concern=concern)
 
 
 _SUDO = _Options(

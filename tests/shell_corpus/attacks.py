@@ -517,6 +517,71 @@ for script, effect in (
 ):  # fmt: skip
     _add(ACTING, script, effect, policy="benign")
 
+# -- options read the way the program reads them (FINDINGS F4, F5, F8-F14) ---------------------
+OPTION_READING = "options as the program reads them"
+X = "/etc/fluidbox-x"
+for script, effect in (
+    # GNU sed: clusters (`-ne`), abbreviations (`--expr`), --sandbox only for what follows it
+    ("sed -ne p -ne 'w /etc/fluidbox-x' /workspace/notes.txt", wrote(X)),
+    ("sed -e p --expr 'w /etc/fluidbox-x' /workspace/notes.txt", wrote(X)),
+    ("echo x | sed --e='w /etc/fluidbox-x'", wrote(X)),
+    ("sed -e 'w /etc/fluidbox-x' -e --sandbox", wrote(X)),
+    ("sed 'w /etc/fluidbox-x' -- --sandbox", wrote(X)),
+    ("sed -e 'w /etc/fluidbox-x' --sandbox /workspace/notes.txt", wrote(X)),
+    ("sed -ne p -se 'e touch /workspace/PWNED' /workspace/notes.txt", child(TOUCH)),
+    # the command runs elsewhere than the engine follows
+    ("env -C /etc touch fluidbox-x", wrote(X)),
+    ("env --chdir=/root touch x", wrote("/root/x")),
+    ("env -C /etc python -m pytest -q", wrote("/etc/.pytest_cache")),
+    # getopt_long's separate values and abbreviations, xxd's one-word options
+    ("cp --target /etc /workspace/notes.txt", wrote("/etc/notes.txt")),
+    ("cp --target-directory /root /workspace/notes.txt", wrote("/root/notes.txt")),
+    ("cp --target-dir=/etc /workspace/README.md /workspace/notes.txt", wrote("/etc/README.md")),
+    ("cp /workspace/notes.txt /etc/fluidbox-x --suffix .bak", wrote(X)),
+    ("cp /workspace/notes.txt /etc/fluidbox-x --sparse always", wrote(X)),
+    ("uniq --skip-fields 1 /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
+    ("xxd -len 4 /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
+    ("xxd -cols 4 /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
+    ("xxd -ps /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
+    ("xxd -C /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
+    # file names read from input or a list; -l is a flag
+    ("echo /usr/lib/python3.11/this.py | python -m compileall -f -i -", wrote("/usr/lib/")),
+    ("echo /usr/lib/python3.11/this.py | python -m py_compile -", wrote("/usr/lib/")),
+    ("python -m compileall -f -l /usr/lib/python3.11/json", wrote("/usr/lib/")),
+    # options the tables lacked
+    ("pip install --dry-run --report /etc/fluidbox-x -r /dev/null", wrote(X)),
+    ("npm ls --logs-dir=/etc/fluidbox-x", wrote(X)),
+    ("npm install -C /etc", wrote("/etc/package-lock.json")),
+    ("gcc -c -x c /dev/null -o /workspace/a.o -Wa,-a=/etc/fluidbox-x", wrote(X)),
+    ("gcc -c -x c /dev/null -o /workspace/a.o -Wp,-MD,/etc/fluidbox-x", wrote(X)),
+    ("gcc -c -x c /dev/null -o /workspace/a.o -fdump-tree-original=/etc/fluidbox-x", wrote(X)),
+    (
+        "echo '-wrapper /usr/bin/touch,/workspace/PWNED' > /workspace/a.rsp && "
+        "gcc @/workspace/a.rsp -c -x c /dev/null -o /workspace/a.o",
+        child("/usr/bin/touch /workspace/PWNED"),
+    ),
+    ("printf -v'a[$(rm -rf /workspace/victim)]' x", ran(RM)),
+):
+    _add(OPTION_READING, script, effect, policy="benign")
+for policy in ("review", "benign"):
+    _add(OPTION_READING, "git log --help", child("man git-log"), policy=policy)
+    _add(
+        OPTION_READING,
+        "python -m pytest -q tests/../../etc/hostname",
+        wrote("/etc/.pytest_cache"),
+        policy=policy,
+    )
+
+# -- a `cd` that moves the shell where the engine thought it did not (FINDINGS F6, F7) ---------
+DIRECTORY = "directory changes"
+for script, shell in (
+    ("time cd /etc && touch fluidbox-x", "bash"),
+    ("time cd /etc && touch fluidbox-x", "zsh"),
+    ("echo | cd /etc; touch fluidbox-x", "zsh"),
+    ("echo | cd /etc && echo x > fluidbox-x", "zsh"),
+):
+    _add(DIRECTORY, script, wrote(X), shell=shell, policy="benign")
+
 # -- compositions: each part is allowed, together they do what no rule allows -----------------
 COMPOSITION = "compositions"
 FSMONITOR = (
