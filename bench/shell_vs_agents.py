@@ -519,7 +519,7 @@ def _claude_inner(binary: str, batch: int) -> None:
                 if "&& eval " in script and "SNAPSHOT_FILE" not in script and call["tool_use_id"]:
                     ran.add(call["tool_use_id"])
             answered = {}
-            for body in model.requests:
+            for body in model.bodies("/v1/messages"):
                 for result in tool_results(body):
                     answered[result.get("tool_use_id")] = result
             for job in model.queue:
