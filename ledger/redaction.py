@@ -16,7 +16,9 @@ MAX_ITEMS = 50
 
 _SECRET_WORDS = (
     r"pass(?:word|wd|phrase)?|secret|token|authori[sz]ation|api[_-]?key|apikey|cookie|"
-    r"credential|private[_-]?key|session[_-]?key|signature|bearer"
+    r"credential|private[_-]?key|session[_-]?key|signature|bearer|"
+    # `auth`, `basic_auth`, `X-Auth`, but not `author` nor `authority`.
+    r"auth(?![a-z])"
 )
 SECRET_KEY_PATTERN = re.compile(_SECRET_WORDS, re.IGNORECASE)
 # The same words, searched in lowercased text: ten times faster than IGNORECASE, and this
@@ -39,28 +41,79 @@ _TOKEN_COUNTS = frozenset(
 )
 
 # Secrets written inline in free text (a shell command, a header line, a JSON or YAML
-# snippet inside a string): `Authorization: Bearer …`, `PASSWORD=…`, `"api_key": "…"`,
-# `--password …`. The value ends at whitespace, a quote or a shell/JSON delimiter.
-_VALUE = r"[^\s\"'`,;&|(){}<>]+"
+# snippet inside a string, escaped once more or not): `Authorization: Bearer …`,
+# `PASSWORD=…`, `"api_key": "…"`, `--password …`, `https://user:…@host`, `curl -u user:…`.
+# A quoted value is taken whole up to its closing quote (a passphrase holds spaces); any
+# other ends at whitespace, a quote or a shell/JSON delimiter. The value is always the
+# last group, and what precedes it the first.
+_VALUE = (
+    r"(?:\\?\"[^\"\n]+?\\?\"|'[^'\n]+'"
+    r"|\\?[\"']?[^\s\"'`,;&|(){}<>\\]+)"
+)
+_QUOTE = r"\\?[\"']?"
+_QUOTES = "\\\"'"
 _INLINE_SECRETS = (
     re.compile(
-        r"(\b(?:proxy-)?authori[sz]ation[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?)"
-        + f"({_VALUE})",
+        r"(\b(?:proxy-)?authori[sz]ation" + _QUOTE + r"\s*[:=]\s*"
+        r"(?:" + _QUOTE + r"(?:bearer|basic|token|digest)\s+)?)" + f"({_VALUE})",
         re.IGNORECASE,
     ),
+    # The key is one run of key characters, read once from its start (a lookahead finds
+    # the secret word in it): `[…]*word[…]*` would backtrack quadratically on a long run.
     re.compile(
-        r"((?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]*(?:"
+        r"((?<![A-Za-z0-9_.-])(?=[A-Za-z0-9_.-]*?(?:"
         + _SECRET_WORDS
-        + r")[A-Za-z0-9_.-]*)[\"']?\s*[:=]\s*[\"']?)"
+        + r"))(?P<key>[A-Za-z0-9_.-]++)"
+        + _QUOTE
+        + r"\s*[:=]\s*)"
         + f"({_VALUE})",
         re.IGNORECASE,
     ),
     re.compile(
-        r"((?<![A-Za-z0-9_-])--?(?:pass(?:word|wd)?|secret|token|api[_-]?key|apikey)\s+[\"']?)"
+        r"((?<![A-Za-z0-9_-])--?(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|apikey)\s+)"
         + f"({_VALUE})",
         re.IGNORECASE,
+    ),
+    # A bearer token on its own (`{"name": "Authorization", "value": "Bearer …"}`).
+    re.compile(r"(\bbearer\s+)([A-Za-z0-9._~+/-]{8,}=*)", re.IGNORECASE),
+    # The password of a URL's userinfo, and curl's `-u`/`--user user:password`.
+    re.compile(
+        r"((?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^\s/:@\"'<>]*:)([^\s/@\"'<>]+)(?=@)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"((?<![A-Za-z0-9_-])(?:-u|--user|--proxy-user)[\s=]+[\"']?[^\s:\"']+:)" + f"({_VALUE})"
+    ),
+    # Secrets that say what they are: a PEM private key's body, a JSON Web Token.
+    re.compile(r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)((?:[^-]|-(?!----END))+)"),
+    re.compile(r"((?<![A-Za-z0-9_-]))(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"),
+)
+# Passwords glued to a flag by the tools that take them so, and curl's cookies: searched
+# when the text names the tool. (Not as `mysql[^|;&]*?-p…`, which rescans the rest of the
+# line from every `mysql`: quadratic in a line of them.)
+_FLAG_SECRETS = (
+    (
+        re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)"),
+        re.compile(r"((?<![A-Za-z0-9_-])-p)([^\s\"'`,;&|(){}<>\\]+)"),
+    ),
+    (re.compile(r"\bsshpass\b"), re.compile(r"((?<![A-Za-z0-9_-])-p\s*)" + f"({_VALUE})")),
+    (
+        re.compile(r"\bcurl\b"),
+        re.compile(r"((?<![A-Za-z0-9_-])(?:-b|--cookie)[\s=]+)" + f"({_VALUE})"),
     ),
 )
+# Inline secrets are searched only in text that holds one of these (lowercased).
+_INLINE_HINT = re.compile(
+    _SECRET_WORDS + r"|://|-u\b|--user|--proxy-user|mysql|mariadb|sshpass|curl|private key|eyj"
+)
+
+
+def _inline_patterns(text: str):
+    yield from _INLINE_SECRETS
+    for tool, pattern in _FLAG_SECRETS:
+        if tool.search(text):
+            yield pattern
+
 
 _construction_token = object()
 
@@ -127,6 +180,33 @@ def _looks_secret(key: str) -> bool:
 _is_secret_short_key = functools.lru_cache(maxsize=4096)(_looks_secret)
 
 
+# A secret's name given as data rather than as a key: `{"name": "Authorization", "value":
+# "Bearer …"}` (HTTP headers, environment variables), `["X-Api-Key", "…"]`, an argv's
+# `["--password", "…"]`. The value beside such a name is masked as a key's would be.
+_NAME_SLOTS = ("name", "key", "header", "field")
+_NAME_CHARS = re.compile(r"-{0,2}[A-Za-z0-9_.-]{1,62}[:=]?")
+
+
+def _names_secret(item: Any) -> bool:
+    return (
+        type(item) is str
+        and _NAME_CHARS.fullmatch(item) is not None
+        and _is_secret_key(item.strip("-:="))
+    )
+
+
+def _secret_slot(mapping: Mapping) -> str | None:
+    """`value`, when this mapping is a name/value pair whose name looks secret."""
+    if "value" in mapping and any(_names_secret(mapping.get(slot)) for slot in _NAME_SLOTS):
+        return "value"
+    return None
+
+
+def _secret_positions(items: list | tuple) -> set[int]:
+    """The positions in a list that follow an item naming a secret."""
+    return {index + 1 for index, item in enumerate(items[:-1]) if _names_secret(item)}
+
+
 def _is_inline_secret(match: re.Match) -> bool:
     key = match.groupdict().get("key")
     # Not an identifier, nor a header the first pattern already masked.
@@ -136,7 +216,12 @@ def _is_inline_secret(match: re.Match) -> bool:
 
 
 def _mask_inline(match: re.Match) -> str:
-    return match.group(1) + MASK if _is_inline_secret(match) else match.group(0)
+    if not _is_inline_secret(match):
+        return match.group(0)
+    value = match.group(match.re.groups)
+    secret = value.strip(_QUOTES)
+    # A quoted value keeps its quotes: `"api_key": "[redacted]"` still reads as JSON.
+    return match.group(1) + (value.replace(secret, MASK, 1) if secret else MASK)
 
 
 # The same short strings come back in event after event (a verdict, `run_command:git
@@ -147,10 +232,10 @@ _NO_SECRET_WORD_SIZE = 8192
 _NO_SECRET_WORD_CHARS = 256
 
 
-def _has_secret_word(text: str) -> bool:
+def _has_inline_hint(text: str) -> bool:
     if text in _NO_SECRET_WORD:
         return False
-    if _SECRET_WORD.search(text.lower()) is not None:
+    if _INLINE_HINT.search(text.lower()) is not None:
         return True
     if len(text) <= _NO_SECRET_WORD_CHARS:
         if len(_NO_SECRET_WORD) >= _NO_SECRET_WORD_SIZE:
@@ -162,9 +247,9 @@ def _has_secret_word(text: str) -> bool:
 def mask_inline_secrets(text: str) -> str:
     """Mask secrets written inline in free text (`PASSWORD=…`, `Authorization: Bearer …`)."""
     # Most strings (ids, tool names, digests) hold no secret word: one search rules them out.
-    if not _has_secret_word(text):
+    if not _has_inline_hint(text):
         return text
-    for pattern in _INLINE_SECRETS:
+    for pattern in _inline_patterns(text):
         text = pattern.sub(_mask_inline, text)
     return text
 
@@ -202,17 +287,24 @@ class ArgumentSecrets:
         while pending:
             value = pending.pop()
             if isinstance(value, Mapping):
+                slot = _secret_slot(value)
                 for key, item in value.items():
-                    if isinstance(key, str) and _is_secret_key(key):
+                    if isinstance(key, str) and (key == slot or _is_secret_key(key)):
                         self._collect(key, item, replacements)
                     else:
+                        pending.append(key)  # a key may hold an inline secret too
                         pending.append(item)
             elif isinstance(value, list | tuple):
-                pending.extend(value)
+                positions = _secret_positions(value)
+                for index, item in enumerate(value):
+                    if index in positions:
+                        self._collect(value[index - 1].strip("-:="), item, replacements)
+                    else:
+                        pending.append(item)
             elif (
                 isinstance(value, str)
                 and len(value) <= _INLINE_SCAN_CHARS
-                and _has_secret_word(value)
+                and _has_inline_hint(value)
             ):
                 self._collect_inline(value, replacements)
         # Longest first, so a fragment is replaced whole before a value inside it.
@@ -251,9 +343,10 @@ class ArgumentSecrets:
 
     @staticmethod
     def _collect_inline(text: str, into: dict[str, str]) -> None:
-        for pattern in _INLINE_SECRETS:
+        for pattern in _inline_patterns(text):
             for match in pattern.finditer(text):
-                value = match.group(match.re.groups)
+                # A quoted value is the secret without its quotes (and their escapes).
+                value = match.group(match.re.groups).strip(_QUOTES)
                 if len(value) >= _MIN_BARE_SECRET and _is_inline_secret(match):
                     into.setdefault(value, MASK)
                     into.setdefault(canonical_json(value)[1:-1], MASK)
@@ -302,12 +395,19 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
         return _scrub_text(value, secrets, args)
     if type(value) is dict or isinstance(value, Mapping):
         out = {}
+        slot = _secret_slot(value)
         for index, (key, item) in enumerate(value.items()):
             if index >= MAX_ITEMS:
                 out["…"] = f"{len(value) - MAX_ITEMS} more keys"
                 break
             key = str(key)
-            if _is_secret_key(key) and not (type(item) is int and key in _TOKEN_COUNTS):
+            secret = key == slot or (
+                _is_secret_key(key) and not (type(item) is int and key in _TOKEN_COUNTS)
+            )
+            # A key is text like any other (`{"password=…": 1}`, a known secret as a key).
+            if secrets or args or _has_inline_hint(key):
+                key = _scrub_text(key, secrets, args)
+            if secret:
                 out[key] = MASK
             elif depth >= MAX_DEPTH:
                 out[key] = _scrub(item, secrets, depth + 1, args)
@@ -319,7 +419,11 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
                 out[key] = _scrub(item, secrets, depth + 1, args)
         return out
     if isinstance(value, (list, tuple)):
-        items = [_scrub(item, secrets, depth + 1, args) for item in value[:MAX_ITEMS]]
+        positions = _secret_positions(value[:MAX_ITEMS])
+        items = [
+            MASK if index in positions else _scrub(item, secrets, depth + 1, args)
+            for index, item in enumerate(value[:MAX_ITEMS])
+        ]
         if len(value) > MAX_ITEMS:
             items.append(f"… {len(value) - MAX_ITEMS} more items")
         return items

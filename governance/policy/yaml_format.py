@@ -4,7 +4,9 @@ Reading refuses what makes a file mean something other than what a reviewer
 sees: duplicate keys (PyYAML would silently keep the last), anchors and aliases
 (`*name`, which also makes an unquoted pattern like `*` fail loudly instead of
 being read as an alias), tags beyond plain YAML, several documents in one file,
-and files over `MAX_YAML_BYTES`.
+and files over `MAX_YAML_BYTES`. It also refuses, as a problem like any other, what
+would crash PyYAML itself: nesting deeper than `MAX_YAML_DEPTH` (its composer
+recurses) and an integer too long for Python to convert.
 
 Writing quotes every string as a YAML double-quoted scalar with invisible and
 control characters escaped (`"\\u200b"`), so an exported policy shows exactly what
@@ -19,6 +21,10 @@ import yaml
 from governance.policy.invisible import escape_char, is_invisible
 
 MAX_YAML_BYTES = 1024 * 1024
+# Far deeper than any policy or bundle (a bundle's schema nested past the freeze guard's 32
+# levels still imports, and its tool freezes uncallable), far below the recursion limit:
+# PyYAML's composer takes about three frames a level.
+MAX_YAML_DEPTH = 100
 
 
 class YamlProblem(ValueError):
@@ -26,6 +32,8 @@ class YamlProblem(ValueError):
 
 
 class _StrictLoader(yaml.SafeLoader):
+    _depth = 0
+
     def compose_node(self, parent, index):
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent):
@@ -35,7 +43,15 @@ class _StrictLoader(yaml.SafeLoader):
             )
         if getattr(event, "anchor", None):
             raise YamlProblem(f"line {event.start_mark.line + 1}: anchors (&name) are not allowed")
-        return super().compose_node(parent, index)
+        if self._depth >= MAX_YAML_DEPTH:
+            raise YamlProblem(
+                f"line {event.start_mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels"
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def construct_mapping(self, node, deep=False):
         seen = set()
@@ -57,9 +73,13 @@ def load_yaml(text: str) -> Any:
         raise YamlProblem(f"the file is larger than {MAX_YAML_BYTES // 1024} KiB")
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except YamlProblem:
+        raise
     except yaml.YAMLError as error:
         hint = "; quote patterns that start with `*`" if "alias" in str(error) else ""
         raise YamlProblem(f"invalid YAML: {error}{hint}") from None
+    except ValueError as error:  # int("9" * 5000): over Python's digit limit
+        raise YamlProblem(f"invalid YAML: {error}") from None
 
 
 def quote(text: str) -> str:

@@ -2,12 +2,12 @@
 
 import re
 
-import yaml
 from django.db import transaction
 
 from fluidbox.canonical import digest_of
 from governance.errors import Invalid
 from governance.models import Access, BundleTool, CapabilityBundle, Organization
+from governance.policy.yaml_format import YamlProblem, load_yaml
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 MATCH_KINDS = ("shell", "path", "text")
@@ -96,9 +96,12 @@ def _holds_nul(value: object, depth: int = 0) -> bool:
 
 
 def parse_bundle(text: str) -> tuple[str, list[dict]]:
+    # Read as strictly as a policy: a repeated key (`access: read` after `access: write`)
+    # or an alias would make the tools something other than what the admin reviewed, and
+    # aliases nested in each other (a billion laughs) would expand past any memory.
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as error:
+        raw = load_yaml(text)
+    except YamlProblem as error:
         raise Invalid(f"bundle YAML does not parse: {error}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise Invalid("a bundle needs a name and a list of tools")

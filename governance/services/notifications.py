@@ -8,6 +8,7 @@ import logging
 import time
 from datetime import timedelta
 
+import httpx
 from django.conf import settings
 from django.core.mail import send_mail
 from django.utils import timezone
@@ -133,6 +134,15 @@ def _send(channel: NotificationChannel, approval: Approval) -> None:
         send_mail(subject=subject, message=body, from_email=None, recipient_list=recipients)
 
 
+def _failure(error: Exception) -> str:
+    # httpx's message names the URL, and a webhook's path is often its secret (Slack's
+    # /services/T…/B…/…): the status is what went wrong.
+    if isinstance(error, httpx.HTTPStatusError):
+        response = error.response
+        return f"HTTPStatusError: {response.status_code} {response.reason_phrase}"
+    return f"{type(error).__name__}: {str(error)[:250]}"
+
+
 def delivery_attempt(*, delivery_id: int) -> None:
     delivery = (
         NotificationDelivery.objects.select_related("channel", "approval__run", "approval__call")
@@ -145,14 +155,15 @@ def delivery_attempt(*, delivery_id: int) -> None:
     try:
         _send(delivery.channel, delivery.approval)
     except Exception as error:  # any failure is retried; none reaches the decision path
-        logger.warning("notification %s attempt %s failed: %s", delivery_id, attempts, error)
+        failure = _failure(error)
+        logger.warning("notification %s attempt %s failed: %s", delivery_id, attempts, failure)
         failed = attempts >= MAX_ATTEMPTS
         metrics.notification_attempted(
             channel=delivery.channel.kind, outcome="failed" if failed else "retrying"
         )
         NotificationDelivery.objects.filter(pk=delivery_id).update(
             attempts=attempts,
-            last_error=f"{type(error).__name__}: {str(error)[:250]}",
+            last_error=failure,
             status=DeliveryStatus.FAILED if failed else DeliveryStatus.PENDING,
         )
         if not failed:

@@ -37,6 +37,14 @@ def decided_events(run_id) -> int:
     return Event.objects.filter(run_id=run_id, type="approval.decided").count()
 
 
+def assert_nothing_decided(approval_id, run_id, org, version) -> None:
+    """A refused Approve & Remember: nothing was decided, granted or saved."""
+    assert Approval.objects.get(pk=approval_id).status == "pending"
+    assert RunGrant.objects.count() == 0
+    assert decided_events(run_id) == 0
+    assert Policy.objects.get(org=org).current_version_id == version
+
+
 @pytest.mark.django_db
 def test_an_overlong_call_remembered_as_a_rule_is_refused_and_the_policy_keeps_its_nevers(
     org, make_run, approver
@@ -52,11 +60,7 @@ def test_an_overlong_call_remembered_as_a_rule_is_refused_and_the_policy_keeps_i
 
     assert response.status_code == 400
     assert response.json()["error"] == "too_long_to_remember"
-    # Nothing was decided, granted or saved.
-    assert Approval.objects.get(pk=approval_id).status == "pending"
-    assert RunGrant.objects.count() == 0
-    assert decided_events(run_id) == 0
-    assert Policy.objects.get(org=org).current_version_id == version
+    assert_nothing_decided(approval_id, run_id, org, version)
     # New runs still meet the NEVER rule; an ALWAYS rule still allows without asking.
     autonomous_id, autonomous = make_run(autonomy="autonomous")
     rm = ask(autonomous, autonomous_id, "run_command", {"command": "rm -rf /"})
@@ -148,10 +152,7 @@ def test_a_remembered_rule_cannot_undo_a_never_the_policy_gained_after_the_run_f
 
     assert response.status_code == 409
     assert response.json()["error"] == "policy_denies"
-    assert Approval.objects.get(pk=approval_id).status == "pending"
-    assert RunGrant.objects.count() == 0
-    assert decided_events(run_id) == 0
-    assert Policy.objects.get(org=org).current_version_id == version
+    assert_nothing_decided(approval_id, run_id, org, version)
     new_id, new = make_run()
     denied = ask(new, new_id, "run_command", push)
     assert (denied["decision"], denied["source"]) == ("deny", "policy")

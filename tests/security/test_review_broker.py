@@ -31,6 +31,12 @@ def mallory(org):
     return Api(api_key_create(org=org, user=user, name="mallory").plaintext)
 
 
+def personal_http(api, url, credential=None):
+    body = {"slug": "mine", "kind": "personal", "owner": "mallory"}
+    body |= {"transport": "streamable-http", "url": url}
+    return api.post("/v1/connections", body | ({"credential": credential} if credential else {}))
+
+
 def personal_stdio(api, command, env_name, value, slug="mine"):
     return api.post(
         "/v1/connections",
@@ -245,17 +251,7 @@ def test_a_credential_may_not_be_sent_in_a_header_that_says_where_the_request_go
 ):
     """The org allows one internal host, an ingress that routes by `Host`. Mallory's
     "credential" is a Host header naming another service behind it."""
-    created = mallory.post(
-        "/v1/connections",
-        {
-            "slug": "mine",
-            "kind": "personal",
-            "owner": "mallory",
-            "transport": "streamable-http",
-            "url": echo_server.url,
-            "credential": {"header": name, "value": "admin.internal"},
-        },
-    )
+    created = personal_http(mallory, echo_server.url, {"header": name, "value": "admin.internal"})
 
     assert created.status_code == 400, created.content
     assert name in created.json()["detail"]
@@ -284,16 +280,7 @@ def test_a_site_local_ipv6_address_is_refused_like_the_other_internal_ones(mallo
     """fec0::/10 is a site's own network; Python's `is_global` calls it global."""
     settings.FLUIDBOX_CONNECTION_ALLOWED_HOSTS = []
     for host in ("[fec0::1]", "[fec0:0:0:ffff::1]", "[feff::1]"):
-        created = mallory.post(
-            "/v1/connections",
-            {
-                "slug": "mine",
-                "kind": "personal",
-                "owner": "mallory",
-                "transport": "streamable-http",
-                "url": f"http://{host}/mcp",
-            },
-        )
+        created = personal_http(mallory, f"http://{host}/mcp")
         assert created.status_code == 400, created.content
         assert created.json()["error"] == "address_refused"
         assert "site-local" in created.json()["detail"]

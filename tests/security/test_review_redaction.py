@@ -1,0 +1,179 @@
+"""Secrets in the shapes tools really send them reach no ledger event, reason or log.
+
+Each canary here reached the ledger's `arguments_preview` (and most the decision's match
+subject too) before the redactor learnt its shape: a header given as a name/value pair or
+an argv's `--password` followed by its value, a key that is itself `password=…`, a URL's
+userinfo, a quoted passphrase with spaces, `auth`, `curl -u user:…`, a PEM private key, a
+JSON Web Token, `mysql -p…`, JSON escaped inside JSON. And a long run of secret words in
+one argument took the redactor's key pattern quadratic time (28 s for 64 KiB of `pass`)."""
+
+import json
+import logging
+import time
+
+import pytest
+from django.db import connection
+
+from governance.models import ToolCall
+from governance.services.bundles import bundle_import
+from governance.services.policies import policy_save
+from ledger.models import Event
+from ledger.redaction import argument_preview, redact
+from tests.conftest import Api, run_body
+
+NAMES = "pair argv key userinfo passphrase auth curluser pem mysql escaped env har"
+SECRET = {name: f"cnry{name}7c3d9a" for name in NAMES.split()}
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjbnJ5and0In0.c2lnbmF0dXJlY25yeQ"
+
+BUNDLE = """
+name: review-tools
+tools:
+  - name: http_request
+    access: read
+    schema: {type: object}
+"""
+
+POLICY = """
+name: default
+autonomous_fallback: deny
+rules:
+  - pattern: "http_request:*"
+    action: ALWAYS
+  - pattern: "run_command:*"
+    action: NEVER
+"""
+
+STRUCTURED = {
+    "headers": [{"name": "X-Api-Key", "value": SECRET["har"]}, ["Authorization", SECRET["pair"]]],
+    "argv": ["deploy", "--password", SECRET["argv"]],
+    "env": [{"name": "DB_PASSWORD", "value": SECRET["env"]}],
+    "extra": {f"password={SECRET['key']}": True},
+    "url": f"https://deploy:{SECRET['userinfo']}@db.example.test/x",
+    "auth": SECRET["auth"],
+    "body": json.dumps(json.dumps({"api_key": SECRET["escaped"]})),
+    "jwt": JWT,
+}
+COMMANDS = {
+    "passphrase": f"unlock --passphrase 'correct horse {SECRET['passphrase']} staple'",
+    "curl": f"curl -u admin:{SECRET['curluser']} https://x.test",
+    "pem": "printf '-----BEGIN RSA PRIVATE KEY-----\\nMII"
+    + SECRET["pem"]
+    + "\\n-----END RSA PRIVATE KEY-----' > k",
+    "mysql": f"mysql -uroot -p{SECRET['mysql']} shop",
+}
+
+
+def canaries() -> list[str]:
+    return [*SECRET.values(), JWT]
+
+
+@pytest.mark.django_db
+def test_secrets_in_real_shapes_reach_no_event_reason_table_response_or_log(
+    org, operator, caplog, capfd
+):
+    caplog.set_level(logging.DEBUG)
+    bundle_import(org=org, text=BUNDLE)
+    policy_save(org=org, text=POLICY, author=None)
+    created = operator.post("/v1/runs", run_body(bundles=["sandbox-basic", "review-tools"]))
+    assert created.status_code == 201, created.content
+    run_id, runner = created.json()["id"], Api(created.json()["session_token"])
+    responses = []
+
+    def gate(call_id, tool, arguments):
+        response = runner.post(
+            f"/v1/runs/{run_id}/permission",
+            {"session_id": "s-1", "tool_call_id": call_id, "tool": tool, "arguments": arguments},
+        )
+        assert response.status_code == 200, response.content
+        responses.append(response.content.decode())
+        return response.json()
+
+    assert gate("c-structured", "http_request", STRUCTURED)["decision"] == "allow"
+    for name, command in COMMANDS.items():
+        assert gate(f"c-{name}", "run_command", {"command": command})["decision"] == "deny"
+    responses.append(operator.get(f"/v1/runs/{run_id}/events?limit=1000").content.decode())
+    responses.append(operator.get(f"/v1/runs/{run_id}").content.decode())
+
+    previews = [e.data["arguments_preview"] for e in Event.objects.filter(type="tool.requested")]
+    assert '"DB_PASSWORD","value":"[redacted]"' in previews[0]  # masked, not dropped
+    for event in Event.objects.all():
+        text = json.dumps(event.data, ensure_ascii=False)
+        assert not any(canary in text for canary in canaries()), (event.type, event.data)
+    for call in ToolCall.objects.all():
+        stored = " ".join([call.reason, call.tool_error, json.dumps(call.rule)])
+        assert not any(canary in stored for canary in canaries()), stored
+    allowed_columns = {("governance_toolcall", "arguments"), ("governance_toolcall", "call_key")}
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names(cursor):
+            cursor.execute(f'SELECT * FROM "{table}"')
+            columns = [column[0] for column in cursor.description]
+            for row in cursor.fetchall():
+                for column, value in zip(columns, row, strict=True):
+                    if (table, column) in allowed_columns:
+                        continue
+                    if isinstance(value, bytes | memoryview):
+                        value = bytes(value).decode("latin-1")
+                    text = value if isinstance(value, str) else repr(value)
+                    assert not any(canary in text for canary in canaries()), (table, column)
+    assert ToolCall.objects.count() == 1 + len(COMMANDS)
+    for text in responses:
+        assert not any(canary in text for canary in canaries()), text
+    out, err = capfd.readouterr()
+    for canary in canaries():
+        assert canary not in caplog.text and canary not in out and canary not in err
+
+
+def test_a_quoted_value_keeps_its_quotes_and_a_repeat_of_it_is_masked_too():
+    command = 'export PASSWORD="two words" && echo two words'
+    masked = redact({"subject": command}, arguments={"command": command}).data["subject"]
+    assert masked == 'export PASSWORD="[redacted]" && echo [redacted]'
+
+
+def test_harmless_look_alikes_are_kept():
+    arguments = {
+        "author": "ada",
+        "authority": "x509",
+        "command": "git push -u origin main && git checkout -b feature",
+        "url": "https://example.test:8443/path?a=1",
+        "tags": ["build", "release"],
+    }
+    assert argument_preview(arguments) == json.dumps(
+        arguments, separators=(",", ":"), sort_keys=True
+    )
+
+
+@pytest.mark.parametrize("unit", ["pass", "token", "api_key", "auth-", "mysql ", "curl ", "eyJ"])
+def test_a_long_run_of_one_shape_is_redacted_in_linear_time(unit):
+    text = unit * (64 * 1024 // len(unit))
+    started = time.monotonic()
+    argument_preview({"note": text + "=x"})
+    redact({"subject": text + ": y"}, arguments={"note": text})
+    assert time.monotonic() - started < 2
+
+
+@pytest.mark.django_db
+def test_a_failing_webhooks_secret_path_reaches_no_log_nor_stored_error(
+    org, make_run, caplog, capfd
+):
+    from governance.models import NotificationDelivery
+    from governance.services.notifications import approval_notify_all, channel_create_webhook
+    from tests.governance.gate.test_pipeline import ask
+    from tests.governance.test_notifications import Receiver
+
+    caplog.set_level(logging.DEBUG)
+    path_secret = "T0CNRY/B0CNRY/cnryhookpath5d1e"
+    failing = Receiver(fail_first=10)
+    try:
+        channel_create_webhook(
+            org=org, name="slack", url=f"{failing.url}/{path_secret}", secret="signing-secret"
+        )
+        run_id, runner = make_run()
+        approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
+        approval_notify_all(approval_id=int(approval_id))
+    finally:
+        failing.close()
+    delivery = NotificationDelivery.objects.get()
+    assert delivery.last_error == "HTTPStatusError: 503 Service Unavailable"
+    out, err = capfd.readouterr()
+    assert "notification" in caplog.text and "503" in caplog.text
+    assert path_secret not in caplog.text + out + err
