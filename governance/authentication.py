@@ -18,7 +18,8 @@ from governance.models import (
     hash_secret_token,
 )
 from governance.policy_store import FrozenVersionMissing
-from governance.run_sessions import run_for_session_token
+from governance.run_sessions import agent_secrets_stamp_as_read, run_for_session_token
+from governance.services.agent_secrets import register_for_masking
 
 
 class ActorKind(StrEnum):
@@ -144,6 +145,9 @@ class BearerAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("invalid run session token")
         if run.status != RunStatus.ACTIVE:
             raise exceptions.AuthenticationFailed("this run has finished; its token is void")
+        # Before anything the runner sent is recorded: the sandbox may hold agent secrets
+        # another process (or this one before a restart) served.
+        register_for_masking(run.org_id, agent_secrets_stamp_as_read(run) or "")
         actor = Actor(kind=ActorKind.RUNNER, org_id=run.org_id, run_id=run.id, run=run)
         return ServicePrincipal(actor), actor
 

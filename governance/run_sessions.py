@@ -1,5 +1,5 @@
-"""The runner's credential lookup: a session token's run, with its budget, policy version and
-the head of its ledger chain.
+"""The runner's credential lookup: a session token's run, with its budget, policy version,
+the head of its ledger chain and its organization's agent-secrets stamp.
 
 Every gate decision starts here, so the SELECT is built once per process from the models'
 metadata (`fluidbox.prebuilt_sql`) instead of being compiled by the ORM on every call. It
@@ -22,17 +22,21 @@ from governance.binding_state import (
     tool_join_params,
     tool_lateral_join,
 )
-from governance.models import FrozenTool, Run, RunBudget
+from governance.models import FrozenTool, Organization, Run, RunBudget
 from governance.policy_store import frozen_version
 from ledger.models import RunCounter
 
 _runs = ModelTable(Run)
 _budgets = ModelTable(RunBudget)
 _counters = ModelTable(RunCounter)
-# What the lookup reads after the run's and its budget's columns: the chain's head.
+_orgs = ModelTable(Organization)
+# What the lookup reads after the run's and its budget's columns: the chain's head, and the
+# organization's agent-secrets stamp.
 _HEAD_COLUMNS = 2
-# The instance attribute the head is kept in (see `ledger_head_as_read`).
+_AFTER_BUDGET_COLUMNS = _HEAD_COLUMNS + 1
+# The instance attributes the head and the stamp are kept in.
 _HEAD = "_ledger_head_as_read"
+_STAMP = "_agent_secrets_stamp_as_read"
 
 
 def ledger_head_as_read(run: Run) -> tuple[int, str] | None:
@@ -47,12 +51,19 @@ def ledger_head_moved(run: Run, head: tuple[int, str] | None) -> None:
     run.__dict__[_HEAD] = head
 
 
+def agent_secrets_stamp_as_read(run: Run) -> str | None:
+    """The run's organization's `agent_secrets_stamp` as the token check read it."""
+    return run.__dict__.get(_STAMP)
+
+
 @cache
 def _select(vendor: str) -> str:
     return (
         f"SELECT {_runs.columns('r')}, {_budgets.columns('b')}, "
-        f"c.{_counters.column('last_seq')}, c.{_counters.column('last_hash')} "
+        f"c.{_counters.column('last_seq')}, c.{_counters.column('last_hash')}, "
+        f"o.{_orgs.column('agent_secrets_stamp')} "
         f"FROM {_runs.name} r "
+        f"JOIN {_orgs.name} o ON o.{_orgs.pk} = r.{_runs.column('org')} "
         f"LEFT JOIN {_budgets.name} b ON b.{_budgets.column('run')} = r.{_runs.pk} "
         f"LEFT JOIN {_counters.name} c ON c.{_counters.column('run')} = r.{_runs.pk} "
         f"WHERE r.{_runs.column('session_token_hash')} = %s"
@@ -93,7 +104,8 @@ def run_and_tool_for_session_token(
     run = _run_from_row(row)
     if run is None:
         return None, None
-    return run, tool_from_row(row[len(_runs.fields) + len(_budgets.fields) + _HEAD_COLUMNS :], run)
+    tool_at = len(_runs.fields) + len(_budgets.fields) + _AFTER_BUDGET_COLUMNS
+    return run, tool_from_row(row[tool_at:], run)
 
 
 def _run_from_row(row) -> Run | None:
@@ -112,4 +124,5 @@ def _run_from_row(row) -> Run | None:
     head_at = run_end + len(_budgets.fields)
     last_seq, last_hash = row[head_at : head_at + _HEAD_COLUMNS]
     ledger_head_moved(run, (last_seq, last_hash) if last_seq is not None else None)
+    run.__dict__[_STAMP] = row[head_at + _HEAD_COLUMNS]
     return run

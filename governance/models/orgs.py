@@ -27,6 +27,10 @@ class Organization(models.Model):
         "address or a CIDR network, optionally with :port, e.g. tracker.internal:8080 or "
         "10.1.0.0/16.",
     )
+    # Changed (to a new random value) whenever one of its agent secrets is set: each process
+    # registers the organization's agent secrets for masking again when it reads a new one
+    # (`agent_secrets.register_for_masking`).
+    agent_secrets_stamp = models.CharField(max_length=32, blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

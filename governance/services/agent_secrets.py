@@ -1,4 +1,9 @@
-"""Agent secrets: sealed in the vault, served to a run's `secrets: true` tools only."""
+"""Agent secrets: sealed in the vault, served to a run's `secrets: true` tools only, and
+masked in everything a runner sends, whichever process it reaches."""
+
+import logging
+import secrets
+import threading
 
 from django.db import transaction
 from django.db.models import Q
@@ -21,7 +26,37 @@ def agent_secret_set(*, org: Organization, name: str, value: str, agent: str = "
     secret, _ = AgentSecret.objects.update_or_create(
         org=org, agent=agent, name=name, defaults={"value_sealed": vault.seal_secret(value)}
     )
+    Organization.objects.filter(pk=org.pk).update(agent_secrets_stamp=secrets.token_hex(16))
     return secret
+
+
+# The redactor masks the plaintexts this process has registered (`ledger.redaction`). A
+# secret served by one process lives on in the sandbox, which may send it back to another
+# process, or to this one after a restart; so each runner request first registers every
+# agent secret of its run's organization, once per stamp the token check read
+# (`Organization.agent_secrets_stamp`, new whenever one is set): a dict lookup otherwise.
+_registered_stamps: dict[int, str] = {}
+_registering = threading.Lock()
+logger = logging.getLogger(__name__)
+
+
+def register_for_masking(org_id: int, stamp: str) -> None:
+    """Register the organization's agent secrets with the redactor, unless this process
+    already did for `stamp`."""
+    if _registered_stamps.get(org_id) == stamp:
+        return
+    with _registering:
+        if _registered_stamps.get(org_id) == stamp:
+            return
+        sealed_values = AgentSecret.objects.filter(org_id=org_id).values_list(
+            "value_sealed", flat=True
+        )
+        for sealed in sealed_values:
+            try:
+                vault.unseal_secret(sealed)  # registers the plaintext
+            except vault.VaultError:  # nor can this process serve it
+                logger.warning("an agent secret of organization %s cannot be unsealed", org_id)
+        _registered_stamps[org_id] = stamp
 
 
 def secrets_for_tool(*, run: Run, tool: str, session_id: str, tool_call_id: str) -> dict[str, str]:
