@@ -45,14 +45,22 @@ def assert_nothing_decided(approval_id, run_id, org, version) -> None:
     assert Policy.objects.get(org=org).current_version_id == version
 
 
-@pytest.mark.django_db
-def test_an_overlong_call_remembered_as_a_rule_is_refused_and_the_policy_keeps_its_nevers(
-    org, make_run, approver
-):
+@pytest.fixture
+def overlong_approval(org, make_run):
+    """A pending approval for a call too long to remember as a policy rule: (approval id,
+    run id, the policy's current version)."""
     policy_save(org=org, text=NO_TESTS_FALLBACK_ALLOW, author=None)
     version = Policy.objects.get(org=org).current_version_id
     run_id, runner = make_run()
     approval_id = ask(runner, run_id, "send_email", OVERLONG)["approval"]["id"]
+    return approval_id, run_id, version
+
+
+@pytest.mark.django_db
+def test_an_overlong_call_remembered_as_a_rule_is_refused_and_the_policy_keeps_its_nevers(
+    org, make_run, approver, overlong_approval
+):
+    approval_id, run_id, version = overlong_approval
 
     response = Api(user=approver).post(
         f"/v1/approvals/{approval_id}/decision", {"decision": "approve", "remember": "policy"}
@@ -77,12 +85,9 @@ def test_an_overlong_call_remembered_as_a_rule_is_refused_and_the_policy_keeps_i
 
 @pytest.mark.django_db
 def test_the_approval_page_offers_no_rule_for_an_overlong_call_and_refuses_one_posted(
-    org, make_run, approver
+    org, approver, overlong_approval
 ):
-    policy_save(org=org, text=NO_TESTS_FALLBACK_ALLOW, author=None)
-    version = Policy.objects.get(org=org).current_version_id
-    run_id, runner = make_run()
-    approval_id = ask(runner, run_id, "send_email", OVERLONG)["approval"]["id"]
+    approval_id, run_id, version = overlong_approval
     client = Client()
     client.force_login(approver)
 

@@ -20,6 +20,7 @@ from governance.services.policies import policy_save
 from ledger.models import Event
 from ledger.redaction import argument_preview, redact
 from tests.conftest import Api, run_body
+from tests.security.test_canary_arguments import gate
 
 NAMES = "pair argv key userinfo passphrase auth curluser pem mysql escaped env har"
 SECRET = {name: f"cnry{name}7c3d9a" for name in NAMES.split()}
@@ -79,18 +80,12 @@ def test_secrets_in_real_shapes_reach_no_event_reason_table_response_or_log(
     run_id, runner = created.json()["id"], Api(created.json()["session_token"])
     responses = []
 
-    def gate(call_id, tool, arguments):
-        response = runner.post(
-            f"/v1/runs/{run_id}/permission",
-            {"session_id": "s-1", "tool_call_id": call_id, "tool": tool, "arguments": arguments},
-        )
-        assert response.status_code == 200, response.content
-        responses.append(response.content.decode())
-        return response.json()
+    def decided(call_id, tool, arguments):
+        return gate(runner, run_id, tool, arguments, call_id, responses)["decision"]
 
-    assert gate("c-structured", "http_request", STRUCTURED)["decision"] == "allow"
+    assert decided("c-structured", "http_request", STRUCTURED) == "allow"
     for name, command in COMMANDS.items():
-        assert gate(f"c-{name}", "run_command", {"command": command})["decision"] == "deny"
+        assert decided(f"c-{name}", "run_command", {"command": command}) == "deny"
     responses.append(operator.get(f"/v1/runs/{run_id}/events?limit=1000").content.decode())
     responses.append(operator.get(f"/v1/runs/{run_id}").content.decode())
 
