@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
 import uuid
 from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
+from runner.cli_paths import real_path
 from runner.client import GateClient
 from runner.decisions import GateDecision
 from runner.errors import GateAuthError, GateError
@@ -61,13 +63,20 @@ def translate_sdk_call(tool_name: str, tool_input: Mapping[str, Any]) -> tuple[s
     if tool_name == "Bash":
         return "run_command", {"command": tool_input.get("command")}
     if tool_name == "Read":
-        return "read_file", {"path": tool_input.get("file_path")}
+        return "read_file", {"path": _real_path(tool_input.get("file_path"))}
     if tool_name == "Write":
         return "write_file", {
-            "path": tool_input.get("file_path"),
+            "path": _real_path(tool_input.get("file_path")),
             "content": tool_input.get("content"),
         }
     return tool_name, dict(tool_input)
+
+
+def _real_path(path: Any) -> Any:
+    # The CLI's Read and Write follow symbolic links: the gate is asked about the place a
+    # link leads to (`notes.md -> .git/hooks/pre-commit`), as the CLI hooks do.
+    # `UnresolvablePath` (a loop, say) denies the call.
+    return real_path(path, os.getcwd()) if isinstance(path, str) and path else path
 
 
 class GatePermission:
@@ -129,7 +138,10 @@ class GatePermission:
     async def _ask(
         self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str | None
     ) -> tuple[str, str, bool]:
-        gate_tool, arguments = self.translate(tool_name, tool_input)
+        try:
+            gate_tool, arguments = self.translate(tool_name, tool_input)
+        except ValueError as error:
+            return "deny", f"The call was not run: {error}", False
         call_id = tool_use_id or f"call-{uuid.uuid4().hex}"
         try:
             decision: GateDecision = await asyncio.to_thread(

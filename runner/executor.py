@@ -155,9 +155,21 @@ class Executor:
         """Parse and check a command without running it; raises `CommandRefused`."""
         words = split_command(command)
         program_path, program = self._program(words[0].text)
-        arguments = [argument for word in words[1:] for argument in self._expanded(word)]
+        expanded = [(argument, word) for word in words[1:] for argument in self._expanded(word)]
+        arguments = [argument for argument, _ in expanded]
         check_program_arguments(program, arguments)
-        checked = [self._checked_argument(argument, program) for argument in arguments]
+        checked = []
+        for argument, word in expanded:
+            try:
+                checked.append(self._checked_argument(argument, program))
+            except CommandRefused:
+                if not word.glob:
+                    raise
+                # Naming the match would tell the model what is there, outside.
+                raise CommandRefused(
+                    f"`{word.text}` matches a path that leaves the workspace or is in a "
+                    "protected directory"
+                ) from None
         return CommandPlan(argv=(program_path, *checked), program=program)
 
     def run(self, command: str, *, secrets: Mapping[str, str] | None = None) -> CommandResult:
@@ -226,6 +238,16 @@ class Executor:
         pattern = word.text
         if pattern.startswith("/"):
             pattern = str(self._real_path_text(pattern))
+        # Matched outside, a pattern would list what is there: it must itself stay inside.
+        try:
+            self.workspace.resolve(pattern)
+        except WorkspaceEscape as escape:
+            raise CommandRefused(
+                f"`{word.text}` leaves the workspace: {escape}. Every path must stay inside "
+                f"{self.workspace.virtual_root}"
+            ) from None
+        except OSError:
+            pass  # a pattern that names nothing yet is matched, or stays literal
         matches = sorted(glob.glob(pattern, root_dir=self.workspace.root))
         if len(matches) > _MAX_GLOB_MATCHES:
             raise CommandRefused(f"`{word.text}` matches more than {_MAX_GLOB_MATCHES} paths")
@@ -236,18 +258,29 @@ class Executor:
             option, value = argument.split("=", 1)
             return f"{option}={self._checked_path(value, argument, program)}"
         if argument.startswith("-") and len(argument) > 2 and argument[1] != "-":
-            value = argument[2:]
-            if "/" in value:
-                return argument[:2] + self._checked_path(value, argument, program)
-            return argument
+            return self._checked_cluster(argument, program)
         if argument.startswith("-"):
             return argument
         return self._checked_path(argument, argument, program)
+
+    def _checked_cluster(self, argument: str, program: str) -> str:
+        # Option letters are letters and digits, and the value of a short option may start
+        # after any of them (`-at/dir` is `-a -t /dir`): every tail up to the first other
+        # character is checked as the value it may be.
+        end = 2
+        while end < len(argument) and argument[end - 1].isalnum() and argument[end].isalnum():
+            end += 1
+        for start in range(2, end + 1):
+            if start < len(argument) and argument[start] == "/":
+                return argument[:start] + self._checked_path(argument[start:], argument, program)
+            self._checked_path(argument[start:], argument, program)
+        return argument
 
     def _checked_path(self, value: str, argument: str, program: str) -> str:
         looks_like_path = (
             "/" in value
             or value in (".", "..")
+            or value in self.workspace.protected_names  # `mv repo .git` before `.git` exists
             or (value != "" and os.path.lexists(self.workspace.root / value))
         )
         if not looks_like_path:

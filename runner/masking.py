@@ -21,7 +21,8 @@ class SecretMasker:
     Encodings covered: hex (both cases), percent-encoding, JSON string escaping, and base64
     (standard and URL-safe) at each of the three byte alignments a value can have inside a
     longer encoded stream — only the characters that depend on the secret alone are matched,
-    so `printf "$TOKEN\\n" | base64` is caught as well as `base64 <<< "x$TOKEN"`.
+    so `printf "$TOKEN\\n" | base64` is caught as well as `base64 <<< "x$TOKEN"`. A line break
+    anywhere in a value (an encoder wrapping its lines) does not hide it.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
@@ -33,14 +34,17 @@ class SecretMasker:
     def add(self, secret: str) -> None:
         if not secret:
             return
-        self._variants |= _variants_of(secret)
+        variants = _variants_of(secret)
+        if variants <= self._variants:
+            return  # already masked: no need to build the pattern again
+        self._variants |= variants
         ordered = sorted(self._variants, key=len, reverse=True)
-        self._pattern = re.compile(b"|".join(re.escape(variant) for variant in ordered))
+        self._pattern = re.compile(b"|".join(_wrapped(variant) for variant in ordered))
 
     @property
     def longest(self) -> int:
         """The longest byte sequence that would be masked (to size look-ahead buffers)."""
-        return max((len(variant) for variant in self._variants), default=0)
+        return max((3 * len(variant) for variant in self._variants), default=0)
 
     def mask_bytes(self, data: bytes) -> bytes:
         return self._pattern.sub(MASK, data) if self._pattern else data
@@ -51,6 +55,15 @@ class SecretMasker:
         return self.mask_bytes(text.encode("utf-8", "surrogatepass")).decode(
             "utf-8", "surrogatepass"
         )
+
+
+def _wrapped(variant: bytes) -> bytes:
+    # Encoders wrap long lines (`base64` at 76 columns, `xxd -p` at 60): a line break may
+    # fall anywhere in a value.
+    return _LINE_BREAK.join(re.escape(variant[index : index + 1]) for index in range(len(variant)))
+
+
+_LINE_BREAK = rb"(?:\r?\n)?"
 
 
 def _variants_of(secret: str) -> set[bytes]:

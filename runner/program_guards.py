@@ -10,6 +10,31 @@ _FIND_REFUSED_OPTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _GIT_REFUSED_OPTIONS = frozenset(
     {"-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--exec"}
 )
+# Long options that run a program, or point git at a configuration the workspace can write
+# (a bare repository, a template, a git directory outside `.git`). Git accepts any unambiguous
+# abbreviation of a long option (`--upload-pa`), so every prefix of these is refused too.
+_GIT_REFUSED_LONG_OPTIONS = (
+    "--config",
+    "--config-env",
+    "--exec",
+    "--exec-path",
+    "--git-dir",
+    "--open-files-in-pager",
+    "--receive-pack",
+    "--separate-git-dir",
+    "--template",
+    "--upload-pack",
+)
+# Short options of a subcommand that run a program, and the short options there that take a
+# value (the rest of a cluster after one of those is its value): `git clone -qc<key=cmd>`,
+# `git grep -nO<cmd>`.
+_GIT_REFUSED_SHORT_OPTIONS = {"clone": ("cu", "obucj"), "grep": ("O", "ABCefmO")}
+# `cp -s` makes symbolic links whose text is only checked where it is made; swapping a
+# directory on its way afterwards points it out of the workspace.
+_CP_REFUSED_LONG_OPTIONS = ("--symbolic-link",)
+_CP_REFUSED_SHORT_OPTIONS = ("s", "St")
+# `sort --compress-program=sh` pipes the (sorted) input through any program on PATH.
+_SORT_REFUSED_LONG_OPTIONS = ("--compress-program",)
 # Subcommands outside this list (config, aliases, submodule foreach, bisect run, difftool…)
 # can run arbitrary programs.
 GIT_SUBCOMMANDS = frozenset(
@@ -57,6 +82,12 @@ _GIT_HARDENING = {
     "sequence.editor": "true",
     "credential.helper": "",
     "protocol.ext.allow": "never",
+    # A local repository (`file://`, a path) may be anywhere on the machine, not just here.
+    "protocol.file.allow": "never",
+    # Only `.git` is a repository: a bare one is a directory the workspace can write, config too.
+    "safe.bareRepository": "explicit",
+    # A checked-out symbolic link could point out of the workspace for the next command.
+    "core.symlinks": "false",
 }
 
 
@@ -66,6 +97,11 @@ def check_program_arguments(program: str, arguments: list[str]) -> None:
         _refuse_options(program, arguments, _FIND_REFUSED_OPTIONS)
     if program == "git":
         _check_git(arguments)
+    if program == "cp":
+        _refuse_long_prefixes(program, arguments, _CP_REFUSED_LONG_OPTIONS)
+        _refuse_short_options(program, arguments, *_CP_REFUSED_SHORT_OPTIONS)
+    if program == "sort":
+        _refuse_long_prefixes(program, arguments, _SORT_REFUSED_LONG_OPTIONS)
 
 
 def program_environment(program: str, workspace_root: Path) -> dict[str, str]:
@@ -75,6 +111,12 @@ def program_environment(program: str, workspace_root: Path) -> dict[str, str]:
 
 def _check_git(arguments: list[str]) -> None:
     _refuse_options("git", arguments, _GIT_REFUSED_OPTIONS)
+    _refuse_long_prefixes("git", arguments, _GIT_REFUSED_LONG_OPTIONS)
+    for argument in arguments:
+        # A `file:` URL names any place on the machine; the path checks read it as a
+        # relative name. (The file transport is off too, but a bundle URI is no transport.)
+        if argument.split("=", 1)[-1].lower().startswith("file:"):
+            raise CommandRefused(f"`{argument}`: a file: URL leaves the workspace")
     index = 0
     while index < len(arguments):
         argument = arguments[index]
@@ -91,6 +133,9 @@ def _check_git(arguments: list[str]) -> None:
             )
         if argument == "clone" and "-u" in arguments[index + 1 :]:
             raise CommandRefused("`git clone -u` (a custom upload-pack program) is refused")
+        if argument in _GIT_REFUSED_SHORT_OPTIONS:
+            refused, with_value = _GIT_REFUSED_SHORT_OPTIONS[argument]
+            _refuse_short_options(f"git {argument}", arguments[index + 1 :], refused, with_value)
         return
 
 
@@ -100,6 +145,36 @@ def _refuse_options(program: str, arguments: list[str], refused: frozenset[str])
             raise CommandRefused(
                 f"`{program} {argument.split('=', 1)[0]}` can run other programs and is refused"
             )
+
+
+def _refuse_long_prefixes(program: str, arguments: list[str], refused: tuple[str, ...]) -> None:
+    for argument in arguments:
+        name = argument.split("=", 1)[0]
+        if len(name) > 2 and name.startswith("--"):
+            matched = [option for option in refused if option.startswith(name)]
+            if matched:
+                raise CommandRefused(
+                    f"`{program} {name}` (as `{matched[0]}`) can run other programs or "
+                    "leave the workspace, and is refused"
+                )
+
+
+def _refuse_short_options(
+    program: str, arguments: list[str], refused: str, with_value: str
+) -> None:
+    for argument in arguments:
+        if argument == "--":
+            return
+        if len(argument) < 2 or argument[0] != "-" or argument[1] == "-":
+            continue
+        for letter in argument[1:]:
+            if letter in refused:
+                raise CommandRefused(
+                    f"`{program} -{letter}` can run other programs or leave the workspace, "
+                    "and is refused"
+                )
+            if letter in with_value:
+                break  # the rest of the cluster is this option's value
 
 
 def _git_environment(workspace_root: Path) -> dict[str, str]:
