@@ -42,9 +42,10 @@ class EventAdmin(ReadOnlyAdmin):
         return data.get("decision") or data.get("outcome") or data.get("status") or ""
 
     @admin.display(description="tool")
-    def tool(self, event: Event) -> str:
+    def tool(self, event: Event):
         data = event.data if isinstance(event.data, dict) else {}
-        return data.get("tool") or ""
+        tool = data.get("tool")
+        return highlighted(tool, layout_is_visible=False) if isinstance(tool, str) else ""
 
     @admin.display(description="data")
     def pretty_data(self, event: Event):

@@ -91,16 +91,16 @@ class RunAdmin(ReadOnlyAdmin):
 
 @admin.register(ToolCall)
 class ToolCallAdmin(RunScopedAdmin):
-    list_display = ("tool", "decision", "source", "run_link", "tool_call_id", "created_at")
+    list_display = ("tool_shown", "decision", "source", "run_link", "call_id_shown", "created_at")
     list_filter = ("decision", "source", "broker_status", "run__org")
     search_fields = ("tool", "tool_call_id", "=run__id")
     list_select_related = ("run",)
     date_hierarchy = "created_at"
     fields = (
         "run",
-        "session_id",
-        "tool_call_id",
-        "tool",
+        "session_id_shown",
+        "call_id_shown",
+        "tool_shown",
         "arguments_verbatim",
         "arguments_digest",
         "call_key_verbatim",
@@ -124,6 +124,20 @@ class ToolCallAdmin(RunScopedAdmin):
     def run_link(self, call: ToolCall):
         url = reverse("admin:governance_run_change", args=[call.run_id])
         return format_html('<a href="{}">{}</a>', url, str(call.run_id)[:8])
+
+    # The runner writes these (an MCP client may name any tool): their hidden characters are
+    # marked, as everywhere else the portal shows what an agent wrote.
+    @admin.display(description="tool", ordering="tool")
+    def tool_shown(self, call: ToolCall):
+        return highlighted(call.tool, layout_is_visible=False)
+
+    @admin.display(description="tool call id", ordering="tool_call_id")
+    def call_id_shown(self, call: ToolCall):
+        return highlighted(call.tool_call_id, layout_is_visible=False)
+
+    @admin.display(description="session id")
+    def session_id_shown(self, call: ToolCall):
+        return highlighted(call.session_id, layout_is_visible=False)
 
     @admin.display(description="arguments")
     def arguments_verbatim(self, call: ToolCall):
@@ -189,16 +203,14 @@ class RunBudgetAdmin(RunScopedAdmin):
 
 @admin.register(BudgetReservation)
 class BudgetReservationAdmin(RunScopedAdmin):
-    list_display = ("request_key", "run", "reserved_tokens", "status", "expires_at", "created_at")
+    list_display = ("key_shown", "run", "reserved_tokens", "status", "expires_at", "created_at")
     list_filter = ("status",)
-    readonly_fields = (
-        "run",
-        "request_key",
-        "reserved_tokens",
-        "status",
-        "expires_at",
-        "created_at",
-    )
+    fields = ("run", "key_shown", "reserved_tokens", "status", "expires_at", "created_at")
+    readonly_fields = fields
+
+    @admin.display(description="request key", ordering="request_key")
+    def key_shown(self, reservation: BudgetReservation):
+        return highlighted(reservation.request_key, layout_is_visible=False)  # the runner's
 
 
 @admin.register(UsageEntry)

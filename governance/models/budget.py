@@ -2,6 +2,8 @@
 
 from django.db import models
 
+from governance.policy.invisible import escape_invisible
+
 from .runs import Run
 
 
@@ -46,7 +48,9 @@ class BudgetReservation(models.Model):
         indexes = [models.Index(fields=["status", "expires_at"])]
 
     def __str__(self) -> str:
-        return f"{self.request_key} ({self.reserved_tokens}, {self.status})"
+        # A page title shows it, and the runner chose the key.
+        key = escape_invisible(self.request_key, layout_is_visible=False)
+        return f"{key} ({self.reserved_tokens}, {self.status})"
 
 
 class UsageEntry(models.Model):

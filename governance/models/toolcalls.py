@@ -2,6 +2,8 @@
 
 from django.db import models
 
+from governance.policy.invisible import escape_invisible
+
 from .runs import Run
 
 
@@ -70,4 +72,5 @@ class ToolCall(models.Model):
         indexes = [models.Index(fields=["run", "decision"])]
 
     def __str__(self) -> str:
-        return f"{self.tool} ({self.decision})"
+        # A page title and breadcrumb show it: the name an MCP client sent may hide characters.
+        return f"{escape_invisible(self.tool, layout_is_visible=False)} ({self.decision})"

@@ -147,7 +147,8 @@ def approval_card(approval: Approval, actor: Actor, now, *, full: bool = True) -
         {
             "command": highlighted(read.command, layout_is_visible=False),
             "verdict": read.verdict,
-            "reason": read.reason,
+            # A reason quotes the agent's words (`bash --x… changes what the shell reads`).
+            "reason": highlighted(read.reason, layout_is_visible=False),
         }
         for read in approval_shell_reading(approval, match)
     ]

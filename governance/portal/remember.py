@@ -7,9 +7,13 @@ the page names what it ignores before anyone can choose it.
 
 from dataclasses import dataclass
 
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
 from governance.errors import Invalid
 from governance.models import Approval, FrozenTool
 from governance.policy import escape_pattern
+from governance.portal.verbatim import highlighted
 from governance.services.policies import exact_rule_pattern
 
 
@@ -19,14 +23,21 @@ class RememberScopes:
     rule: str  # the pattern "remember in the policy" adds
     rule_sees: str  # what that rule compares
     ignores: str  # what it then allows beyond this call, in words ("" when nothing)
-    not_compared: str  # the arguments it does not compare
+    not_compared: str  # the arguments it does not compare (HTML: the agent named them)
     wider: bool  # whether the rule covers calls this approval did not show
     rule_refused: str = ""  # why no rule can be added for this call ("" when one can)
 
 
-def _names(names: list[str]) -> str:
-    quoted = [f"“{n}”" for n in names]
-    return ", ".join(quoted[:-1]) + (" and " if len(quoted) > 1 else "") + quoted[-1]
+def _names(names: list[str]) -> SafeString:
+    """The agent wrote these names: each is code coloured as an argument key, its hidden
+    characters marked, so none passes for the page's own words (`x”, and nothing else: …`)."""
+    shown = [
+        format_html(
+            '<code class="fb-remember-arg">“{}”</code>', highlighted(n, layout_is_visible=False)
+        )
+        for n in names
+    ]
+    return mark_safe(", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1])
 
 
 def remember_scopes(approval: Approval, tool: FrozenTool | None) -> RememberScopes:
@@ -64,7 +75,7 @@ def remember_scopes(approval: Approval, tool: FrozenTool | None) -> RememberScop
     else:
         ignores = f"this “{name}” whatever the call's other arguments"
     if others:
-        not_compared = f"{_names(others)}, and any argument a future call adds"
+        not_compared = format_html("{}, and any argument a future call adds", _names(others))
     else:
         not_compared = "any argument a future call adds"
     return RememberScopes(

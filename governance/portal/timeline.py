@@ -124,16 +124,35 @@ def frozen_details(run: Run) -> dict:
     }
 
 
-def run_timeline_view(request, run: Run):
-    filters = _filters(request)
+def _passes(event: Event, filters: dict[str, str]) -> bool:
+    data = event.data if isinstance(event.data, dict) else {}
+    if "decision" in filters and event_decision(data) != filters["decision"]:
+        return False
+    source = data.get("source") if isinstance(data.get("source"), str) else ""
+    return "source" not in filters or source == filters["source"]
+
+
+def timeline_rows(run: Run, filters: dict[str, str]) -> tuple[list[dict], bool]:
+    """The rows of the run's events that pass the filters, in seq order, at most MAX_ROWS, and
+    whether more passed. Decision and source live inside each event's data, so they are read
+    over every event of the run: filtering only the first MAX_ROWS events would hide every
+    later match without saying so (a run padded with denied calls would hide its allowed one)."""
     events = Event.objects.filter(run=run).order_by("seq")
     if "type" in filters:
         events = events.filter(type=filters["type"])
-    rows = [timeline_row(e) for e in events[:MAX_ROWS]]
-    if "decision" in filters:
-        rows = [r for r in rows if r["decision"] == filters["decision"]]
-    if "source" in filters:
-        rows = [r for r in rows if r["source"] == filters["source"]]
+    rows: list[dict] = []
+    for event in events.iterator(chunk_size=1000):
+        if not _passes(event, filters):
+            continue
+        if len(rows) == MAX_ROWS:
+            return rows, True
+        rows.append(timeline_row(event))
+    return rows, False
+
+
+def run_timeline_view(request, run: Run):
+    filters = _filters(request)
+    rows, truncated = timeline_rows(run, filters)
     last_seq = Event.objects.filter(run=run).order_by("-seq").values_list("seq", flat=True).first()
     context = page_context(
         request,
@@ -141,7 +160,7 @@ def run_timeline_view(request, run: Run):
         f"Run {escape_invisible(run.agent, layout_is_visible=False)} {str(run.pk)[:8]}",
         run=run,
         rows=rows,
-        truncated=len(rows) >= MAX_ROWS,
+        truncated=truncated,
         last_seq=last_seq or 0,
         filters=filters,
         type_choices=EventType.values,
