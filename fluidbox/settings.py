@@ -160,6 +160,9 @@ DATABASES = {"default": _database_from_env()}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Where signing in leads when the form's `next` is missing or points off the site.
+LOGIN_REDIRECT_URL = "admin:index"
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]

@@ -23,3 +23,20 @@ def test_an_unknown_address_is_still_a_json_404(client):
     response = client.get("/no-such-page")
     assert response.status_code == 404
     assert response.json() == {"error": "not_found", "detail": "no such endpoint"}
+
+
+def test_signing_in_with_a_next_address_elsewhere_lands_on_the_portal(client, admin_user):
+    # A link planted with ?next=//evil.example is not followed, and the user is not left on
+    # a 404 either.
+    admin_user.set_password("a-long-password-1")
+    admin_user.save()
+    response = client.post(
+        "/admin/login/?next=//evil.example/x",
+        {
+            "username": admin_user.username,
+            "password": "a-long-password-1",
+            "next": "//evil.example/x",
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/"
