@@ -10,6 +10,13 @@ the sealed credential, not for another server that happens to share the name.
 Path arguments are the real places they lead to (`runner.cli_paths`). One CLI call can be
 several gate calls: a patch, one per file it changes; a Glob or Grep pattern that leaves its
 directory, one more for the directory it reaches. The CLI call runs only if all are allowed.
+
+A shell command is asked as the CLI runs it: in the project's folder as it is, elsewhere with
+a `cd` to where it runs in front (`cd /proj/vendor/x && git status`). The CLIs run a command
+in another folder without the command saying so (Claude Code keeps a `cd` from one call to
+the next, Codex's `workdir`, Gemini's `dir_path`), and a command is not the same command
+everywhere: `git status` inside a folder a repository shaped as a git directory runs that
+folder's `core.fsmonitor`.
 """
 
 from __future__ import annotations
@@ -43,6 +50,15 @@ def _searched(tool: str, base: Any, cwd: str, arguments: dict, pattern: Any) -> 
     return calls
 
 
+def _shell(command: Any, cwd: str, root: str, directory: Any = None) -> GateCall:
+    """`run_command` for a command the CLI runs in `cwd` (or `directory`, relative to it)."""
+    where = real_path(directory, cwd) if isinstance(directory, str) and directory else cwd
+    where = real_path(where, "/")
+    if not isinstance(command, str) or where == real_path(root, "/"):
+        return GateCall("run_command", {"command": command})
+    return GateCall("run_command", {"command": f"cd {shlex.quote(where)} && {command}"})
+
+
 def _keep(source: dict, *keys: str) -> dict[str, Any]:
     return {key: source[key] for key in keys if source.get(key) is not None}
 
@@ -54,10 +70,10 @@ def _edit(item: dict) -> dict[str, Any]:
     return edit
 
 
-def claude_code_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
+def claude_code_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
     file_path = _path(tool_input.get("file_path", ""), cwd)
     if name == "Bash":
-        return [GateCall("run_command", {"command": tool_input.get("command", "")})]
+        return [_shell(tool_input.get("command", ""), cwd, root)]
     if name == "Read":
         return [GateCall("read_file", {"path": file_path})]
     if name == "Write":
@@ -90,12 +106,12 @@ def claude_code_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
     return [GateCall(name, tool_input)]
 
 
-def codex_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
+def codex_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
     if name in ("Bash", "shell", "shell_command", "exec_command", "local_shell"):
         command = tool_input.get("command", tool_input.get("cmd", ""))
         if isinstance(command, list):
             command = shlex.join(str(part) for part in command)
-        return [GateCall("run_command", {"command": str(command)})]
+        return [_shell(str(command), cwd, root, tool_input.get("workdir"))]
     if name == "apply_patch":
         patch = tool_input.get("patch", tool_input.get("input", tool_input.get("command", "")))
         if isinstance(patch, list):
@@ -106,13 +122,13 @@ def codex_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
             GateCall("write_file", {"path": real_path(target, cwd), "content": str(patch)})
             for target in patch_targets(str(patch))
         ]
-    return claude_code_call(name, tool_input, cwd)
+    return claude_code_call(name, tool_input, cwd, root)
 
 
-def gemini_cli_call(name: str, tool_input: dict, cwd: str) -> list[GateCall]:
+def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
     file_path = _path(tool_input.get("file_path", ""), cwd)
     if name == "run_shell_command":
-        return [GateCall("run_command", {"command": tool_input.get("command", "")})]
+        return [_shell(tool_input.get("command", ""), cwd, root, tool_input.get("dir_path"))]
     if name == "read_file":
         return [GateCall("read_file", {"path": file_path})]
     if name == "write_file":

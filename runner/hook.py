@@ -116,7 +116,18 @@ def _gate_calls(dialect: str, event: dict) -> list[GateCall]:
             # As Claude Code and Codex name an MCP tool: never a connection's brokered tool.
             name = f"mcp__{context['server_name']}__{context['tool_name']}"
             return [GateCall(name, tool_input)]
-    return DIALECTS[dialect](name, tool_input, cwd)
+    return DIALECTS[dialect](name, tool_input, cwd, _project_folder(dialect, cwd))
+
+
+def _project_folder(dialect: str, cwd: str) -> str:
+    """The folder the CLI's session works in, whatever folder a command runs in: Claude Code
+    names it (`cwd` follows a `cd`), Codex starts its hooks there (`cwd` is a call's
+    `workdir`), Gemini CLI's `cwd` is it (a command's `dir_path` is apart)."""
+    if dialect == "claude-code":
+        return os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+    if dialect == "codex":
+        return os.getcwd()
+    return cwd
 
 
 def _ask_all(

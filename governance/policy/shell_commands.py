@@ -181,12 +181,11 @@ def _directory_change(command: Command, cwds: tuple[str | None, ...]) -> tuple |
     return tuple(dict.fromkeys(_relative_cd(c, target) for c in cwds))
 
 
-def _relative_cd(cwd: str | None, target: str) -> str | None:
-    if cwd is not None:
-        return normalise_path(f"{cwd}/{target}")
-    # From an unknown working directory: below it stays unknown; above it is `..`.
-    relative = normalise_path(target)
-    return relative if relative == ".." or relative.startswith("../") else None
+def _relative_cd(cwd: str | None, target: str) -> str:
+    # From an undeclared working directory the result is relative to it: `cd .git && echo
+    # x > config` writes `.git/config`, wherever that is (dropping to "unknown" here read the
+    # write as a plain `config`, hiding the configuration path from its rules).
+    return normalise_path(target if cwd is None else f"{cwd}/{target}")
 
 
 def _at_most(cwds: tuple[str | None, ...]) -> tuple[str | None, ...]:

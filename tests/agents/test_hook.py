@@ -161,7 +161,7 @@ def test_each_dialect_asks_the_gate_under_the_cli_tool_use_id(fluidbox_server, d
 
     codex = {
         "session_id": "s-codex",
-        "cwd": "/workspace",
+        "cwd": str(ROOT),  # where Codex starts its hooks: a call run elsewhere is a `cd` there
         "tool_name": "shell_command",
         "tool_input": {"command": ["git", "status"]},
         "tool_use_id": "call_codex_1",

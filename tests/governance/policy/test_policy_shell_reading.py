@@ -307,3 +307,46 @@ def test_pytest_paths_that_leave_the_working_directory_are_writes(command):
 
     assert policy.evaluate("run_command", {"command": command}, tool).verdict is Verdict.NEVER
     assert in_workspace("pytest -q tests/test_api.py::test_create -k x").verdict is Verdict.ALWAYS
+
+
+CD_AND_WRITE_ANYWHERE = compile_policy(
+    [
+        {"pattern": "run_command:cd *", "action": "ALWAYS"},
+        {"pattern": "run_command:echo *", "action": "ALWAYS"},
+        {"pattern": "run_command:make", "action": "ALWAYS"},
+        {"pattern": "write_file:*", "action": "ALWAYS"},
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        ("cd .gemini && echo '{}' > settings.json", ".gemini/settings.json"),
+        ("cd .git && echo '[core] fsmonitor = x' > config", ".git/config"),
+        ("cd .git/hooks && echo x > pre-commit", ".git/hooks/pre-commit"),
+        ("cd app && cd .claude && echo x > settings.json", "app/.claude/settings.json"),
+        ("cd app/.ssh/../.ssh && echo x > authorized_keys", "app/.ssh/authorized_keys"),
+    ],
+)
+def test_a_cd_from_an_undeclared_directory_cannot_hide_a_config_path_written_there(command, path):
+    # The tool declares no working directory: where the script starts is unknown, but a
+    # relative `cd` still leads below it, and a write there is a write of `path`.
+    evaluation = CD_AND_WRITE_ANYWHERE.evaluate("run_command", {"command": command}, shell())
+
+    assert evaluation.verdict is not Verdict.ALWAYS
+    assert f"write_file:{path}" in written(evaluation)
+
+
+def test_a_program_writing_where_it_runs_after_a_cd_from_an_undeclared_directory_is_asked():
+    evaluation = CD_AND_WRITE_ANYWHERE.evaluate(
+        "run_command", {"command": "cd .git && make"}, shell()
+    )
+
+    assert evaluation.verdict is not Verdict.ALWAYS
+    assert (
+        CD_AND_WRITE_ANYWHERE.evaluate(
+            "run_command", {"command": "cd src && make"}, shell()
+        ).verdict
+        is Verdict.ALWAYS
+    )
