@@ -149,10 +149,12 @@ def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[Ga
         return _searched("find_files", base, cwd, {"pattern": pattern}, pattern)
     if name == "grep_search":
         arguments = {"pattern": tool_input.get("pattern", "")}
-        if tool_input.get("include"):
-            arguments["glob"] = tool_input["include"]
+        # `include_pattern` since Gemini CLI 0.61, `include` before.
+        include = tool_input.get("include_pattern") or tool_input.get("include")
+        if include:
+            arguments["glob"] = include
         base = tool_input.get("dir_path") or cwd
-        return _searched("search_text", base, cwd, arguments, tool_input.get("include"))
+        return _searched("search_text", base, cwd, arguments, include)
     if name == "web_fetch":
         return [GateCall("fetch_url", {"url": tool_input.get("prompt", "")})]
     if name == "google_web_search":

@@ -260,3 +260,15 @@ def test_a_pattern_below_the_directory_is_one_call(gated, project):
 
     assert decision == "allow"
     assert asked(gated.run_id, "gemini_glob") == ("find_files", str(project))
+
+
+@pytest.mark.parametrize("name", ["include", "include_pattern"])
+def test_gemini_grep_filter_is_asked_about_where_it_reaches_under_either_name(gated, project, name):
+    # Gemini CLI 0.61 names grep_search's filter `include_pattern`; earlier ones `include`.
+    tool_input = {"pattern": "password", name: "../**"}
+
+    decision, _ = gated("gemini-cli", "grep_search", tool_input, f"gemini_grep_{name}")
+
+    assert decision == "deny"
+    assert asked(gated.run_id, f"gemini_grep_{name}#1") == ("search_text", str(project))
+    assert asked(gated.run_id, f"gemini_grep_{name}#2") == ("search_text", str(project.parent))
