@@ -320,7 +320,9 @@ class Executor:
             "LC_ALL": "C.UTF-8",
             "TERM": "dumb",
         }
-        environment |= program_environment(plan.program, self.workspace.root)
+        environment |= program_environment(
+            plan.program, self.workspace.root, ssh_allowed="ssh" in self.allowed_programs
+        )
         for name, value in secrets.items():
             if (
                 not _ENV_NAME.match(name)

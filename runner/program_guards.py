@@ -104,9 +104,12 @@ def check_program_arguments(program: str, arguments: list[str]) -> None:
         _refuse_long_prefixes(program, arguments, _SORT_REFUSED_LONG_OPTIONS)
 
 
-def program_environment(program: str, workspace_root: Path) -> dict[str, str]:
-    """Extra environment a program needs to stay inside its guards."""
-    return _git_environment(workspace_root) if program == "git" else {}
+def program_environment(
+    program: str, workspace_root: Path, *, ssh_allowed: bool = False
+) -> dict[str, str]:
+    """Extra environment a program needs to stay inside its guards. `ssh_allowed`: the
+    executor may run `ssh` itself (an exfiltration program it was built with)."""
+    return _git_environment(workspace_root, ssh_allowed) if program == "git" else {}
 
 
 def _check_git(arguments: list[str]) -> None:
@@ -177,16 +180,21 @@ def _refuse_short_options(
                 break  # the rest of the cluster is this option's value
 
 
-def _git_environment(workspace_root: Path) -> dict[str, str]:
+def _git_environment(workspace_root: Path, ssh_allowed: bool) -> dict[str, str]:
+    hardening = dict(_GIT_HARDENING)
+    if not ssh_allowed:
+        # A `host:path` or `ssh://` remote makes git start ssh, which the executor runs only
+        # when it was built with it.
+        hardening["protocol.ssh.allow"] = "never"
     environment = {
         # Without a ceiling, git in a workspace that is no repository finds one above it.
         "GIT_CEILING_DIRECTORIES": str(workspace_root.parent),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": "/dev/null",
         "GIT_TERMINAL_PROMPT": "0",
-        "GIT_CONFIG_COUNT": str(len(_GIT_HARDENING)),
+        "GIT_CONFIG_COUNT": str(len(hardening)),
     }
-    for index, (key, value) in enumerate(_GIT_HARDENING.items()):
+    for index, (key, value) in enumerate(hardening.items()):
         environment[f"GIT_CONFIG_KEY_{index}"] = key
         environment[f"GIT_CONFIG_VALUE_{index}"] = value
     return environment

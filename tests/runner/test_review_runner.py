@@ -277,3 +277,37 @@ def test_the_sdk_permission_asks_about_the_place_a_link_leads_to(
     assert asked == [str(outside / "sentinel.txt")] * 2
     assert looped["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert os.path.realpath(workspace.root / "notes.md") == str(outside / "sentinel.txt")
+
+
+def _ssh_recorder(directory: Path, marker: Path) -> str:
+    """A search path whose `ssh` records that git started it (and is git's own elsewhere)."""
+    directory.mkdir()
+    ssh = directory / "ssh"
+    ssh.write_text(f"#!/bin/sh\necho started > {marker}\nexit 1\n")
+    ssh.chmod(0o755)
+    git = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
+    (directory / "git").symlink_to(git.strip())
+    return f"{directory}:/usr/bin:/bin"
+
+
+@pytest.mark.parametrize("remote", ["host:repo", "ssh://host/repo", "[host]:repo"])
+def test_git_starts_no_ssh_unless_the_executor_was_built_with_it(
+    fake_gate, workspace: Workspace, tmp_path: Path, remote: str
+) -> None:
+    # ssh carries data off the machine: the executor runs it only when built with it, and
+    # a `host:path` remote must not let git start it instead.
+    marker = tmp_path / "ssh-started"
+    path = _ssh_recorder(tmp_path / "bin", marker)
+    executor = Executor(workspace, timeout=60.0, search_path=path)
+    runner = ToolRunner(fake_gate.client(), workspace, executor, total_wait=0.5)
+
+    result = runner.run_tool("s", "c-1", "run_command", {"command": f"git clone -q {remote} d"})
+
+    assert result.is_error
+    assert not marker.exists()
+    trusting = Executor(
+        workspace, timeout=60.0, search_path=path, exfiltration_programs=frozenset({"ssh"})
+    )
+    trusted = ToolRunner(fake_gate.client(), workspace, trusting, total_wait=0.5)
+    trusted.run_tool("s", "c-2", "run_command", {"command": f"git clone -q {remote} e"})
+    assert marker.exists()  # the same clone with ssh configured does reach ssh
