@@ -10,6 +10,7 @@ cosignature is verified and kept.
 
 import base64
 import logging
+import re
 import ssl
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,6 +30,13 @@ logger = logging.getLogger(__name__)
 BACKOFF = (5, 30, 120, 600)  # seconds before attempts 2, 3, 4, and every one after
 MAX_ATTEMPTS = 20
 COSIGNATURE_V1 = 0x04
+# What a witness sends back is logged and shown: its line breaks and terminal escapes are
+# written as escapes, so its answer cannot forge a log line or rewrite an operator's screen.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
 
 
 @dataclass(frozen=True)
@@ -173,7 +181,7 @@ def publication_attempt(publication: Publication, client: httpx.Client) -> None:
             try:
                 cosignature = _cosignature(witness, checkpoint, response.text)
             except NoteError as bad:
-                error = f"bad cosignature: {bad}"
+                error = f"bad cosignature: {_printable(str(bad))}"
                 break
             publication.status = PublicationStatus.PUBLISHED
             publication.cosignature = cosignature
@@ -183,7 +191,7 @@ def publication_attempt(publication: Publication, client: httpx.Client) -> None:
             publication.last_error = ""
             publication.save()
             return
-        error = f"{response.status_code}: {response.text[:200]}"
+        error = f"{response.status_code}: {_printable(response.text[:200])}"
         break
     publication.attempts += 1
     publication.old_size = old_size
