@@ -79,7 +79,8 @@ class _Entry:
 
 
 def _port(text: str, entry: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
+    # ASCII digits only: `str.isdigit` is also true of "²", which `int` refuses (a 500).
+    if not (text.isascii() and text.isdigit() and len(text) <= 5) or not 0 < int(text) < 65536:
         raise AllowListError(f"{entry!r}: the port must be a number from 1 to 65535")
     return int(text)
 

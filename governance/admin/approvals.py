@@ -33,6 +33,6 @@ class ApprovalAdmin(ReadOnlyAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """The approval page of the inbox is the one place an approval is shown in full."""
-        if request.method == "GET" and str(object_id).isdigit():
+        if request.method == "GET" and str(object_id).isascii() and str(object_id).isdigit():
             return HttpResponseRedirect(reverse("admin:inbox-approval", args=[object_id]))
         return super().change_view(request, object_id, form_url, extra_context)

@@ -74,6 +74,10 @@ class MembershipForm(forms.ModelForm):
         help_text="For a new user only. Leave blank for someone who already has an account.",
     )
 
+    # Who this admin may add with an existing account: people already in an organization
+    # they administer (None: anyone, for a superuser). Set per request by `get_form`.
+    addable_users: frozenset[int] | None = frozenset()
+
     class Meta:
         model = Membership
         fields = ("org", "role")
@@ -81,6 +85,17 @@ class MembershipForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         existing = User.objects.filter(username=data.get("username", "")).first()
+        # One organization's admin may not pull another's people (or a superuser) into it:
+        # they never asked to be a member, and it would change what their session may do.
+        # The name being taken is told anyway, as creating the account would fail on it.
+        if existing is not None and not (
+            self.addable_users is None or existing.pk in self.addable_users
+        ):
+            raise forms.ValidationError(
+                f"The username {existing.username!r} is taken, by someone who is in none of "
+                "the organizations you administer. Choose another username; only a "
+                "superuser adds an account of another organization."
+            )
         # Setting the password of an existing account would let one org's admin take over
         # a user of another org; only their own password change does that.
         if existing is not None and data.get("password"):
@@ -111,7 +126,19 @@ class MembershipAdmin(OrgScopedAdmin):
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         kwargs["form"] = MembershipChangeForm if obj is not None else MembershipForm
-        return super().get_form(request, obj, change=change, **kwargs)
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None:
+            # A class made for this request by `modelform_factory`: setting it here is safe.
+            form.addable_users = (
+                None
+                if request.user.is_superuser
+                else frozenset(
+                    Membership.objects.filter(
+                        org__in=org_ids_with(request, self.manage_roles)
+                    ).values_list("user_id", flat=True)
+                )
+            )
+        return form
 
     def get_fields(self, request, obj=None):
         if obj is None:

@@ -79,7 +79,8 @@ class PolicyAdmin(OrgScopedAdmin):
         chosen = request.POST.get("org", "")
         problems: list[str] = []
         if request.method == "POST" and form.is_valid():
-            org = orgs.filter(pk=chosen).first() if chosen.isdigit() else None
+            number = chosen.isascii() and chosen.isdigit() and len(chosen) <= 18
+            org = orgs.filter(pk=chosen).first() if number else None
             if org is None:
                 problems = ["Choose the organization the policy belongs to."]
             else:

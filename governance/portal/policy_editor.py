@@ -54,7 +54,11 @@ def _chosen_versions(request, versions: list[PolicyVersion]):
 
     def number(name: str, default: int | None) -> int | None:
         raw = request.GET.get(name, "")
-        return int(raw) if raw.isdigit() and int(raw) in by_number else default
+        # ASCII and short: "²" passes `str.isdigit` and 5,000 digits pass it too; `int` refuses
+        # both (a 500).
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
+            return default
+        return int(raw) if int(raw) in by_number else default
 
     newest = versions[0].number
     older = number("diff_from", versions[1].number if len(versions) > 1 else None)
@@ -173,29 +177,33 @@ def policy_editor_view(request, policy: Policy, *, may_save: bool):
                 )
         elif action == "save" and draft is not None:
             base = settings_form.cleaned_data["base_version"]
-            if base != current.number:
-                problems = [
-                    f"The policy changed since you opened it: v{current.number} is now current "
-                    f"(you started from v{base}). Your draft is kept below; compare it with the "
-                    "versions on the right, then save again."
-                ]
-                settings_form = _with_base(settings_form, current.number)
-                status = 409
-            else:
-                try:
-                    version = policy_save_document(
-                        org=policy.org,
-                        document=draft,
-                        author=actor.user,
-                        note=settings_form.cleaned_data["note"],
-                    )
-                except ServiceError as error:
+            try:
+                version = policy_save_document(
+                    org=policy.org,
+                    document=draft,
+                    author=actor.user,
+                    note=settings_form.cleaned_data["note"],
+                    base_version=base,
+                )
+            except ServiceError as error:
+                if error.code == "policy_changed":
+                    newest = error.extra["current"]
+                    problems = [
+                        f"The policy changed since you opened it: v{newest} is now current "
+                        f"(you started from v{base}). Your draft is kept below; compare it with "
+                        "the versions on the right, then save again."
+                    ]
+                    settings_form = _with_base(settings_form, newest)
+                    policy.refresh_from_db()
+                    current = policy.current_version
+                    status = 409
+                else:
                     failures = error.extra.get("failures", [])
                     problems = [error.detail] if not failures else []
                     status = 400
-                else:
-                    messages.success(request, f"Saved {policy.name} v{version.number}.")
-                    return HttpResponseRedirect(request.path)
+            else:
+                messages.success(request, f"Saved {policy.name} v{version.number}.")
+                return HttpResponseRedirect(request.path)
         elif action == "dry_run":
             dry_result = _dry_run(policy, draft, dry_form)
         elif action == "replay" and draft is not None:

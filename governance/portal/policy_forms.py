@@ -3,16 +3,17 @@
 They only read input; the document they build is saved by `policy_save_document`.
 """
 
-import json
 import re
 
 from django import forms
 
+from governance.api.parsers import loads_strict
 from governance.models import AutonomousFallback
 from governance.policy import PolicyDocument, PolicyError, Verdict
 from governance.policy.document import MAX_APPROVAL_TIMEOUT, MAX_RULES
 from governance.policy.invisible import flagged
 from governance.policy.yaml_format import YamlProblem, load_yaml
+from governance.schemas import arguments_refusal
 
 ACTIONS = [(v.value, v.value) for v in Verdict]
 UNORDERED = 10**9
@@ -130,10 +131,14 @@ class DryRunForm(forms.Form):
         if bool(data.get("call")) == bool(data.get("tool")):
             raise forms.ValidationError("Give either a call (tool:subject) or a tool.")
         if data.get("tool"):
+            # The API's reading of arguments (its depth bound keeps a deep `[[[…` from
+            # ending in a RecursionError, a 500), and what it refuses in them.
             try:
-                data["arguments"] = json.loads(data.get("arguments") or "{}")
+                data["arguments"] = loads_strict(data.get("arguments") or "{}")
             except ValueError as error:
                 raise forms.ValidationError(f"Arguments are not JSON: {error}") from None
+            if (problem := arguments_refusal(data["arguments"])) is not None:
+                raise forms.ValidationError(f"Arguments: {problem}.")
         return data
 
 
@@ -202,7 +207,10 @@ def forms_in_order(formset) -> list:
     def key(item):
         position, form = item
         raw = str(form["ORDER"].value() or "").strip()
-        return (int(raw) if raw.isdigit() else UNORDERED, position)
+        # As the ORDER field reads it when valid; "²" or 5,000 digits (which `int` refuses)
+        # sort last, and the field itself reports them.
+        number = raw.isascii() and raw.isdigit() and len(raw) <= 9
+        return (int(raw) if number else UNORDERED, position)
 
     return [form for _, form in sorted(enumerate(formset.forms), key=key)]
 

@@ -1,5 +1,6 @@
 """Capability bundles imported from YAML."""
 
+import math
 import re
 
 from django.db import transaction
@@ -9,6 +10,8 @@ from governance.errors import Invalid
 from governance.models import Access, BundleTool, CapabilityBundle, Organization
 from governance.policy.yaml_format import YamlProblem, load_yaml
 
+# What `CapabilityBundle.name` (a SlugField of 100) holds.
+BUNDLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 MATCH_KINDS = ("shell", "path", "text")
 SHELL_DIALECTS = ("bash", "sh", "zsh")
@@ -82,17 +85,38 @@ def _match_argument(tool: str, match: object) -> dict:
     return clean
 
 
-def _holds_nul(value: object, depth: int = 0) -> bool:
-    """PostgreSQL stores no NUL in text or jsonb: refuse it here, not with a 500 later."""
+def _unstorable(value: object, where: str = "") -> str | None:
+    """What keeps `value` from being stored and digested as JSON, said for the admin; None
+    when nothing does. YAML reads more than JSON holds: keys that are numbers, booleans or
+    null, dates, `!!binary`, `.nan`, and strings with NUL (a `\\0` escape) or a lone
+    surrogate (`\\ud800`), which PostgreSQL and the digest refuse: refused here, not with a
+    500 later. Depth is bounded by the YAML reader's."""
     if isinstance(value, str):
-        return "\x00" in value
-    if depth > 64:
-        return False
+        if "\x00" in value:
+            return f"{where or 'a value'} contains NUL characters (YAML \\0 escapes)"
+        if any("\ud800" <= char <= "\udfff" for char in value):
+            return f"{where or 'a value'} contains a lone surrogate (a YAML \\ud800 escape)"
+        return None
+    if value is None or isinstance(value, bool | int):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where or 'a number'} is not finite"
     if isinstance(value, dict):
-        return any(_holds_nul(k, depth + 1) or _holds_nul(v, depth + 1) for k, v in value.items())
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"key {key!r} under {where or 'the bundle'} must be a string (quote it)"
+            problem = _unstorable(key, f"key {key[:40]!r}") or _unstorable(
+                item, f"{where}.{key[:40]}" if where else key[:40]
+            )
+            if problem:
+                return problem
+        return None
     if isinstance(value, list):
-        return any(_holds_nul(item, depth + 1) for item in value)
-    return False
+        for index, item in enumerate(value):
+            if problem := _unstorable(item, f"{where}[{index}]"):
+                return problem
+        return None
+    return f"{where or 'a value'} is a {type(value).__name__}, which JSON does not hold (quote it)"
 
 
 def parse_bundle(text: str) -> tuple[str, list[dict]]:
@@ -105,8 +129,10 @@ def parse_bundle(text: str) -> tuple[str, list[dict]]:
         raise Invalid(f"bundle YAML does not parse: {error}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise Invalid("a bundle needs a name and a list of tools")
-    if _holds_nul(raw):
-        raise Invalid("a bundle may not contain NUL characters (YAML \\0 escapes)")
+    if problem := _unstorable(raw):
+        raise Invalid(f"a bundle holds only what JSON holds: {problem}")
+    if not BUNDLE_NAME.match(raw["name"]):
+        raise Invalid(f"a bundle's name must match {BUNDLE_NAME.pattern}")
     tools = raw.get("tools")
     if not isinstance(tools, list) or not tools:
         raise Invalid("a bundle needs a non-empty list of tools")

@@ -39,9 +39,17 @@ def test_failures(document: PolicyDocument, org: Organization) -> list[str]:
 
 @transaction.atomic
 def policy_save_document(
-    *, org: Organization, document: PolicyDocument, author: User | None, note: str = ""
+    *,
+    org: Organization,
+    document: PolicyDocument,
+    author: User | None,
+    note: str = "",
+    base_version: int | None = None,
 ) -> PolicyVersion:
-    """Every save is a new immutable version; a document whose tests fail is not saved."""
+    """Every save is a new immutable version; a document whose tests fail is not saved.
+
+    `base_version`: the version the draft was made from (the editor's). A save committed
+    since then is refused (Conflict, `policy_changed`), not silently undone by this one."""
     failures = test_failures(document, org)
     if failures:
         raise Invalid(
@@ -53,6 +61,13 @@ def policy_save_document(
     # Lock the policy row so concurrent saves number their versions one after the other.
     policy = Policy.objects.select_for_update().get(pk=policy.pk)
     last = policy.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    # Checked under the lock: two editors who both opened v3 cannot both save over it.
+    if base_version is not None and last != base_version:
+        raise Conflict(
+            f"policy {policy.name!r} changed since v{base_version}: v{last} is now current",
+            code="policy_changed",
+            extra={"current": last},
+        )
     version = PolicyVersion.objects.create(
         policy=policy,
         number=last + 1,
