@@ -13,6 +13,7 @@ from governance.models import Approval, ApprovalStatus, RememberScope, RunGrant
 from governance.selectors import access_approval, may_decide
 from governance.services.policies import exact_rule_pattern, policy_prepend_exact_rule
 from governance.services.settlement import TIMED_OUT_REASON, approval_settle
+from ledger.services import chain_lock
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ def approval_decide(
         exact_rule_pattern(approval.call_key)  # refused before anything is decided
     try:
         with transaction.atomic():
+            # The run's counter before the row is read (see chain_lock): a decision that
+            # waited for it past the expiry reads the clock after the wait, and times out.
+            chain_lock(run_id=approval.run_id)
             approval = Approval.objects.select_related("run", "call", "policy_version__policy").get(
                 pk=approval.pk
             )

@@ -21,7 +21,7 @@ from governance.models import (
 from governance.observability import metrics
 from ledger.models import EventType
 from ledger.redaction import redact
-from ledger.services import event_append
+from ledger.services import chain_lock, event_append
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,12 @@ def _reserve(
     try:
         with transaction.atomic():
             budget = _locked_budget(run)
+            # The run's counter next (the order every budget write appends in: budget, then
+            # counter), then its status: a finish commits `run.finished` under that lock, so
+            # a finish since the token check is seen here and nothing is booked after it.
+            chain_lock(run_id=run.pk)
+            if not Run.objects.filter(pk=run.pk, status=RunStatus.ACTIVE).exists():
+                raise Conflict("this run has finished", code="run_finished")
             existing = BudgetReservation.objects.filter(run=run, request_key=request_key).first()
             if existing is not None:
                 return _replayed(existing, tokens)
