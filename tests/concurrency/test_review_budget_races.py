@@ -9,14 +9,18 @@ run's counter (held by the run's own appends) until after it."""
 
 import threading
 
-import psycopg
 import pytest
 from django.db import connection
 
 from governance.models import Approval, BudgetReservation, RunBudget
 from ledger.chain_checks import chain_verify
-from ledger.models import Event, RunCounter
+from ledger.models import Event
 from tests.concurrency.conftest import fire_at_once
+from tests.concurrency.test_settlement_lock_order import (
+    counter_held,
+    race_behind_the_counter,
+    types_of,
+)
 from tests.conftest import Api, run_body
 from tests.governance.gate.test_pipeline import ask
 from tests.support.waiting import wait_until_waiting_on_locks
@@ -29,61 +33,13 @@ def reserve(runner: Api, run_id: str, key: str, out: int):
     )
 
 
-def types_of(run_id: str) -> list[str]:
-    return list(Event.objects.filter(run_id=run_id).order_by("seq").values_list("type", flat=True))
-
-
-def _counter_held(run_id: str) -> psycopg.Connection:
-    """Another connection holding the run's counter row, as an append in flight holds it
-    (released by rolling back)."""
-    settings = connection.settings_dict
-    held = psycopg.connect(
-        host=settings["HOST"] or "127.0.0.1",
-        port=settings["PORT"] or 5432,
-        dbname=settings["NAME"],
-        user=settings["USER"] or "postgres",
-        password=settings["PASSWORD"] or None,
-    )
-    held.execute(
-        f"UPDATE {RunCounter._meta.db_table} SET last_seq = last_seq WHERE run_id = %s",
-        [run_id],
-    )
-    return held
-
-
-def queued_behind_the_counter(run_id: str, *requests) -> list:
-    """Each request in a thread of its own, queued in order behind another connection's
-    hold of the run's counter, which then lets go. Returns their answers."""
-    held = _counter_held(run_id)
-    answers: list = [None] * len(requests)
-    threads = []
-
-    def send(index: int, request) -> None:
-        try:
-            answers[index] = request()
-        finally:
-            connection.close()
-
-    try:
-        for index, request in enumerate(requests):
-            threads.append(threading.Thread(target=send, args=(index, request)))
-            threads[-1].start()
-            wait_until_waiting_on_locks(index + 1, f"request {index + 1} to queue for the counter")
-    finally:
-        held.rollback()
-        held.close()
-    for thread in threads:
-        thread.join()
-    return answers
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_reservation_queued_behind_its_runs_finish_is_refused_and_books_nothing(make_run):
     run_id, runner = make_run(budget_tokens=1000)
     # The finish queues for the counter first; the reservation, past its token check while
     # the run was still active, queues after it.
-    finish, reservation = queued_behind_the_counter(
+    finish, reservation = race_behind_the_counter(
         run_id,
         lambda: Api(runner.token).post(f"/v1/runs/{run_id}/finish"),
         lambda: reserve(Api(runner.token), run_id, "after-the-end", out=500),
@@ -141,7 +97,7 @@ def test_an_approval_that_expires_while_its_decision_waits_is_never_granted(make
     run_id, runner = make_run()
     answer = ask(runner, run_id, "send_email", {"to": "bob@example.com"}, call_id="c-1")
     approval_id = answer["approval"]["id"]
-    held = _counter_held(run_id)
+    held = counter_held(run_id)
     decided: list = []
 
     def decide() -> None:

@@ -36,7 +36,7 @@ def ask(runner: Api, run_id: str, call_id: str) -> dict:
     return response.json()
 
 
-def _counter_held(run_id: str) -> psycopg.Connection:
+def counter_held(run_id: str) -> psycopg.Connection:
     """Another connection holding the run's counter row, as a writer in the middle of its
     append holds it (released by rolling back)."""
     settings = connection.settings_dict
@@ -58,7 +58,7 @@ def race_behind_the_counter(run_id: str, first, second) -> tuple:
     """`first` and then `second` (each a request, in a thread of its own) queued in that
     order behind another connection's hold of the run's counter, which then lets go.
     Returns their answers."""
-    held = _counter_held(run_id)
+    held = counter_held(run_id)
     answers: list = [None, None]
     threads = []
 
