@@ -30,6 +30,8 @@ import anyio
 import httpx
 import httpx2
 
+from governance.numerals import numeral
+
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -79,10 +81,10 @@ class _Entry:
 
 
 def _port(text: str, entry: str) -> int:
-    # ASCII digits only: `str.isdigit` is also true of "²", which `int` refuses (a 500).
-    if not (text.isascii() and text.isdigit() and len(text) <= 5) or not 0 < int(text) < 65536:
+    port = numeral(text, 5)
+    if port is None or not 0 < port < 65536:
         raise AllowListError(f"{entry!r}: the port must be a number from 1 to 65535")
-    return int(text)
+    return port
 
 
 def parse_entry(entry: str) -> _Entry:

@@ -10,7 +10,6 @@ cosignature is verified and kept.
 
 import base64
 import logging
-import re
 import ssl
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,6 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.utils import timezone
 
+from governance.policy.invisible import escape_invisible
 from ledger.log_models import Checkpoint, Publication, PublicationStatus
 from ledger.tree import TreeReader
 from ledger.verify.note import EM_DASH, NoteError, SignedNote, b64decode_strict, key_id
@@ -30,13 +30,12 @@ logger = logging.getLogger(__name__)
 BACKOFF = (5, 30, 120, 600)  # seconds before attempts 2, 3, 4, and every one after
 MAX_ATTEMPTS = 20
 COSIGNATURE_V1 = 0x04
-# What a witness sends back is logged and shown: its line breaks and terminal escapes are
-# written as escapes, so its answer cannot forge a log line or rewrite an operator's screen.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def _printable(text: str) -> str:
-    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
+    # What a witness sends back is logged and shown: its line breaks and terminal escapes
+    # are written as escapes, so its answer cannot forge a log line or rewrite a screen.
+    return escape_invisible(text, layout_is_visible=False)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,8 @@ from pathlib import Path
 from runner.command_line import CommandRefused
 
 _FIND_REFUSED_OPTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_GIT_REFUSED_OPTIONS = frozenset(
-    {"-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--exec"}
-)
+# `-c` sets any configuration (`core.sshCommand`, `core.fsmonitor`) for one command.
+_GIT_REFUSED_OPTIONS = frozenset({"-c"})
 # Long options that run a program, or point git at a configuration the workspace can write
 # (a bare repository, a template, a git directory outside `.git`). Git accepts any unambiguous
 # abbreviation of a long option (`--upload-pa`), so every prefix of these is refused too.
@@ -72,7 +71,7 @@ GIT_SUBCOMMANDS = frozenset(
         "tag",
     ]
 )
-_GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
+_GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "--work-tree", "--namespace"})
 # Config the repository cannot override, given to git through the environment.
 _GIT_HARDENING = {
     "core.hooksPath": "/dev/null",
@@ -134,8 +133,6 @@ def _check_git(arguments: list[str]) -> None:
                 f"`git {argument}` is not available here (allowed: "
                 f"{', '.join(sorted(GIT_SUBCOMMANDS))})"
             )
-        if argument == "clone" and "-u" in arguments[index + 1 :]:
-            raise CommandRefused("`git clone -u` (a custom upload-pack program) is refused")
         if argument in _GIT_REFUSED_SHORT_OPTIONS:
             refused, with_value = _GIT_REFUSED_SHORT_OPTIONS[argument]
             _refuse_short_options(f"git {argument}", arguments[index + 1 :], refused, with_value)

@@ -8,6 +8,7 @@ from django.utils.html import format_html
 
 from governance.admin.roles import ReadOnlyAdmin
 from governance.models import Approval
+from governance.numerals import numeral
 
 
 @admin.register(Approval)
@@ -33,6 +34,6 @@ class ApprovalAdmin(ReadOnlyAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """The approval page of the inbox is the one place an approval is shown in full."""
-        if request.method == "GET" and str(object_id).isascii() and str(object_id).isdigit():
+        if request.method == "GET" and numeral(str(object_id), 18) is not None:
             return HttpResponseRedirect(reverse("admin:inbox-approval", args=[object_id]))
         return super().change_view(request, object_id, form_url, extra_context)

@@ -10,6 +10,7 @@ from django.urls import path, reverse
 from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin, org_ids_with, portal_actor
 from governance.errors import ServiceError
 from governance.models import Organization, Policy, PolicyVersion
+from governance.numerals import numeral
 from governance.portal.pages import page_context
 from governance.portal.policy_editor import policy_editor_view, policy_export_view
 from governance.portal.policy_forms import YamlImportForm
@@ -79,8 +80,8 @@ class PolicyAdmin(OrgScopedAdmin):
         chosen = request.POST.get("org", "")
         problems: list[str] = []
         if request.method == "POST" and form.is_valid():
-            number = chosen.isascii() and chosen.isdigit() and len(chosen) <= 18
-            org = orgs.filter(pk=chosen).first() if number else None
+            number = numeral(chosen, 18)
+            org = orgs.filter(pk=number).first() if number is not None else None
             if org is None:
                 problems = ["Choose the organization the policy belongs to."]
             else:

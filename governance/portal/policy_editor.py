@@ -12,6 +12,7 @@ from django.urls import reverse
 from governance.admin.roles import portal_actor
 from governance.errors import ServiceError
 from governance.models import Policy, PolicyVersion
+from governance.numerals import numeral
 from governance.policy import PolicyDocument, PolicyError, compile_policy, lint
 from governance.policy_store import document_of, known_tools
 from governance.portal.pages import page_context
@@ -53,12 +54,8 @@ def _chosen_versions(request, versions: list[PolicyVersion]):
     by_number = {v.number: v for v in versions}
 
     def number(name: str, default: int | None) -> int | None:
-        raw = request.GET.get(name, "")
-        # ASCII and short: "²" passes `str.isdigit` and 5,000 digits pass it too; `int` refuses
-        # both (a 500).
-        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
-            return default
-        return int(raw) if int(raw) in by_number else default
+        chosen = numeral(request.GET.get(name, ""), 9)
+        return chosen if chosen in by_number else default
 
     newest = versions[0].number
     older = number("diff_from", versions[1].number if len(versions) > 1 else None)

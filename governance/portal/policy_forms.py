@@ -9,6 +9,7 @@ from django import forms
 
 from governance.api.parsers import loads_strict
 from governance.models import AutonomousFallback
+from governance.numerals import numeral
 from governance.policy import PolicyDocument, PolicyError, Verdict
 from governance.policy.document import MAX_APPROVAL_TIMEOUT, MAX_RULES
 from governance.policy.invisible import flagged
@@ -207,10 +208,10 @@ def forms_in_order(formset) -> list:
     def key(item):
         position, form = item
         raw = str(form["ORDER"].value() or "").strip()
-        # As the ORDER field reads it when valid; "²" or 5,000 digits (which `int` refuses)
-        # sort last, and the field itself reports them.
-        number = raw.isascii() and raw.isdigit() and len(raw) <= 9
-        return (int(raw) if number else UNORDERED, position)
+        # As the ORDER field reads it when valid; anything else sorts last, and the field
+        # itself reports it.
+        number = numeral(raw, 9)
+        return (UNORDERED if number is None else number, position)
 
     return [form for _, form in sorted(enumerate(formset.forms), key=key)]
 

@@ -33,9 +33,20 @@ def event_decision(data: dict) -> str:
     return ""
 
 
+def _data(event: Event) -> dict:
+    return event.data if isinstance(event.data, dict) else {}
+
+
+def _decision_and_source(data: dict) -> tuple[str, str]:
+    """What the timeline shows, and filters on, as the event's decision and source."""
+    source = data.get("source")
+    return event_decision(data), source if isinstance(source, str) else ""
+
+
 def timeline_row(event: Event) -> dict:
-    data = event.data if isinstance(event.data, dict) else {}
+    data = _data(event)
     rule = data.get("rule") if isinstance(data.get("rule"), dict) else None
+    decision, source = _decision_and_source(data)
     return {
         "seq": event.seq,
         "at": event.at,
@@ -44,8 +55,8 @@ def timeline_row(event: Event) -> dict:
         if isinstance(data.get("tool"), str)
         else "",
         "tool_call_id": data.get("tool_call_id") or "",
-        "decision": event_decision(data),
-        "source": data.get("source") if isinstance(data.get("source"), str) else "",
+        "decision": decision,
+        "source": source,
         "rule": highlighted(
             f"{rule.get('pattern')} → {rule.get('action')}", layout_is_visible=False
         )
@@ -125,11 +136,8 @@ def frozen_details(run: Run) -> dict:
 
 
 def _passes(event: Event, filters: dict[str, str]) -> bool:
-    data = event.data if isinstance(event.data, dict) else {}
-    if "decision" in filters and event_decision(data) != filters["decision"]:
-        return False
-    source = data.get("source") if isinstance(data.get("source"), str) else ""
-    return "source" not in filters or source == filters["source"]
+    decision, source = _decision_and_source(_data(event))
+    return filters.get("decision", decision) == decision and filters.get("source", source) == source
 
 
 def timeline_rows(run: Run, filters: dict[str, str]) -> tuple[list[dict], bool]:

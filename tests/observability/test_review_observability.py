@@ -10,8 +10,8 @@ import pytest
 from ledger.log_models import Publication
 from ledger.publishing import publications_attempt_due
 from tests.conftest import run_body
-from tests.ledger.support import checkpoint_now, vkey
-from tests.ledger.witness import Witness
+from tests.ledger.support import checkpoint_now
+from tests.ledger.test_publishing import witness  # noqa: F401 - the fixture
 from tests.support.servers import WebServer
 
 pytestmark = pytest.mark.django_db
@@ -23,13 +23,9 @@ FORGED = (
 
 
 @pytest.fixture
-def hostile_witness(org, make_run, tmp_path, settings):
-    make_run()  # the log needs a key to hand the witness
-    with Witness(tmp_path, vkey(org)) as running:
-        settings.FLUIDBOX_LEDGER_WITNESSES = [f"{running.url} {running.vkey}"]
-        settings.FLUIDBOX_LEDGER_WITNESS_CA_FILE = str(running.cert)
-        running.add_checkpoint = lambda body: (500, "text/plain", FORGED)
-        yield running
+def hostile_witness(witness):  # noqa: F811 - the fixture imported above
+    witness.add_checkpoint = lambda body: (500, "text/plain", FORGED)
+    return witness
 
 
 def test_a_witness_answer_cannot_forge_a_log_line_or_a_terminal_escape(

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import DEFAULT_PROGRAMS, Executor, GatePermission, ToolRunner, ToolSpec, Workspace
-from runner.tools import RUN_COMMAND, MatchArgument
+from runner import DEFAULT_PROGRAMS, Executor, GatePermission, ToolRunner, Workspace
+from tests.runner.test_tool_runner import DEPLOY
 
 SECRET_REPOSITORY_TEXT = "repository-outside-the-workspace"
 
@@ -229,15 +229,7 @@ LONG_SECRET = "ghp_Zq9XvB2mK7LpR4tY8wN1cH6jD3fS5gA0eU.eyJzdWIiOiJkZXBsb3kifQ.c2l
 def test_a_long_secret_stays_masked_when_an_encoder_wraps_its_lines(
     fake_gate, workspace: Workspace
 ) -> None:
-    deploy = ToolSpec(
-        name="deploy",
-        description="Runs with the deployment credentials.",
-        access="write",
-        match_argument=MatchArgument("command", "shell"),
-        schema=RUN_COMMAND.schema,
-        handler="run_command",
-        secrets=True,
-    )
+    deploy = DEPLOY
     executor = Executor(workspace, DEFAULT_PROGRAMS | {"printenv", "base64"}, timeout=60.0)
     runner = ToolRunner(fake_gate.client(), workspace, executor, tools=(deploy,), total_wait=0.5)
     fake_gate.secrets["deploy"] = {"DEPLOY_TOKEN": LONG_SECRET}
