@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import threading
 
+import anyio
 import httpx
 import pytest
 from django.db import connection
 
 from governance.models import Approval, ToolCall
 from ledger.models import Event
-from tests.mcp_endpoint.conftest import with_client
+from tests.mcp_endpoint.conftest import mcp_client, with_client
 from tests.runner_live.conftest import DEMO_POLICY, create_run, decide
 from tests.support.waiting import wait_until
 
@@ -238,6 +239,56 @@ def test_retrying_with_the_same_meta_id_runs_the_upstream_once(
     assert ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_once").count() == 1
     brokered = Event.objects.filter(run_id=run_id, type="tool.brokered")
     assert [e.data["tool_call_id"] for e in brokered].count("toolu_once") == 1
+
+
+def test_an_approval_given_after_the_client_left_runs_the_call_once_and_a_retry_says_so(
+    fluidbox_server, demo_org, operator, approver_key
+):
+    """The README: an approval decides the call, whether or not the agent still listens."""
+    era = "legacy"
+    run_id, token = create_run(operator, connections=["tracker"])
+    before = tracker_issue_count(fluidbox_server.url, token, era)
+
+    def pending() -> Approval | None:
+        return Approval.objects.filter(run_id=run_id, status="pending").first()
+
+    async def call_then_leave():
+        async def call():
+            async with mcp_client(fluidbox_server.url, token, era) as client:
+                await client.call_tool(
+                    "tracker__create_issue",
+                    {"title": "approved after the agent left"},
+                    meta={"claudecode/toolUseId": "toolu_left"},
+                )
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            while await anyio.to_thread.run_sync(pending) is None:
+                await anyio.sleep(0.1)
+            group.cancel_scope.cancel()  # the client goes away while the call waits
+
+    anyio.run(call_then_leave)
+    assert decide(fluidbox_server.url, approver_key, str(pending().pk)).status_code == 200
+
+    def brokered() -> list[Event]:
+        events = Event.objects.filter(run_id=run_id, type="tool.brokered")
+        return [e for e in events if e.data["tool_call_id"] == "toolu_left"]
+
+    wait_until(lambda: brokered(), "the approved call to run with nobody listening")
+    assert tracker_issue_count(fluidbox_server.url, token, era) == before + 1
+    retry = with_client(
+        fluidbox_server.url,
+        token,
+        era,
+        lambda c: c.call_tool(
+            "tracker__create_issue",
+            {"title": "approved after the agent left"},
+            meta={"claudecode/toolUseId": "toolu_left"},
+        ),
+    )
+    assert retry.is_error and "already ran once" in text_of(retry)
+    assert tracker_issue_count(fluidbox_server.url, token, era) == before + 1
+    assert len(brokered()) == 1
 
 
 def test_a_finished_runs_token_gets_401(fluidbox_server, demo_org, operator, era):
