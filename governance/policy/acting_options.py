@@ -33,9 +33,15 @@ RUNS, WRITES_FILES, DELETES, CONFIGURES, SENDS = (
 _GIT_SUBCOMMANDS = (
     "add commit status checkout switch restore reset stash merge cherry-pick revert rev-parse "
     "ls-files blame remote describe shortlog merge-base cat-file ls-tree reflog worktree mv rm "
-    "clean am apply notes show-ref for-each-ref count-objects fsck gc prune version "
-    "submodule bisect sparse-checkout rev-list name-rev"
+    "clean am notes show-ref for-each-ref count-objects fsck gc prune version "
+    "submodule bisect sparse-checkout rev-list name-rev cherry diff-tree diff-index diff-files "
+    "show-branch var check-ignore check-attr check-mailmap check-ref-format verify-commit "
+    "verify-tag patch-id interpret-trailers stripspace get-tar-commit-id verify-pack merge-tree "
+    "hash-object update-index update-ref symbolic-ref write-tree commit-tree read-tree "
+    "pack-refs repack replace rerere annotate"
 )
+# git's revision and diff options: every subcommand built on them reads them (`git reflog`,
+# `shortlog`, `blame`, `stash show`, `stash list`, `diff-tree`...), so every git table has them.
 _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS}
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 
@@ -54,6 +60,8 @@ ACTING: dict[str, dict[str, str]] = {
         "--git-dir": "reads another repository's configuration and hooks",
         "--work-tree": WRITES_FILES,
         "--super-prefix": CONFIGURES,
+        # The folder it runs in is the repository: a `config` there is no `.git/config`.
+        "--bare": "reads the configuration of the folder it runs in",
     },
     **{f"git {sub}": _LOG_DIFF for sub in ("log", "show", "diff", "whatchanged", "range-diff")},
     "git format-patch": {**_LOG_DIFF, "-o": WRITES_FILES, "--output-directory": WRITES_FILES},
@@ -76,7 +84,8 @@ ACTING: dict[str, dict[str, str]] = {
     "git tag": {"-d": DELETES, "--delete": DELETES},
     # Subcommands with no acting option of their own: known, so `git commit -m` is not read
     # against every other subcommand's options (what an unknown subcommand or alias is).
-    **{f"git {sub}": {} for sub in _GIT_SUBCOMMANDS.split()},
+    **{f"git {sub}": _LOG_DIFF for sub in _GIT_SUBCOMMANDS.split()},
+    "git apply": {"--unsafe-paths": WRITES_FILES},  # patches outside the working tree
     "git help": {"": "runs man to show a manual"},  # so does `git CMD --help`: see _scan
     "git worktree add": {"": WRITES_FILES},
     "git bundle create": {"": WRITES_FILES},
@@ -131,7 +140,10 @@ ACTING: dict[str, dict[str, str]] = {
         "--index-file": WRITES_FILES,
     },
     "sed": {"-i": WRITES_FILES, "--in-place": WRITES_FILES, "-f": RUNS, "--file": RUNS},
+    # mawk's and gawk's `-W OPTION` (`-W exec FILE`, `-W source=TEXT`) and gawk's `-e TEXT`
+    # take the program from elsewhere than the first operand: they are not read.
     "awk": dict.fromkeys(("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec"), RUNS)
+    | dict.fromkeys(("-W", "-e", "--source"), RUNS)
     | dict.fromkeys(
         ("-o", "--pretty-print", "-p", "--profile", "-d", "--dump-variables"), WRITES_FILES
     ),
@@ -208,7 +220,8 @@ ACTING: dict[str, dict[str, str]] = {
     "prettier": {"-w": WRITES_FILES, "--write": WRITES_FILES},
     "eslint": {"--fix": WRITES_FILES, "-o": WRITES_FILES, "--output-file": WRITES_FILES},
     "ruff": {"--fix": WRITES_FILES, "--config": CONFIGURES},
-    "yq": {"-i": WRITES_FILES, "--inplace": WRITES_FILES},
+    # mikefarah's yq spells it --inplace, the jq wrapper (Debian's yq) --in-place
+    "yq": dict.fromkeys(("-i", "--inplace", "--in-place"), WRITES_FILES),
     "curl": {
         **dict.fromkeys(
             ("-o", "--output", "-O", "--remote-name", "--remote-name-all"), WRITES_FILES
@@ -238,6 +251,19 @@ ACTING: dict[str, dict[str, str]] = {
         for sub in ("run", "create", "exec")
     },
     "zip": {"-TT": RUNS, "--unzip-command": RUNS},
+    "cmake": {
+        # `cmake -E rm -rf …`, `-E env CMD`, `-E copy …`: its command-line tools act.
+        **dict.fromkeys(("-E", "-P", "-C", "--toolchain"), RUNS),
+        **dict.fromkeys(("--system-information", "--graphviz", "--install"), WRITES_FILES),
+        **dict.fromkeys(("--trace-redirect", "--profiling-output"), WRITES_FILES),
+    },
+    "ctest": {
+        **dict.fromkeys(("-S", "-SP", "-SR", "--script", "--script-new-process"), RUNS),
+        **dict.fromkeys(("--build-and-test", "--test-command", "--extra-submit"), RUNS),
+        **dict.fromkeys(("-O", "--output-log", "--output-junit"), WRITES_FILES),
+    },
+    "file": {"-C": WRITES_FILES, "--compile": WRITES_FILES},  # writes NAME.mgc where it runs
+    "tree": {"-o": WRITES_FILES, "-R": WRITES_FILES},  # -R: 00Tree.html in every folder
     "dd": {},
     "gcc": {
         **dict.fromkeys(("-wrapper", "-B", "-fplugin", "-specs", "--specs", "-Xlinker"), RUNS),
@@ -245,6 +271,7 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-Wa", "-Wp"), RUNS),  # `-Wa,-a=FILE`, `-Wp,-MD,FILE` write too
         **dict.fromkeys(("-MF", "-save-temps", "-dumpdir", "-dumpbase", "-aux-info"), WRITES_FILES),
         "-fdump-": WRITES_FILES,  # `-fdump-tree-original=FILE`, any pass's dump
+        **dict.fromkeys(("-fopt-info", "-fopt-info-"), WRITES_FILES),  # `-fopt-info-all=FILE`
         "@": "reads more options from a file",  # `gcc @args`: a response file
     },
     "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
@@ -256,6 +283,8 @@ ACTING: dict[str, dict[str, str]] = {
     "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
 
+ACTING.update({key: {**_LOG_DIFF, **table} for key, table in ACTING.items() if key[:4] == "git "})
+
 # Short option letters that take a value: letters after them in `-abc` are that value.
 VALUED_LETTERS = {
     "pytest": "kmcpoWrn",
@@ -266,7 +295,7 @@ VALUED_LETTERS = {
     "curl": "oDcKTdFuHAeEXxrwYyzb",
     "wget": "OoaPeUtTw",
     "sed": "efl",
-    "awk": "Fvfiload",
+    "awk": "FvfiloadWe",
     "make": "fCIjlOWo",
     "python": "cmWXQ",
     "rsync": "eBTfM",
@@ -317,6 +346,7 @@ OUTPUT_OPTIONS = {
     "unzip": ("-d",),
     "openssl": ("-out",),
     "patch": ("-o", "--output"),
+    "cmake": ("-B",),  # the build directory it configures
 }
 _WRITES_VALUED = {
     "compileall": "rdspxijoe",
@@ -396,7 +426,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
 
 
 _NO_CLUSTERS = frozenset(
-    {"find", "go", "gcc", "sqlite3"}
+    {"find", "go", "gcc", "sqlite3", "cmake", "ctest"}
 )  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
@@ -410,6 +440,7 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
     if program == "tar" and args and not args[0].startswith("-"):
         args = ["-" + args[0], *args[1:]]  # `tar xzf a.tgz`: the old option syntax
     help_next = False  # `git log --help` runs `git help log`, which runs man
+    value_next = False
     for token in args:
         if help_next and token == "--help":
             yield Acting(("--help",), "runs man to show a manual")
@@ -440,6 +471,8 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             yield Acting((token.split("=", 1)[0] + "=",), "sets a variable the program runs with")
         elif program in _STOPS_AT_OPERAND:
             return
+        elif value_next:
+            pass  # `git -C DIR`, `git --namespace NS`: a global option's value, not a subcommand
         elif descending and f"{key} {token}" in _PATHS:
             key = f"{key} {token}"
             help_next = program == "git"
@@ -452,6 +485,12 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             if key == program and subcommands:
                 # Not a subcommand we know (an option's value, an alias): any of them may follow.
                 tables += [ACTING[k] for k in subcommands if "" not in ACTING[k]]
+            if key == program and program == "git":
+                # git runs `git-TOKEN` from its exec path or PATH, or an alias from its
+                # configuration: plumbing that writes where it is told (`pack-objects /tmp/x`,
+                # `init-db`), or runs what it is given (`remote-ext x 'sh -c …'`).
+                yield Acting((token,), "is a git command the engine does not know")
+        value_next = program == "git" and key == program and token in _GIT_GLOBAL_VALUED
 
 
 def _spells(program: str, option: str, head: str) -> bool:
@@ -627,7 +666,7 @@ def _awk_program(args: list[str]) -> list[Acting]:
     k = 0
     while k < len(args):
         token = args[k]
-        if token in ("-F", "-v", "--field-separator", "--assign"):
+        if token in ("-F", "-v", "--field-separator", "--assign", "-W"):
             k += 2
             continue
         if token == "--":

@@ -322,6 +322,12 @@ def _read_chain(
             # that directory must be writable too; the tool's own working directory is.
             moved = [c for c in reading.cwds if c != reading.base]
             writes += [Finding("write", c or ".", True) for c in moved]
+        if exact and name == "git" and any(c != reading.base for c in reading.cwds):
+            reading.concern(
+                text,
+                "git after a `cd` uses the repository it finds there: a bare one laid out as "
+                "plain files (HEAD, objects/, refs/, config) has a config no rule guards",
+            )
         if base == "find":
             _read_find_actions(arguments, dialect, depth, reading, exact)
         if exact:

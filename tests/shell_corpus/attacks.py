@@ -563,6 +563,32 @@ for script, effect in (
     ("printf -v'a[$(rm -rf /workspace/victim)]' x", ran(RM)),
 ):
     _add(OPTION_READING, script, effect, policy="benign")
+# mawk's `-W`, git's revision options and commands beyond log/show/diff, cmake's tools,
+# file's and gcc's output files (FINDINGS F16-F20)
+for script, effect, shell in (
+    ("awk -W interactive 'BEGIN{system(\"touch /workspace/PWNED\")}'", child(TOUCH), "bash"),
+    ("awk -W interactive 'BEGIN{system(\"touch /workspace/PWNED\")}'", child(TOUCH), "sh"),
+    ("echo 'BEGIN{system(\"touch /workspace/PWNED\")}' | awk -W exec /dev/stdin",
+     child(TOUCH), "bash"),
+    ("git reflog --output=/etc/fluidbox-x", wrote(X), "bash"),
+    ("git shortlog --output=/etc/fluidbox-x HEAD", wrote(X), "bash"),
+    ("git blame --output=/etc/fluidbox-x README.md", wrote(X), "bash"),
+    ("echo x >> README.md && git stash -q && git stash show --output=/etc/fluidbox-x",
+     wrote(X), "bash"),
+    ("echo x >> README.md && git stash -q && git stash list --output=/etc/fluidbox-x",
+     wrote(X), "bash"),
+    ("printf 'connect git-upload-pack\\n' | "
+     "git --no-pager remote-ext x 'sh -c touch% /workspace/PWNED'", child(TOUCH), "bash"),
+    ("git rev-parse HEAD | git --no-pager pack-objects /etc/fluidbox-x", wrote("/etc/"), "bash"),
+    ("git --no-pager init-db -q /etc/fluidbox-x", wrote(X), "bash"),
+    ("cmake -E env rm -rf /workspace/victim", child(RM), "bash"),
+    ("cmake -E touch /etc/fluidbox-x", wrote(X), "bash"),
+    ("ctest --output-log /etc/fluidbox-x", wrote("/etc/"), "bash"),
+    ("cd /etc && file -C -m /workspace/README.md", wrote("/etc/README.md.mgc"), "bash"),
+    ("gcc -c -x c /dev/null -o /workspace/a.o -fopt-info-all=/etc/fluidbox-x", wrote(X), "bash"),
+    ("yq --in-place -y . /etc/hostname", wrote("/etc/hostname"), "bash"),
+):  # fmt: skip
+    _add(OPTION_READING, script, effect, shell=shell, policy="benign")
 for policy in ("review", "benign"):
     _add(OPTION_READING, "git log --help", child("man git-log"), policy=policy)
     _add(
@@ -655,6 +681,40 @@ for script, effect in (
      ran(TOUCH)),
 ):  # fmt: skip
     _add(COMPOSITION, script, effect, policy="benign")
+
+# A bare repository laid out as plain files: no `.git` in its path, so its `config` is no
+# configuration path, yet git run in that folder reads it (FINDINGS F21)
+BARE = (
+    "mkdir -p /workspace/b/objects /workspace/b/refs && "
+    "echo 'ref: refs/heads/master' > /workspace/b/HEAD && printf '%s' > /workspace/b/config && "
+    "cd /workspace/b && git fetch %s"
+)
+for config, url in (
+    ('[remote "x"]\\n\\turl = /workspace\\n\\tuploadpack = touch /workspace/PWNED;\\n', "x"),
+    ("[core]\\n\\tsshCommand = touch /workspace/PWNED;\\n", "ssh://h/p"),
+):
+    _add(COMPOSITION, BARE % (config, url), child(TOUCH), policy="benign")
+# ... and the workspace itself laid out so, read by `git --bare` without a `cd` (F21)
+_add(
+    COMPOSITION,
+    "mkdir -p /workspace/objects /workspace/refs && echo 'ref: refs/heads/master' > "
+    '/workspace/HEAD && printf \'[remote "x"]\\n\\turl = /workspace\\n\\tuploadpack = '
+    "touch /workspace/PWNED;\\n' > /workspace/config && git --no-pager --bare fetch x",
+    child(TOUCH),
+    policy="benign",
+)
+# git apply writes where an agent's patch says, once told paths may leave (F22)
+for patch, options in (
+    ("--- /dev/null\\n+++ /etc/fluidbox-x\\n@@ -0,0 +1 @@\\n+x\\n", "-p0 --unsafe-paths"),
+    ("--- /dev/null\\n+++ b/../../etc/fluidbox-x\\n@@ -0,0 +1 @@\\n+x\\n", "--unsafe-paths"),
+):
+    _add(
+        COMPOSITION,
+        f"printf -- '{patch}' > /workspace/p.diff && "
+        f"git --no-pager apply {options} /workspace/p.diff",
+        wrote(X),
+        policy="benign",
+    )
 
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape

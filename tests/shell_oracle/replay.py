@@ -63,6 +63,7 @@ HELPERS = {
     "fgrep": _named("grep"),
     "npm": _named("node", "nodejs"),
     "npx": _named("node", "nodejs"),
+    "yq": _named("jq"),  # Debian's yq is a jq wrapper: every run starts jq
     "tar": _named("gzip", "bzip2", "xz", "zstd", "lzma"),
     "gcc": _COMPILER,
     "g++": _COMPILER,
