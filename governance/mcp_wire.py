@@ -114,7 +114,8 @@ class CallOutcome:
 
     content: list[dict[str, Any]]
     is_error: bool
-    structured: dict[str, Any] | None
+    # Any JSON value since 2026-07-28 (an object before); None when the server sent none.
+    structured: Any
     live_digest: str
 
 
@@ -284,11 +285,10 @@ def _call_outcome(raw: dict[str, Any], live_digest: str) -> CallOutcome:
     content = raw.get("content")
     if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
         raise _ProtocolViolation("the server sent a malformed tools/call result")
-    structured = raw.get("structuredContent")
     return CallOutcome(
         content=content,
         is_error=raw.get("isError") is True,
-        structured=structured if isinstance(structured, dict) else None,
+        structured=raw.get("structuredContent"),
         live_digest=live_digest,
     )
 

@@ -14,17 +14,16 @@ from governance.binding_state import BindingNow, bindings_now
 from governance.gate.context import CallContext
 from governance.gate.stages.frozen_set import check_frozen_set
 from governance.gate.stages.trust_tier import check_trust_tier
+from governance.mcp_server.eras import DESCRIPTIVE_FIELDS
 from governance.mcp_server.names import mcp_names
 from governance.mcp_wire import tool_digest
 from governance.models import FrozenTool, Run
 from governance.process_cache import ProcessCache
+from governance.schemas import guard_schema
 
 # A run's brokered tools are frozen at its creation, so the names they are listed under and
 # their input schemas never change: each process keeps those of the runs it has served.
 _tools_of_runs = ProcessCache(size=4096)
-
-# Wire fields of a photographed tool that describe it to a model (never its live form).
-_DESCRIPTIVE_FIELDS = ("title", "description", "annotations", "outputSchema", "icons")
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,14 @@ def run_mcp_catalog(run: Run) -> list[ListedTool]:
         if wire is None:
             continue
         definition = {"name": names[tool.name], "inputSchema": tool.schema}
-        definition.update({key: wire[key] for key in _DESCRIPTIVE_FIELDS if key in wire})
+        # The fields that describe it to a model, as photographed (never its live form); the
+        # protocol version a client speaks may not carry all of them (`eras.listable`).
+        definition.update({key: wire[key] for key in DESCRIPTIVE_FIELDS if key in wire})
+        if "outputSchema" in definition and guard_schema(definition["outputSchema"]):
+            # A client checks each result against the output schema, and refuses every
+            # result of a tool whose schema it cannot compile or resolve: the tool would be
+            # listed but never callable. Listed without it, results reach the model.
+            del definition["outputSchema"]
         listed.append(ListedTool(names[tool.name], tool, definition))
     return listed
 

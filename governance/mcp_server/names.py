@@ -4,8 +4,13 @@ A frozen brokered tool is named `<slug>.<tool>` (SPEC §1); model APIs accept on
 `^[a-zA-Z0-9_-]{1,64}$`. The connection separator `.` becomes `__`, any other character
 outside `[A-Za-z0-9_-]` becomes `_x<hex>_` (a `.` inside the tool's own name is `_x2e_`).
 A name longer than 64 characters, or one that two tools of the run would share, is cut to
-55 characters and ends `_<8 hex of sha256(frozen name)>`, so it is still the same name
-every time. Decoding never guesses: it looks the name up in the run's own listing.
+55 characters and ends `_<8 hex of sha256(frozen name)>`. An upstream may name a tool exactly
+like another tool's cut name (`…_<8 hex>`), and two cut names may meet: a cut name that
+would equal any other name of the run is cut again with the hash of `<frozen name>#<n>`
+(n = 1, 2, …) until it is the only one, the run's tools taken in the order of their frozen
+names. Readable names are never moved aside, so no readable name ever equals another tool's
+cut one, and the same frozen names give the same MCP names every time. Decoding never
+guesses: it looks the name up in the run's own listing.
 """
 
 import hashlib
@@ -57,20 +62,27 @@ def readable_guess(mcp_name: str) -> str | None:
     return None if slug is None else f"{slug}.{''.join(read)}"
 
 
-def hashed_name(frozen_name: str) -> str:
-    digest = hashlib.sha256(frozen_name.encode("utf-8")).hexdigest()[:8]
+def hashed_name(frozen_name: str, attempt: int = 0) -> str:
+    """The cut name; `attempt` n > 0 hashes `<frozen name>#<n>` instead (see above)."""
+    hashed = frozen_name if attempt == 0 else f"{frozen_name}#{attempt}"
+    digest = hashlib.sha256(hashed.encode("utf-8")).hexdigest()[:8]
     return f"{readable_name(frozen_name)[:_HASHED_PREFIX]}_{digest}"
 
 
 def mcp_names(frozen_names: list[str]) -> dict[str, str]:
     """frozen name → MCP name for one run's tools; distinct and model-API-valid."""
-    readable = {name: readable_name(name) for name in frozen_names}
+    readable = {name: readable_name(name) for name in sorted(set(frozen_names))}
     counts: dict[str, int] = {}
     for name in readable.values():
         counts[name] = counts.get(name, 0) + 1
-    names = {}
-    for frozen, name in readable.items():
-        if len(name) > MAX_LENGTH or counts[name] > 1:
-            name = hashed_name(frozen)
+    cut = [f for f, name in readable.items() if len(name) > MAX_LENGTH or counts[name] > 1]
+    names = {f: name for f, name in readable.items() if f not in cut}
+    # A cut name may copy neither a readable name nor another cut one.
+    taken = set(readable.values())
+    for frozen in cut:
+        attempt = 0
+        while (name := hashed_name(frozen, attempt)) in taken:
+            attempt += 1
+        taken.add(name)
         names[frozen] = name
     return names

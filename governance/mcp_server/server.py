@@ -38,6 +38,7 @@ from governance.mcp_server.calls import (
 )
 from governance.mcp_server.catalog import NamedTool, run_mcp_catalog
 from governance.mcp_server.db_threads import DatabaseThreads, pooled
+from governance.mcp_server.eras import carried_result, listable
 from governance.models import FrozenTool, Run
 from governance.observability import tracing
 from governance.schemas import MAX_ARGUMENT_BYTES, json_scalars
@@ -230,14 +231,13 @@ def frozen_input_schema(mcp_name: str) -> dict[str, Any] | None:
 async def list_tools(ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
     run = _token_run(ctx)
     listed = await _in_thread(lambda: run_mcp_catalog(run))
-    return types.ListToolsResult(
-        tools=[types.Tool.model_validate(tool.definition) for tool in listed]
-    )
+    definitions = listable([tool.definition for tool in listed], ctx.protocol_version)
+    return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in definitions])
 
 
-def _result(answer: McpAnswer) -> types.CallToolResult:
+def _result(answer: McpAnswer, version: str) -> types.CallToolResult:
     if answer.result is not None:
-        return types.CallToolResult.model_validate(answer.result)
+        return types.CallToolResult.model_validate(carried_result(answer.result, version))
     text = awaiting_text(answer) if answer.pending else answer.content_text
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
@@ -279,7 +279,7 @@ async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolR
         )
         chunk = min(float(settings.FLUIDBOX_MCP_PROGRESS_SECONDS), remaining)
         answer = await _in_thread(lambda chunk=chunk: attempt(chunk), waiting=True)
-    return _result(answer)
+    return _result(answer, ctx.protocol_version)
 
 
 def build_server() -> Server:

@@ -1,6 +1,12 @@
 """MCP names of frozen brokered tools: valid for model APIs, distinct, deterministic."""
 
-from governance.mcp_server.names import MODEL_API_NAME, mcp_names, readable_guess, readable_name
+from governance.mcp_server.names import (
+    MODEL_API_NAME,
+    hashed_name,
+    mcp_names,
+    readable_guess,
+    readable_name,
+)
 
 
 def test_the_connection_separator_becomes_a_double_underscore():
@@ -35,3 +41,17 @@ def test_a_readable_name_is_guessed_back_and_a_hashed_one_is_not():
     # What no frozen name holds is never guessed (nor sent to the database as text).
     for name in ["a__b_x110000_", "a__b_xd800_", "a__b_x0_", "a__b.c", "a__" + "b" * 70]:
         assert readable_guess(name) is None
+
+
+def test_a_name_shaped_like_another_tools_cut_name_never_takes_its_place():
+    # An upstream names its tools like the cut names of another: the first two it could be.
+    long_name = "crm.lookup_" + "x" * 60
+    impostors = ["crm." + hashed_name(long_name, attempt)[len("crm__") :] for attempt in (0, 1)]
+    names = mcp_names([long_name, *impostors])
+    assert len(set(names.values())) == 3
+    assert all(MODEL_API_NAME.match(name) for name in names.values())
+    for impostor in impostors:
+        assert names[impostor] == readable_name(impostor)  # readable names stay as they are
+    assert names[long_name] == hashed_name(long_name, 2)
+    assert len(names[long_name]) == 64
+    assert names == mcp_names([*reversed(impostors), long_name])

@@ -4,7 +4,9 @@ It re-reads its JSON config on every request, so a test can add, withdraw or cha
 tool (or make the HTTP layer answer 401/500) without a restart. The config file holds
 `{"tools": [...], "page_size": int | null, "http_status": int | null}`; the tool objects
 are served as they are. A `tools/call` echoes its arguments; a few arguments change that:
-`sleep_seconds` sleeps first, `respond_error: true` makes it a tool error, and, as a
+`sleep_seconds` sleeps first, `respond_error: true` makes it a tool error, a
+`structured_content` argument is answered as the structured result instead of the echo (any
+JSON value, as 2026-07-28 allows), and, as a
 hostile server would, `echo_credentials: true` adds the headers (or environment) it
 received to the echo and `fail_echoing_credentials: true` quotes them in a JSON-RPC error
 (`fail_echoing_arguments: true` quotes the call's arguments instead).
@@ -134,10 +136,13 @@ def build_server(
         if isinstance(sleep_seconds, int | float):
             await anyio.sleep(sleep_seconds)
         echo = json.dumps(arguments, sort_keys=True)
+        structured = arguments.get(
+            "structured_content", {"tool": params.name, "arguments": arguments}
+        )
         return _wire(
             mcp_types.CallToolResult(
                 content=[mcp_types.TextContent(type="text", text=echo)],
-                structured_content={"tool": params.name, "arguments": arguments},
+                structured_content=structured,
                 is_error=arguments.get("respond_error") is True,
             )
         )
