@@ -47,6 +47,9 @@ SESSION_COOKIE_AGE = env_int("FLUIDBOX_SESSION_HOURS", 12, minimum=1) * 3600
 
 INSTALLED_APPS = [
     "django.contrib.admin",
+    # Before django.contrib.auth: its `createsuperuser` checks usernames as every other way
+    # of making an account does (governance/usernames.py), and the first app's command wins.
+    "governance",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -57,7 +60,6 @@ INSTALLED_APPS = [
     "django_q",
     "axes",
     "ledger",
-    "governance",
 ]
 
 MIDDLEWARE = [

@@ -14,4 +14,5 @@ from governance.admin import (  # noqa: E402,F401  (registers the screens)
     orgs,
     policies,
     runs,
+    users,
 )

@@ -9,12 +9,13 @@ from django.utils.html import format_html
 from governance.admin.roles import ReadOnlyAdmin
 from governance.models import Approval
 from governance.numerals import numeral
+from governance.portal.verbatim import person
 
 
 @admin.register(Approval)
 class ApprovalAdmin(ReadOnlyAdmin):
     org_path = "run__org"
-    list_display = ("tool", "status", "agent", "connection", "expires_at", "decided_by", "open")
+    list_display = ("tool", "status", "agent", "connection", "expires_at", "decider", "open")
     list_filter = ("status", "remember_scope", "run__org")
     search_fields = ("tool", "tool_call_id", "=run__id")
     list_select_related = ("run", "connection", "decided_by")
@@ -26,6 +27,10 @@ class ApprovalAdmin(ReadOnlyAdmin):
     @admin.display(description="agent")
     def agent(self, approval: Approval) -> str:
         return approval.run.agent
+
+    @admin.display(description="decided by", ordering="decided_by__username")
+    def decider(self, approval: Approval):
+        return person(approval.decided_by)
 
     @admin.display(description="")
     def open(self, approval: Approval):

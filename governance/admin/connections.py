@@ -17,6 +17,7 @@ from governance.portal.connections import (
     connection_create_view,
     connection_page,
 )
+from governance.portal.verbatim import person
 from governance.services.agent_secrets import agent_secret_set
 
 CREATOR_ROLES = (Role.ADMIN, Role.APPROVER, Role.MEMBER)
@@ -28,7 +29,7 @@ class ConnectionAdmin(OrgScopedAdmin):
         "slug",
         "org",
         "kind",
-        "owner",
+        "owned_by",
         "transport",
         "status",
         "authorization_generation",
@@ -47,6 +48,10 @@ class ConnectionAdmin(OrgScopedAdmin):
 
     def member_rows(self, request):
         return Q(kind="personal", owner=request.user)
+
+    @admin.display(description="owner", ordering="owner__username")
+    def owned_by(self, connection: Connection):
+        return person(connection.owner)
 
     @admin.display(description="tools")
     def tool_count(self, connection: Connection) -> int:

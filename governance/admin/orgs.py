@@ -13,6 +13,7 @@ from governance.admin.roles import OrgScopedAdmin, org_ids_with
 from governance.errors import ServiceError
 from governance.models import ApiKey, Membership, Organization
 from governance.portal.pages import page_context
+from governance.portal.verbatim import person
 from governance.services.memberships import membership_update
 from governance.services.orgs import (
     api_key_create,
@@ -21,6 +22,7 @@ from governance.services.orgs import (
     org_create,
     user_create,
 )
+from governance.usernames import UsernameError, username_check, usernames_lock
 
 
 @admin.register(Organization)
@@ -74,9 +76,10 @@ class MembershipForm(forms.ModelForm):
         help_text="For a new user only. Leave blank for someone who already has an account.",
     )
 
-    # Who this admin may add with an existing account: people already in an organization
-    # they administer (None: anyone, for a superuser). Set per request by `get_form`.
-    addable_users: frozenset[int] | None = frozenset()
+    # Who this admin may add with an existing account: people already in these
+    # organizations, the ones they administer (None: anyone, for a superuser). Set per
+    # request by `get_form`; read after the lock, so an account made a moment ago counts.
+    addable_from_orgs: frozenset[int] | None = frozenset()
 
     class Meta:
         model = Membership
@@ -84,13 +87,21 @@ class MembershipForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        existing = User.objects.filter(username=data.get("username", "")).first()
+        # Held until the admin's transaction ends: two admins adding the same name (or two
+        # look-alikes) at once are checked one after the other, and the second is told.
+        usernames_lock()
+        username = data.get("username", "")
+        existing = User.objects.filter(username=username).first()
+        if existing is None and username:
+            try:
+                username_check(username, may_name=self.may_add)
+            except UsernameError as error:
+                self.add_error("username", str(error))
+                return data
         # One organization's admin may not pull another's people (or a superuser) into it:
         # they never asked to be a member, and it would change what their session may do.
         # The name being taken is told anyway, as creating the account would fail on it.
-        if existing is not None and not (
-            self.addable_users is None or existing.pk in self.addable_users
-        ):
+        if existing is not None and not self.may_add(existing):
             raise forms.ValidationError(
                 f"The username {existing.username!r} is taken, by someone who is in none of "
                 "the organizations you administer. Choose another username; only a "
@@ -110,6 +121,11 @@ class MembershipForm(forms.ModelForm):
             raise forms.ValidationError(f"{existing} is already a member of {data['org']}.")
         return data
 
+    def may_add(self, user: User) -> bool:
+        if self.addable_from_orgs is None:
+            return True
+        return user.memberships.filter(org_id__in=self.addable_from_orgs).exists()
+
 
 class MembershipChangeForm(forms.ModelForm):
     class Meta:
@@ -119,7 +135,7 @@ class MembershipChangeForm(forms.ModelForm):
 
 @admin.register(Membership)
 class MembershipAdmin(OrgScopedAdmin):
-    list_display = ("user", "org", "role", "is_active", "created_at")
+    list_display = ("member", "org", "role", "is_active", "created_at")
     list_filter = ("role", "is_active", "org")
     search_fields = ("user__username", "user__email")
     list_select_related = ("user", "org")
@@ -129,14 +145,10 @@ class MembershipAdmin(OrgScopedAdmin):
         form = super().get_form(request, obj, change=change, **kwargs)
         if obj is None:
             # A class made for this request by `modelform_factory`: setting it here is safe.
-            form.addable_users = (
+            form.addable_from_orgs = (
                 None
                 if request.user.is_superuser
-                else frozenset(
-                    Membership.objects.filter(
-                        org__in=org_ids_with(request, self.manage_roles)
-                    ).values_list("user_id", flat=True)
-                )
+                else frozenset(org_ids_with(request, self.manage_roles))
             )
         return form
 
@@ -150,10 +162,14 @@ class MembershipAdmin(OrgScopedAdmin):
             return ("account", "org")
         return ("account", *super().get_readonly_fields(request, obj))
 
+    @admin.display(description="user", ordering="user__username")
+    def member(self, membership: Membership):
+        return person(membership.user)
+
     @admin.display(description="user")
-    def account(self, membership: Membership) -> str:
+    def account(self, membership: Membership):
         # Text, not the user's admin page: only superusers may open that one.
-        return membership.user.username
+        return person(membership.user)
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
@@ -189,7 +205,7 @@ class ApiKeyForm(forms.Form):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(OrgScopedAdmin):
-    list_display = ("name", "org", "kind", "user", "hint_text", "created_at", "revoked_at")
+    list_display = ("name", "org", "kind", "holder", "hint_text", "created_at", "revoked_at")
     list_filter = ("org", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "user__username")
     list_select_related = ("org", "user")
@@ -205,9 +221,9 @@ class ApiKeyAdmin(OrgScopedAdmin):
         return "personal" if key.is_personal else "operator"
 
     @admin.display(description="user")
-    def holder(self, key: ApiKey) -> str:
+    def holder(self, key: ApiKey):
         # Text, not the user's admin page: only superusers may open that one.
-        return key.user.username if key.user_id else "— (an operator key)"
+        return person(key.user) if key.user_id else "— (an operator key)"
 
     @admin.display(description="key")
     def hint_text(self, key: ApiKey) -> str:

@@ -14,6 +14,7 @@ from governance.numerals import numeral
 from governance.portal.pages import page_context
 from governance.portal.policy_editor import policy_editor_view, policy_export_view
 from governance.portal.policy_forms import YamlImportForm
+from governance.portal.verbatim import person
 from governance.services.policies import policy_save
 
 
@@ -35,7 +36,7 @@ class PolicyAdmin(OrgScopedAdmin):
     @admin.display(description="by")
     def saved_by(self, policy: Policy):
         version = policy.current_version
-        return version.author if version and version.author_id else "—"
+        return person(version.author) if version and version.author_id else "—"
 
     def get_urls(self):
         return [
@@ -116,7 +117,7 @@ class PolicyAdmin(OrgScopedAdmin):
 @admin.register(PolicyVersion)
 class PolicyVersionAdmin(ReadOnlyAdmin):
     org_path = "policy__org"
-    list_display = ("policy", "number", "short_digest", "author", "note", "created_at")
+    list_display = ("policy", "number", "short_digest", "saved_by", "note", "created_at")
     list_filter = ("policy__org", "policy")
     list_select_related = ("policy", "author")
     fields = (
@@ -131,6 +132,10 @@ class PolicyVersionAdmin(ReadOnlyAdmin):
         "content",
     )
     readonly_fields = fields
+
+    @admin.display(description="author", ordering="author__username")
+    def saved_by(self, version: PolicyVersion):
+        return person(version.author, "—")
 
     @admin.display(description="digest")
     def short_digest(self, version: PolicyVersion) -> str:

@@ -22,7 +22,7 @@ from governance.models import (
     UsageEntry,
 )
 from governance.portal.timeline import run_export_view, run_timeline_view
-from governance.portal.verbatim import arguments_html, highlighted
+from governance.portal.verbatim import arguments_html, highlighted, person
 
 
 class RunScopedAdmin(ReadOnlyAdmin):
@@ -44,7 +44,7 @@ class RunAdmin(ReadOnlyAdmin):
         "autonomy",
         "trust_tier",
         "policy_version",
-        "invoked_by",
+        "invoker",
         "created_at",
     )
     list_filter = ("status", "autonomy", "trust_tier", "org")
@@ -54,6 +54,10 @@ class RunAdmin(ReadOnlyAdmin):
 
     def member_rows(self, request):
         return Q(invoked_by=request.user)
+
+    @admin.display(description="invoked by", ordering="invoked_by__username")
+    def invoker(self, run: Run):
+        return person(run.invoked_by)
 
     @admin.display(description="run", ordering="id")
     def short_id(self, run: Run) -> str:

@@ -58,6 +58,15 @@ class Run(models.Model):
     def __str__(self) -> str:
         return f"{self.agent} {str(self.id)[:8]}"
 
+    @property
+    def invoker_unconfirmed(self) -> bool:
+        """Someone else (an operator key) named the invoker: their word, not the person's."""
+        return bool(
+            self.invoked_by_id
+            and self.created_by
+            and self.created_by != self.invoked_by.get_username()
+        )
+
 
 class FrozenTool(models.Model):
     """A tool as the run froze it: definition, schema guard verdict, and binding."""

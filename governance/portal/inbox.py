@@ -20,6 +20,7 @@ from governance.authentication import Actor
 from governance.dashboard import runs_visible_to
 from governance.errors import NotFound, ServiceError
 from governance.models import Approval, ApprovalStatus, RememberScope, Role
+from governance.policy import escape_invisible
 from governance.portal.pages import page_context
 from governance.portal.remember import remember_scopes
 from governance.portal.verbatim import (
@@ -72,7 +73,11 @@ def may_view(approval: Approval, actor: Actor) -> bool:
 def why_not_decidable(approval: Approval, actor: Actor) -> str:
     connection = approval.connection
     if connection is not None and connection.is_personal:
-        owner = connection.owner.get_username() if connection.owner_id else "its owner"
+        owner = (
+            escape_invisible(connection.owner.get_username(), layout_is_visible=False)
+            if connection.owner_id
+            else "its owner"
+        )
         return (
             f"Only {owner}, who owns the personal connection “{connection.slug}” and invoked "
             "this run, can decide this call. No admin or superuser may decide it for them."

@@ -63,7 +63,9 @@ def timeline_row(event: Event) -> dict:
         if rule
         else "",
         "policy_version": data.get("policy_version") or "",
-        "approver": data.get("decided_by") or "",
+        "approver": highlighted(data["decided_by"], layout_is_visible=False)
+        if isinstance(data.get("decided_by"), str)
+        else "",
         "latency_ms": data.get("latency_ms") if data.get("latency_ms") is not None else "",
         "reason": data.get("reason") or "",
         "hash": event.hash,

@@ -21,6 +21,15 @@ _SPACE_RUN = re.compile(f" {{{LONG_SPACE_RUN},}}")
 _USERINFO = re.compile(r"^([^:/?#]+://)[^/?#]*@")
 
 
+def person(user, missing: str = "") -> SafeString | str:
+    """A person's username, marked like an agent name: `аlice` with a Cyrillic `а` must not
+    read as alice wherever a page says who decided, invoked, owns or holds something."""
+    if user is None or user == "":
+        return missing
+    name = user.get_username() if hasattr(user, "get_username") else str(user)
+    return highlighted(name, layout_is_visible=False)
+
+
 def highlighted(text: str, *, layout_is_visible: bool = True) -> SafeString:
     """HTML of `text` with each invisible, bidi or look-alike character as a marked `\\u…`
     escape and each long run of spaces marked with its length.

@@ -17,6 +17,7 @@ from governance.models import (
     hash_secret_token,
     new_secret_token,
 )
+from governance.usernames import UsernameError, username_check, usernames_lock
 
 
 @transaction.atomic
@@ -70,8 +71,13 @@ def user_create(
 ) -> User:
     if role not in Role.values:
         raise Invalid(f"role must be one of {', '.join(Role.values)}")
+    usernames_lock()
     user = User.objects.filter(username=username).first()
     if user is None:
+        try:
+            username_check(username)
+        except UsernameError as error:
+            raise Invalid(str(error), code="username") from None
         user = User(username=username, email=email, is_staff=True, is_superuser=is_superuser)
         if password:
             user.set_password(password)

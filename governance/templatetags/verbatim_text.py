@@ -4,7 +4,7 @@ page shows what an agent wrote."""
 
 from django import template
 
-from governance.portal.verbatim import highlighted
+from governance.portal.verbatim import highlighted, person
 
 register = template.Library()
 
@@ -12,3 +12,8 @@ register = template.Library()
 @register.filter
 def one_line_visible(value) -> str:
     return highlighted(str(value if value is not None else ""), layout_is_visible=False)
+
+
+@register.filter
+def person_visible(user, missing: str = "") -> str:
+    return person(user, missing)

@@ -176,6 +176,13 @@
     return td;
   }
 
+  // Text fluidbox did not write that is not code (a username): marked like the rest.
+  function shown(row, text) {
+    var td = row.insertCell();
+    if (text) td.appendChild(visible(text, false));
+    return td;
+  }
+
   function plain(row, text) {
     var td = row.insertCell();
     td.textContent = text === null || text === undefined ? "" : String(text);
@@ -210,7 +217,7 @@
     plain(row, sourceOf(d));
     cell(row, d.rule ? d.rule.pattern + " → " + d.rule.action : "");
     plain(row, d.policy_version ? "v" + d.policy_version : "");
-    plain(row, d.decided_by || "");
+    shown(row, typeof d.decided_by === "string" ? d.decided_by : "");
     plain(row, d.latency_ms !== undefined && d.latency_ms !== null ? d.latency_ms + " ms" : "");
     var details = document.createElement("details");
     var summary = document.createElement("summary");
