@@ -416,7 +416,12 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     elif program == "sed":
         found += _sed_scripts(args)
     elif program == "awk":
+        if args in (["-W", "version"], ["-Wversion"]):
+            return []  # mawk's `--version`: it prints its version and runs nothing
         found += _awk_program(args)
+    elif program == "gcc" and not any(a.startswith("-fopt-info") and "=" in a for a in args):
+        # `-fopt-info…` without `=FILE` reports to stderr; only a FILE is written.
+        found = [use for use in found if use.names[0] not in ("-fopt-info", "-fopt-info-")]
     elif program == "git":
         found = [_git_config(use, args) for use in found if use.names != ("config",)] + [
             _git_config(use, args) for use in found if use.names == ("config",)

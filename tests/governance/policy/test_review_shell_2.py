@@ -47,6 +47,9 @@ REFUSED = [
     "cd /etc && file -C -m /workspace/README.md",
     "gcc -c -x c /dev/null -o a.o -fopt-info-all=/etc/x",
     "gcc -c -x c /dev/null -o a.o -fopt-info=/etc/x",
+    "gcc -c x.c -fopt-info-vec -o a.o -fopt-info-all=/etc/x",
+    "awk -W version 'BEGIN{system(\"id\")}'",
+    "awk -W version -W exec /dev/stdin",
     "tree -o /etc/x .",
     "yq --in-place -y . /etc/hostname",
     # F21: git after a `cd`, where a bare repository laid out as plain files may be
@@ -92,6 +95,10 @@ STILL_ALLOWED = [
     "gcc -O2 -c x.c -o x.o",
     "tree -L 2",
     "yq -y . README.md",
+    "awk -W version",  # mawk's only way to print its version
+    "awk -Wversion",
+    "gcc -O2 -fopt-info-vec-missed -c x.c -o x.o",  # the report goes to stderr
+    "gcc -O2 -fopt-info -c x.c -o x.o",
 ]
 
 
