@@ -38,10 +38,8 @@ _GIT_SUBCOMMANDS = (
     "show-branch var check-ignore check-attr check-mailmap check-ref-format verify-commit "
     "verify-tag patch-id interpret-trailers stripspace get-tar-commit-id verify-pack merge-tree "
     "hash-object update-index update-ref symbolic-ref write-tree commit-tree read-tree "
-    "pack-refs repack replace rerere annotate"
+    "pack-refs repack replace rerere annotate log show diff whatchanged range-diff"
 )
-# git's revision and diff options: every subcommand built on them reads them (`git reflog`,
-# `shortlog`, `blame`, `stash show`, `stash list`, `diff-tree`...), so every git table has them.
 _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS}
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 
@@ -63,8 +61,7 @@ ACTING: dict[str, dict[str, str]] = {
         # The folder it runs in is the repository: a `config` there is no `.git/config`.
         "--bare": "reads the configuration of the folder it runs in",
     },
-    **{f"git {sub}": _LOG_DIFF for sub in ("log", "show", "diff", "whatchanged", "range-diff")},
-    "git format-patch": {**_LOG_DIFF, "-o": WRITES_FILES, "--output-directory": WRITES_FILES},
+    "git format-patch": {"-o": WRITES_FILES, "--output-directory": WRITES_FILES},
     "git grep": {"-O": RUNS, "--open-files-in-pager": RUNS},
     "git fetch": _FETCH,
     "git pull": {**_FETCH, "--exec": RUNS},
@@ -84,7 +81,7 @@ ACTING: dict[str, dict[str, str]] = {
     "git tag": {"-d": DELETES, "--delete": DELETES},
     # Subcommands with no acting option of their own: known, so `git commit -m` is not read
     # against every other subcommand's options (what an unknown subcommand or alias is).
-    **{f"git {sub}": _LOG_DIFF for sub in _GIT_SUBCOMMANDS.split()},
+    **{f"git {sub}": {} for sub in _GIT_SUBCOMMANDS.split()},
     "git apply": {"--unsafe-paths": WRITES_FILES},  # patches outside the working tree
     "git help": {"": "runs man to show a manual"},  # so does `git CMD --help`: see _scan
     "git worktree add": {"": WRITES_FILES},
@@ -283,6 +280,9 @@ ACTING: dict[str, dict[str, str]] = {
     "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
 
+# git's revision and diff options: every subcommand built on them reads them (`git log`,
+# `reflog`, `shortlog`, `blame`, `stash show`, `stash list`, `diff-tree`...), so every git
+# subcommand's table has them.
 ACTING.update({key: {**_LOG_DIFF, **table} for key, table in ACTING.items() if key[:4] == "git "})
 
 # Short option letters that take a value: letters after them in `-abc` are that value.
