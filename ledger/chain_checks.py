@@ -422,7 +422,10 @@ def _attributed(breaks: list) -> list[dict]:
         )
         counted[org] = counted.get(org, 0) + 1
         if counted[org] <= KEPT_PROBLEMS:
-            kept.append({"org": org, "text": break_text(item)})
+            problem = {"org": org, "text": break_text(item)}
+            if isinstance(item, ChainBreak):
+                problem["run"] = str(item.run_id)
+            kept.append(problem)
     for org, count in counted.items():
         if count > KEPT_PROBLEMS:
             kept.append({"org": org, "text": f"and {count - KEPT_PROBLEMS} more"})

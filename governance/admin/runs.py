@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from governance.admin.roles import ReadOnlyAdmin
+from governance.admin.roles import READ_ROLES, ReadOnlyAdmin, org_ids_with
 from governance.models import (
     BudgetReservation,
     FrozenBinding,
@@ -87,7 +87,8 @@ class RunAdmin(ReadOnlyAdmin):
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         if not self.has_view_permission(request, run):
             raise PermissionDenied
-        return run_timeline_view(request, run)
+        whole_org = request.user.is_superuser or run.org_id in org_ids_with(request, READ_ROLES)
+        return run_timeline_view(request, run, whole_org=whole_org)
 
     def export_view(self, request, object_id):
         return run_export_view(request, self._visible_run(request, object_id))

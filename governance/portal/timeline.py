@@ -100,10 +100,14 @@ def chain_status(run: Run) -> dict:
     }
 
 
-def ledger_check_status(run: Run) -> dict:
+def ledger_check_status(run: Run, *, whole_org: bool) -> dict:
     """What the latest check of the whole ledger found in this run's organization. It alone
     searches the organization's whole log for leaves whose event is gone, which no longer
-    say which run they were of (too slow to do for each page)."""
+    say which run they were of (too slow to do for each page).
+
+    `whole_org`: the viewer may see every run of the organization (its admins, approvers and
+    auditors). A member who only invoked this run is told how many problems the others have,
+    never their ids."""
     check = latest_ledger_check()
     if check is None:
         return {
@@ -113,8 +117,23 @@ def ledger_check_status(run: Run) -> dict:
             "or run manage.py ledger verify --all)",
         }
     when = check.finished_at.strftime("%Y-%m-%d %H:%M:%S %Z")
-    ours = [p["text"] for p in check.problems if p.get("org") == run.org_id]
-    if not ours:
+    ours = [p for p in check.problems if p.get("org") == run.org_id]
+    if not whole_org:
+        # Checks recorded before problems carried their run name it in the text.
+        this_run = [
+            p for p in ours if p.get("run") == str(run.pk) or p["text"].startswith(f"run {run.pk}:")
+        ]
+        elsewhere = len(ours) - len(this_run)
+        ours = this_run
+        if elsewhere:
+            ours.append(
+                {
+                    "text": f"{elsewhere} problem(s) outside this run: ask an auditor of the "
+                    "organization"
+                }
+            )
+    texts = [p["text"] for p in ours]
+    if not texts:
         return {
             "intact": True,
             "text": f"the organization's ledger was intact when checked at {when}",
@@ -122,8 +141,8 @@ def ledger_check_status(run: Run) -> dict:
     return {
         "intact": False,
         "text": f"the check of the whole ledger at {when} found problems in the organization's "
-        f"ledger; the first: {ours[0]}",
-        "problems": ours,
+        f"ledger; the first: {texts[0]}",
+        "problems": texts,
     }
 
 
@@ -160,7 +179,7 @@ def timeline_rows(run: Run, filters: dict[str, str]) -> tuple[list[dict], bool]:
     return rows, False
 
 
-def run_timeline_view(request, run: Run):
+def run_timeline_view(request, run: Run, *, whole_org: bool):
     filters = _filters(request)
     rows, truncated = timeline_rows(run, filters)
     last_seq = Event.objects.filter(run=run).order_by("-seq").values_list("seq", flat=True).first()
@@ -177,7 +196,7 @@ def run_timeline_view(request, run: Run):
         decision_choices=DECISION_CHOICES,
         source_choices=Source.values,
         chain=chain_status(run),
-        ledger_check=ledger_check_status(run),
+        ledger_check=ledger_check_status(run, whole_org=whole_org),
         frozen=frozen_details(run),
         opts=Run._meta,
     )

@@ -325,6 +325,40 @@ def test_the_worker_s_ledger_check_tells_the_run_page_what_one_run_s_check_canno
     assert "event id" not in page and "acme" not in page
 
 
+def test_a_member_s_run_page_names_no_other_run_the_ledger_check_found_broken(
+    ledger, org, make_run
+):
+    """A member sees the runs they invoked, not the rest of the organization: the whole
+    ledger's check tells them how many problems lie elsewhere, never which runs hold them.
+    Their own run's problems, and an auditor's view of every run's, stay named."""
+    from ledger.tasks import ledger_check_run
+
+    member = user_create(username="mia", org=org, role=Role.MEMBER, password="pw-m-123")
+    auditor = user_create(username="audrey", org=org, role=Role.AUDITOR, password="pw-a-123")
+    own, runner = make_run(invoked_by="mia")
+    gate_traffic(runner, own, 4)
+    checkpoint_now(org)
+    victim = ledger[1]
+    allow_a_denial(victim)
+
+    elsewhere = ledger_check_run()
+    assert elsewhere >= 1
+    page = run_page(member, own)
+    assert "verified: the hash chain is intact" in page  # the member's own chain
+    assert f"{elsewhere} problem(s) outside this run: ask an auditor of the organization" in page
+    assert victim not in page
+    for other in ledger:
+        assert other not in page
+    assert f"run {victim}: broken at seq " in run_page(auditor, own)
+
+    edited = allow_a_denial(own)
+    assert ledger_check_run() > elsewhere
+    page = run_page(member, own)
+    assert f"run {own}: broken at seq {edited.seq}" in page
+    assert f"{elsewhere} problem(s) outside this run" in page
+    assert victim not in page
+
+
 def test_a_running_check_is_not_doubled_by_the_next_one_due(ledger):
     from datetime import timedelta
 
