@@ -133,6 +133,38 @@ def test_createsuperuser_still_makes_a_superuser_with_a_distinct_name(people):
     assert User.objects.get(username="root").is_superuser
 
 
+class _Terminal:
+    def isatty(self) -> bool:
+        return True
+
+
+def test_createsuperuser_checks_the_name_again_where_it_creates_the_account(org, monkeypatch):
+    """The operator types `carol`; while they type the e-mail address and the password, an
+    org admin adds `Carol`. Checked only at the prompt, `carol` would be created beside it,
+    a superuser whose name reads like a member's."""
+    import getpass
+
+    def typed(prompt: str) -> str:
+        if prompt.startswith("Username"):
+            return "carol"
+        if prompt.startswith("Email"):
+            user_create(username="Carol", org=org, role=Role.MEMBER)
+            return "carol@example.com"
+        raise AssertionError(f"unexpected prompt {prompt!r}")
+
+    monkeypatch.setattr("builtins.input", typed)
+    monkeypatch.setattr(getpass, "getpass", lambda prompt="": "a-long-pass-phrase-81")
+    with pytest.raises(CommandError, match="reads like"):
+        call_command("createsuperuser", interactive=True, stdin=_Terminal(), verbosity=0)
+    assert not User.objects.filter(username="carol").exists()
+    assert User.objects.filter(username="Carol").exists()
+
+    call_command(
+        "createsuperuser", username="dora", email="", interactive=False, verbosity=0
+    )  # the account is still created where nothing reads alike
+    assert User.objects.get(username="dora").is_superuser
+
+
 @pytest.mark.parametrize("name", ["zed", "Zoë", "李小龙", "renée", "j.doe@example.com", "mo2"])
 def test_names_that_read_like_nobody_else_are_still_added(org, admin_user, people, name):
     response = signed_in(admin_user).post(
