@@ -20,6 +20,8 @@ def binding_json(binding: FrozenBinding) -> dict:
         "id": binding.pk,
         "connection": binding.connection.slug,
         "consent": binding.consent,
+        # False: someone other than the owner gave the connection's credential.
+        "credential_from_owner": binding.connection.credential_from_owner,
         "run": {
             "id": str(run.pk),
             "agent": run.agent,
@@ -41,6 +43,7 @@ BindingOut = inline_serializer(
         "id": serializers.IntegerField(),
         "connection": serializers.CharField(),
         "consent": serializers.ChoiceField(ANSWERABLE),
+        "credential_from_owner": serializers.BooleanField(),
         "run": serializers.JSONField(),
         "decided_by": serializers.CharField(allow_null=True),
         "decided_at": serializers.CharField(allow_null=True),

@@ -22,6 +22,17 @@ from governance.services.connections import (
 )
 
 
+def _credential_json(connection: Connection) -> dict | None:
+    """Where the credential goes, never what it is; for a personal connection, also whether
+    its owner gave it (else every run's use of it waits for the owner's consent)."""
+    if not connection.credential_sealed:
+        return None
+    where = {"placement": connection.credential_placement, "name": connection.credential_name}
+    if connection.is_personal:
+        where["from_owner"] = connection.credential_from_owner
+    return where
+
+
 def connection_json(connection: Connection) -> dict:
     return {
         "id": connection.pk,
@@ -33,11 +44,7 @@ def connection_json(connection: Connection) -> dict:
         "command": connection.command or None,
         "status": connection.status,
         "authorization_generation": connection.authorization_generation,
-        "credential": (
-            {"placement": connection.credential_placement, "name": connection.credential_name}
-            if connection.credential_sealed
-            else None
-        ),
+        "credential": _credential_json(connection),
         "photograph": {
             "digest": connection.photograph_digest or None,
             "taken_at": connection.photographed_at.isoformat().replace("+00:00", "Z")

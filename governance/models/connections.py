@@ -51,6 +51,10 @@ class Connection(models.Model):
     )
     credential_name = models.CharField(max_length=100, blank=True)
     credential_sealed = models.TextField(blank=True, editable=False)
+    # A personal connection's credential given by someone other than its owner (an operator
+    # or an admin creating it for them): until the owner reconnects it with their own, every
+    # run's binding of it waits for the owner's consent, runs they make themselves included.
+    credential_from_owner = models.BooleanField(default=True, editable=False)
     photograph = models.JSONField(default=list, blank=True, editable=False)
     photograph_digest = models.CharField(max_length=64, blank=True, editable=False)
     photographed_at = models.DateTimeField(null=True, blank=True, editable=False)

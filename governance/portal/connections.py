@@ -134,6 +134,14 @@ def connection_facts(connection: Connection) -> dict:
             f"“{connection.credential_name}”"
             if connection.credential_placement
             else "none"
+        )
+        + (
+            "; given by someone other than its owner: every run's use of it waits for the "
+            "owner's consent until the owner reconnects it with their own"
+            if connection.is_personal
+            and connection.credential_placement
+            and not connection.credential_from_owner
+            else ""
         ),
         "tools": tools,
         "drift": photograph_drift(connection),

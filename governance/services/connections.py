@@ -114,6 +114,7 @@ def connection_create(
             raise Invalid("this stdio command is not in the deployment's allow-list")
         url = ""
     placement, name, value = _credential(credential)
+    by_owner = owner_user is not None and actor.user is not None and actor.user.pk == owner_user.pk
     return Connection.objects.create(
         org=org,
         slug=slug,
@@ -125,6 +126,7 @@ def connection_create(
         credential_placement=placement,
         credential_name=name,
         credential_sealed=vault.seal_secret(value) if value else "",
+        credential_from_owner=by_owner or not value,
     )
 
 
@@ -145,11 +147,14 @@ def connection_reconnect(*, connection: Connection, actor: Actor, credential: di
     connection.credential_sealed = vault.seal_secret(value)
     connection.authorization_generation += 1
     connection.status = ConnectionStatus.ACTIVE
+    # Reconnecting a personal connection is its owner's alone (above).
+    connection.credential_from_owner = True
     connection.save(
         update_fields=[
             "credential_placement",
             "credential_name",
             "credential_sealed",
+            "credential_from_owner",
             "authorization_generation",
             "status",
         ]

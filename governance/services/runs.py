@@ -120,11 +120,13 @@ def _connections(org: Organization, slugs: list[str], invoked_by: User | None):
 
 def _consent(connection: Connection, created_by: Actor | None) -> str:
     """A personal connection is bound without asking only when its owner made the run with
-    their own credential; an operator's `invoked_by` is a claim, not the owner's consent."""
+    their own credential; an operator's `invoked_by` is a claim, not the owner's consent.
+    A connection whose credential someone else gave (`credential_from_owner`) asks even then:
+    its calls would go out under a credential the owner never chose."""
     if not connection.is_personal:
         return BindingConsent.NOT_NEEDED
     user = created_by.user if created_by is not None and created_by.is_human else None
-    if user is not None and user.pk == connection.owner_id:
+    if user is not None and user.pk == connection.owner_id and connection.credential_from_owner:
         return BindingConsent.OWNER
     return BindingConsent.PENDING
 

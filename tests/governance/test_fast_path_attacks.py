@@ -379,7 +379,7 @@ def test_a_binding_that_changes_after_the_token_check_read_it_is_refused(
     owner_key = Api(api_key_create(org=org, user=owner, name="mallory").plaintext)
     personal = change == "owner_leaves"
     connection_id = connect(
-        operator,
+        owner_key if personal else operator,
         echo_server,
         **({"kind": "personal", "owner": "mallory"} if personal else {}),
     )

@@ -51,11 +51,12 @@ def tracker(mcp_server_factory):
 
 @pytest.fixture
 def bobs_connection(org, operator, bob, tracker):
-    connect(
+    connection_id = connect(
         operator, tracker, slug="bobtracker", kind="personal", owner="bob", credential="Bearer b0b"
     )
     response = operator.client.put("/v1/policies/default", {"yaml": ATTACK_POLICY}, format="json")
     assert response.status_code in (200, 201), response.content
+    return connection_id
 
 
 def create_issue(runner, run_id, call_id="c-1"):
@@ -160,9 +161,45 @@ def test_when_bob_refuses_the_run_never_uses_his_connection(
     assert tracker.calls() == []
 
 
+def test_bobs_own_run_still_asks_him_while_his_connection_holds_someone_elses_credential(
+    operator, bobs_connection, tracker, bob, bob_key
+):
+    """The operator created bob's personal connection with a credential of the operator's
+    choosing. A run bob makes himself would call out under it, reading in the ledger as bob's
+    own account: it waits for bob's consent, which says whose the credential is."""
+    connection = operator.get(f"/v1/connections/{bobs_connection}").json()
+    assert connection["credential"] == {
+        "placement": "header",
+        "name": "Authorization",
+        "from_owner": False,
+    }
+    response = bob_key.post("/v1/runs", run_body(bundles=[], connections=["bobtracker"]))
+    assert response.status_code == 201, response.content
+    created = response.json()
+    assert created["bindings"][0]["consent"] == "pending"
+    assert create_issue(Api(created["session_token"]), created["id"])["source"] == "binding"
+    assert tracker.calls() == []
+    waiting = bob_key.get("/v1/bindings?consent=pending").json()["bindings"]
+    assert [(b["connection"], b["credential_from_owner"]) for b in waiting] == [
+        ("bobtracker", False)
+    ]
+    portal = Client()
+    portal.force_login(bob)
+    page = portal.get("/admin/inbox/bindings/").content.decode()
+    assert "its credential was given by someone else, not by you" in page
+    facts = portal.get(f"/admin/governance/connection/{bobs_connection}/change/").content.decode()
+    assert "given by someone other than its owner" in facts
+
+
 def test_bobs_own_key_creates_a_run_that_uses_his_connection_without_asking(
     bobs_connection, tracker, bob_key
 ):
+    reconnected = bob_key.post(
+        f"/v1/connections/{bobs_connection}/reconnect",
+        {"credential": {"header": "Authorization", "value": "Bearer b0bs-own"}},
+    )
+    assert reconnected.status_code == 200, reconnected.content
+    assert reconnected.json()["credential"]["from_owner"] is True
     response = bob_key.post("/v1/runs", run_body(bundles=[], connections=["bobtracker"]))
     assert response.status_code == 201, response.content
     created = response.json()
@@ -170,7 +207,8 @@ def test_bobs_own_key_creates_a_run_that_uses_his_connection_without_asking(
     assert created["bindings"][0]["consent"] == "owner"
     answer = create_issue(Api(created["session_token"]), created["id"])
     assert answer["decision"] == "allow"
-    assert len(tracker.calls()) == 1
+    [received] = tracker.calls()
+    assert received["headers"]["authorization"] == "Bearer b0bs-own"
 
 
 def test_a_person_cannot_create_a_run_in_someone_elses_name(

@@ -62,9 +62,11 @@ def pending_approval(org, *, to="bob@example.com", call_id="c-1") -> Approval:
 
 
 def personal_connection(org, owner: str, *, slug="mine", credential="Bearer mine-1") -> Connection:
+    """`owner` connects their own account (with a credential someone else gave, every run's
+    use of it would wait for the owner's consent)."""
     connection = connection_create(
         org=org,
-        actor=operator_of(org),
+        actor=owner_actor(owner),
         slug=slug,
         kind="personal",
         transport="streamable-http",
