@@ -85,6 +85,11 @@ ACTING: dict[str, dict[str, str]] = {
     "git apply": {"--unsafe-paths": WRITES_FILES},  # patches outside the working tree
     "git help": {"": "runs man to show a manual"},  # so does `git CMD --help`: see _scan
     "git worktree add": {"": WRITES_FILES},
+    # A remote added or pointed elsewhere is where a later `git push origin` sends the code.
+    **{
+        f"git remote {sub}": {"": CONFIGURES}
+        for sub in ("add", "set-url", "rename", "remove", "rm", "set-head", "set-branches")
+    },
     "git bundle create": {"": WRITES_FILES},
     "git checkout-index": {"--prefix": WRITES_FILES},
     **{f"git {sub}": {"--export-marks": WRITES_FILES} for sub in ("fast-export", "fast-import")},
@@ -426,7 +431,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found = [_git_config(use, args) for use in found if use.names != ("config",)] + [
             _git_config(use, args) for use in found if use.names == ("config",)
         ]
-        found = [use for use in found if use is not None]
+        found = [use for use in found if use is not None] + _git_repository_elsewhere(args)
     return list(dict.fromkeys(found))
 
 
@@ -820,6 +825,69 @@ def _git_destinations(args: list[str]) -> list[str]:
         else:
             operands.append(token)
     return operands[1:2] if subcommand == "clone" else operands[:1]
+
+
+# The options of the commands that reach a repository which take their value as the next word
+# (`git push -o ci.skip origin`), so the word after one is not the repository.
+_GIT_REACHING_VALUED = {
+    "push": ("--repo", "--recurse-submodules", "--receive-pack", "--exec", "-o")
+    + ("--push-option",),
+    "fetch": ("--upload-pack", "-j", "--jobs", "--depth", "--shallow-since", "--deepen")
+    + ("--shallow-exclude", "--refmap", "-o", "--server-option", "--negotiation-tip")
+    + ("--filter",),
+    "pull": ("--cleanup", "-s", "--strategy", "-X", "--strategy-option", "--upload-pack")
+    + ("--depth", "--shallow-since", "--shallow-exclude", "--deepen", "--refmap", "-o")
+    + ("--server-option", "--negotiation-tip"),
+    "ls-remote": ("--upload-pack", "--sort", "-o", "--server-option"),
+}
+_REACHES = "reaches a repository that no configured remote names (an address or a path)"
+
+
+def _names_a_place(repository: str) -> bool:
+    """A URL (`https://…`, `ext::…`), an scp-like address (`host:path`) or a path, where git
+    would otherwise take a configured remote's name (`origin`)."""
+    return (
+        "/" in repository
+        or ":" in repository
+        or repository.startswith((".", "~"))
+        or repository in ("", "-")
+    )
+
+
+def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
+    """`git push /tmp/x HEAD`, `git push https://elsewhere/r.git`, `git fetch ../other`: a
+    rule for `git push *` means the project's remotes; a repository named by its address is
+    one the rule never saw, where the code goes (push) or what is read (a path outside the
+    workspace), so the rule must name it."""
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in _GIT_GLOBAL_VALUED else 1
+    if k >= len(args) or args[k] not in _GIT_REACHING_VALUED:
+        return []
+    valued = _GIT_REACHING_VALUED[args[k]]
+    places: list[str] = []
+    operands: list[str] = []
+    k += 1
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--":
+            operands += args[k:]
+            break
+        if token.startswith("--") and len(token) > 2:
+            name, has_value, value = token.partition("=")
+            if len(name) >= len("--rep") and "--repo".startswith(name):  # git takes `--rep`
+                places.append(value if has_value else args[k] if k < len(args) else "")
+            if not has_value and any(v.startswith(name) for v in valued if v[1] == "-"):
+                k += 1  # `--depth 1`, `--push-opt x`: the next word is the value
+        elif token.startswith("-") and len(token) > 1:
+            if token[:2] in valued and len(token) == 2:
+                k += 1
+        else:
+            operands.append(token)
+    places += operands[:1]
+    # A URL anywhere else is no refspec either (a value read as the repository by mistake).
+    places += [token for token in operands[1:] if "://" in token or token.startswith("ext::")]
+    return [Acting((place,), _REACHES) for place in dict.fromkeys(places) if _names_a_place(place)]
 
 
 # xxd's valued options and their long spellings: `-c 8`, `-cols 8`, `-c8` (glued).
