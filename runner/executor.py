@@ -24,7 +24,11 @@ from pathlib import Path
 from runner.command_line import CommandRefused, Word, split_command
 from runner.confinement import Workspace, WorkspaceEscape
 from runner.masking import SecretMasker
-from runner.program_guards import check_program_arguments, program_environment
+from runner.program_guards import (
+    check_program_arguments,
+    program_environment,
+    program_leading_arguments,
+)
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -170,7 +174,8 @@ class Executor:
                     f"`{word.text}` matches a path that leaves the workspace or is in a "
                     "protected directory"
                 ) from None
-        return CommandPlan(argv=(program_path, *checked), program=program)
+        leading = program_leading_arguments(program)
+        return CommandPlan(argv=(program_path, *leading, *checked), program=program)
 
     def run(self, command: str, *, secrets: Mapping[str, str] | None = None) -> CommandResult:
         """Run one command; secrets go into the child's environment only, and are masked out."""

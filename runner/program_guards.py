@@ -32,6 +32,16 @@ _GIT_REFUSED_SHORT_OPTIONS = {"clone": ("cu", "obucj"), "grep": ("O", "ABCefmO")
 # directory on its way afterwards points it out of the workspace.
 _CP_REFUSED_LONG_OPTIONS = ("--symbolic-link",)
 _CP_REFUSED_SHORT_OPTIONS = ("s", "St")
+# Options that follow every symbolic link met on a walk: a link the project shipped, moved to
+# a shallower folder (`mv a/b/link a/`), leads out of the workspace with the same text, and
+# only the paths a command names are resolved here. Without them the walk reads links as links.
+_LINK_FOLLOWING_SHORT = {"grep": ("R", "ABCDdefm"), "ls": ("L", "ITw"), "cp": ("L", "St")}
+_LINK_FOLLOWING_LONG = {
+    "grep": ("--dereference-recursive",),
+    "ls": ("--dereference",),
+    "cp": ("--dereference",),
+}
+_FIND_LINK_FOLLOWING = frozenset({"-L", "-H", "-follow"})
 # `sort --compress-program=sh` pipes the (sorted) input through any program on PATH.
 _SORT_REFUSED_LONG_OPTIONS = ("--compress-program",)
 # Subcommands outside this list (config, aliases, submodule foreach, bisect run, difftool…)
@@ -101,6 +111,39 @@ def check_program_arguments(program: str, arguments: list[str]) -> None:
         _refuse_short_options(program, arguments, *_CP_REFUSED_SHORT_OPTIONS)
     if program == "sort":
         _refuse_long_prefixes(program, arguments, _SORT_REFUSED_LONG_OPTIONS)
+    _refuse_link_following(program, arguments)
+
+
+def program_leading_arguments(program: str) -> tuple[str, ...]:
+    """Arguments put before the command's own: diff follows the links inside the directories
+    it compares unless told not to."""
+    return ("--no-dereference",) if program == "diff" else ()
+
+
+def _refuse_link_following(program: str, arguments: list[str]) -> None:
+    hint = "it follows symbolic links on its walk, which may lead out of the workspace"
+    if program == "find":
+        for argument in arguments:
+            if argument in _FIND_LINK_FOLLOWING:
+                raise CommandRefused(f"`find {argument}`: {hint}; leave it out")
+    if program in _LINK_FOLLOWING_SHORT:
+        letters, with_value = _LINK_FOLLOWING_SHORT[program]
+        for argument in arguments:
+            if argument == "--":
+                break
+            name = argument.split("=", 1)[0]
+            if len(name) > 2 and name.startswith("--"):
+                if any(option.startswith(name) for option in _LINK_FOLLOWING_LONG[program]):
+                    raise CommandRefused(f"`{program} {name}`: {hint}")
+                continue
+            if len(argument) < 2 or argument[0] != "-":
+                continue
+            for letter in argument[1:]:
+                if letter in letters:
+                    plain = " (use -r)" if program == "grep" else ""
+                    raise CommandRefused(f"`{program} -{letter}`: {hint}{plain}")
+                if letter in with_value:
+                    break
 
 
 def program_environment(

@@ -303,3 +303,48 @@ def test_git_starts_no_ssh_unless_the_executor_was_built_with_it(
     trusted = ToolRunner(fake_gate.client(), workspace, trusting, total_wait=0.5)
     trusted.run_tool("s", "c-2", "run_command", {"command": f"git clone -q {remote} e"})
     assert marker.exists()  # the same clone with ssh configured does reach ssh
+
+
+def test_a_shipped_link_moved_shallower_is_never_followed_by_a_recursive_read(
+    call, workspace: Workspace, outside: Path, outside_untouched
+) -> None:
+    # The project ships `a/b/link -> ../../outside/sentinel.txt`, which leads to the project's
+    # own `outside/sentinel.txt`. Moved one level up, the same text leads out of the workspace.
+    root = workspace.root
+    (root / "outside").mkdir()
+    (root / "outside" / "sentinel.txt").write_text("decoy\n")
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "link").symlink_to("../../outside/sentinel.txt")
+    (root / "other").mkdir()
+    (root / "other" / "link").write_text("a file of the same name, for diff\n")
+    assert not _command(call, "mv a/b/link a/link").is_error
+    assert os.readlink(root / "a" / "link") == "../../outside/sentinel.txt"
+
+    for refused in (
+        "grep -R must .",
+        "grep -nR must a",
+        "grep --dereference-recursive must .",
+        "grep --dereference-rec must .",
+        "find -L . -name link",
+        "find -H a -name link",
+        "find . -follow -name link",
+        "ls -RL a",
+        "ls --dereference a/link",
+        "cp -rL a copy",
+        "cp --dereference -r a copy",
+    ):
+        result = _command(call, refused)
+        assert _refused(result), (refused, result.text)
+        assert "must never be read" not in result.text
+
+    # What walks without following links still works, and reads nothing outside.
+    for command in ("grep -r must .", "grep -rn decoy .", "find . -name link", "ls -R a"):
+        result = _command(call, command)
+        assert "must never be read" not in result.text, command
+    assert "decoy" in _command(call, "grep -rn decoy .").text
+    # diff walks directories following links unless told not to: the executor tells it.
+    result = _command(call, "diff -r a other")
+    assert "must never be read" not in result.text
+    assert "outside-the-workspace" not in result.text
+    assert not (root / "copy").exists()
+    assert outside_untouched()
