@@ -126,7 +126,8 @@ def connection_create(
         credential_placement=placement,
         credential_name=name,
         credential_sealed=vault.seal_secret(value) if value else "",
-        credential_from_owner=by_owner or not value,
+        # Only a personal connection has an owner to ask; a shared one has nothing to flag.
+        credential_from_owner=owner_user is None or by_owner or not value,
     )
 
 
