@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import takewhile
 
 from governance.policy.paths import normalise_path
 
@@ -36,12 +37,15 @@ _GIT_SUBCOMMANDS = (
     "clean am notes show-ref for-each-ref count-objects fsck gc prune version "
     "submodule bisect sparse-checkout rev-list name-rev cherry diff-tree diff-index diff-files "
     "show-branch var check-ignore check-attr check-mailmap check-ref-format verify-commit "
-    "verify-tag patch-id interpret-trailers stripspace get-tar-commit-id verify-pack merge-tree "
-    "hash-object update-index update-ref symbolic-ref write-tree commit-tree read-tree "
-    "pack-refs repack replace rerere annotate log show diff whatchanged range-diff"
+    "verify-tag patch-id stripspace get-tar-commit-id verify-pack merge-tree "
+    "hash-object update-index update-ref symbolic-ref write-tree "
+    "pack-refs replace rerere annotate log show diff whatchanged range-diff"
 )
 _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS}
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
+_SIGNS = "runs gpg to sign with the user's key"
+_GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
+_GIT_SIGNING = "commit merge cherry-pick revert am commit-tree"  # and rebase, pull: below
 
 ACTING: dict[str, dict[str, str]] = {
     "find": {
@@ -49,7 +53,8 @@ ACTING: dict[str, dict[str, str]] = {
         "-delete": DELETES,
         **dict.fromkeys(("-fprint", "-fprint0", "-fprintf", "-fls"), WRITES_FILES),
     },
-    "fd": dict.fromkeys(("-x", "--exec", "-X", "--exec-batch"), RUNS),
+    # `-l`/`--list-details` is `--exec-batch ls -l` (fd's manual)
+    "fd": dict.fromkeys(("-x", "--exec", "-X", "--exec-batch", "-l", "--list-details"), RUNS),
     "git": {
         "-c": CONFIGURES,
         "--config-env": CONFIGURES,
@@ -64,12 +69,12 @@ ACTING: dict[str, dict[str, str]] = {
     "git format-patch": {"-o": WRITES_FILES, "--output-directory": WRITES_FILES},
     "git grep": {"-O": RUNS, "--open-files-in-pager": RUNS},
     "git fetch": _FETCH,
-    "git pull": {**_FETCH, "--exec": RUNS},
+    "git pull": {**_FETCH, "--exec": RUNS, **_GPG_SIGN},
     "git ls-remote": _FETCH,
     "git clone": {**_FETCH, "-u": RUNS, "--template": RUNS, "-c": CONFIGURES},
     "git push": {"--receive-pack": RUNS, "--exec": RUNS},
     "git archive": {"--exec": RUNS, "-o": WRITES_FILES, "--output": WRITES_FILES},
-    "git rebase": {"-x": RUNS, "--exec": RUNS},
+    "git rebase": {"-x": RUNS, "--exec": RUNS, **_GPG_SIGN},
     "git difftool": {"-x": RUNS, "--extcmd": RUNS},
     "git init": {"--template": RUNS, "--separate-git-dir": WRITES_FILES},
     "git branch": {
@@ -78,10 +83,21 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-u", "--set-upstream-to", "--unset-upstream"), CONFIGURES),
         "--edit-description": RUNS,
     },
-    "git tag": {"-d": DELETES, "--delete": DELETES},
+    "git tag": {
+        "-d": DELETES,
+        "--delete": DELETES,
+        **dict.fromkeys(("-s", "--sign", "-u", "--local-user"), _SIGNS),
+    },
     # Subcommands with no acting option of their own: known, so `git commit -m` is not read
     # against every other subcommand's options (what an unknown subcommand or alias is).
     **{f"git {sub}": {} for sub in _GIT_SUBCOMMANDS.split()},
+    # They sign what they make with `-S`: gpg (or gpg.program) runs, with the user's key.
+    **{f"git {sub}": _GPG_SIGN for sub in _GIT_SIGNING.split()},
+    # `--in-place` rewrites the files named, wherever they are (a temporary file beside each).
+    "git interpret-trailers": {"--in-place": WRITES_FILES},
+    "git read-tree": {"--index-output": WRITES_FILES},  # writes the index to the file named
+    # `--expire-to=/etc/x`: the pruned objects' pack goes there (`--filter-to`: git 2.41)
+    "git repack": {"--expire-to": WRITES_FILES, "--filter-to": WRITES_FILES},
     "git apply": {"--unsafe-paths": WRITES_FILES},  # patches outside the working tree
     "git help": {"": "runs man to show a manual"},  # so does `git CMD --help`: see _scan
     "git worktree add": {"": WRITES_FILES},
@@ -170,7 +186,11 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-k", "--lesskey-file", "--lesskey-src"), RUNS),
     },
     "man": dict.fromkeys(("-P", "--pager", "-H", "--html", "-C", "--config-file"), RUNS),
-    "rg": {"--pre": RUNS},
+    "rg": {"--pre": RUNS, "--hostname-bin": RUNS},  # ripgrep 14 runs the program named
+    # GNU diff's `-l` pipes its output through pr; sdiff and diff3 run the diff they are given.
+    "diff": {"-l": RUNS, "--paginate": RUNS},
+    "sdiff": {"--diff-program": RUNS, "-o": WRITES_FILES, "--output": WRITES_FILES},
+    "diff3": {"--diff-program": RUNS},
     "sort": {
         **dict.fromkeys(("-o", "--output", "-T", "--temporary-directory"), WRITES_FILES),
         "--compress-program": RUNS,
@@ -192,16 +212,23 @@ ACTING: dict[str, dict[str, str]] = {
     "npm publish": {"": SENDS},
     "yarn": {"--use-yarnrc": CONFIGURES},
     "yarn dlx": {"": RUNS},
+    # They run the command that follows, as `npm exec` does (not installed here: manuals).
+    **{key: {"": RUNS} for key in ("yarn exec", "yarn node", "pnpm exec", "tox exec")},
+    "uv tool run": {"": RUNS},  # uvx: a package's program, installed first
     "yarn config set": {"": CONFIGURES},
     "pnpm dlx": {"": RUNS},
     "pnpm config set": {"": CONFIGURES},
     "pip": {
         **dict.fromkeys(("-t", "--target", "--prefix", "--root", "--src", "--log"), WRITES_FILES),
         "--report": WRITES_FILES,
+        # `--log`'s and `--src`'s other spellings, and the cache it fills
+        **dict.fromkeys(("--log-file", "--local-log", "--cache-dir", "--source"), WRITES_FILES),
+        **dict.fromkeys(("--source-dir", "--source-directory"), WRITES_FILES),
         **dict.fromkeys(("-i", "--index-url", "--extra-index-url", "-f", "--find-links"), RUNS),
         **dict.fromkeys(("--trusted-host", "-C", "--config-settings", "--user"), CONFIGURES),
     },
     "pip config": {"": CONFIGURES},
+    "uv pip": {"--target": WRITES_FILES, "--prefix": WRITES_FILES, "--cache-dir": WRITES_FILES},
     "cargo": {
         **dict.fromkeys(("--config", "-Z", "--manifest-path", "-C"), RUNS),
         **dict.fromkeys(("--target-dir", "--out-dir", "--artifact-dir"), WRITES_FILES),
@@ -221,7 +248,41 @@ ACTING: dict[str, dict[str, str]] = {
     "gofmt": {"-w": WRITES_FILES},
     "prettier": {"-w": WRITES_FILES, "--write": WRITES_FILES},
     "eslint": {"--fix": WRITES_FILES, "-o": WRITES_FILES, "--output-file": WRITES_FILES},
-    "ruff": {"--fix": WRITES_FILES, "--config": CONFIGURES},
+    "ruff": {"--fix": WRITES_FILES, "--config": CONFIGURES}
+    | dict.fromkeys(("--cache-dir", "-o", "--output-file", "--add-noqa"), WRITES_FILES),
+    # Linters', type checkers' and test runners' reports, caches and plugins (from their
+    # manuals; none is installed where the oracle runs).
+    "mypy": {
+        **dict.fromkeys(
+            ("--cache-dir", "--junit-xml", "--html-report", "--txt-report"), WRITES_FILES
+        ),
+        **dict.fromkeys(
+            ("--xml-report", "--linecount-report", "--linecoverage-report"), WRITES_FILES
+        ),
+        **dict.fromkeys(("--memory-xml-report", "--cobertura-xml-report"), WRITES_FILES),
+        **dict.fromkeys(("--lineprecision-report", "--any-exprs-report"), WRITES_FILES),
+        **dict.fromkeys(("--xslt-html-report", "--xslt-txt-report"), WRITES_FILES),
+        **dict.fromkeys(("--python-executable", "--install-types"), RUNS),
+        "--config-file": CONFIGURES,
+    },
+    "flake8": {
+        "--output-file": WRITES_FILES,
+        "--config": CONFIGURES,
+        "--append-config": CONFIGURES,
+    },
+    "pylint": {
+        "--output": WRITES_FILES,
+        **dict.fromkeys(("--init-hook", "--load-plugins"), RUNS),
+        "--rcfile": CONFIGURES,
+    },
+    "tsc": dict.fromkeys(
+        ("--outDir", "--outFile", "--out", "--declarationDir", "--tsBuildInfoFile")
+        + ("--generateTrace", "--generateCpuProfile"),
+        WRITES_FILES,
+    ),
+    **{tool: {"--outputFile": WRITES_FILES} for tool in ("jest", "vitest")},
+    "rspec": {"-o": WRITES_FILES, "--out": WRITES_FILES, "-r": RUNS, "--require": RUNS},
+    "coverage": dict.fromkeys(("-d", "--directory", "-o", "--data-file"), WRITES_FILES),
     # mikefarah's yq spells it --inplace, the jq wrapper (Debian's yq) --in-place
     "yq": dict.fromkeys(("-i", "--inplace", "--in-place"), WRITES_FILES),
     "curl": {
@@ -259,6 +320,10 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--system-information", "--graphviz", "--install"), WRITES_FILES),
         **dict.fromkeys(("--trace-redirect", "--profiling-output"), WRITES_FILES),
     },
+    # Maven's `-D` sets system properties of the JVM running the build: `user.home`,
+    # `maven.repo.local`, `java.io.tmpdir` move where it writes (only a few inert ones are
+    # let through: see _maven_properties); `--log-file`, abbreviated, is its log (OUTPUT_OPTIONS).
+    "mvn": {"-D": CONFIGURES, "--define": CONFIGURES, "--log-file": WRITES_FILES},
     "ctest": {
         **dict.fromkeys(("-S", "-SP", "-SR", "--script", "--script-new-process"), RUNS),
         **dict.fromkeys(("--build-and-test", "--test-command", "--extra-submit"), RUNS),
@@ -273,6 +338,7 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-Wa", "-Wp"), RUNS),  # `-Wa,-a=FILE`, `-Wp,-MD,FILE` write too
         **dict.fromkeys(("-MF", "-save-temps", "-dumpdir", "-dumpbase", "-aux-info"), WRITES_FILES),
         "-fdump-": WRITES_FILES,  # `-fdump-tree-original=FILE`, any pass's dump
+        "-fprofile-note": WRITES_FILES,  # `-fprofile-note=FILE`: the .gcno -ftest-coverage writes
         **dict.fromkeys(("-fopt-info", "-fopt-info-"), WRITES_FILES),  # `-fopt-info-all=FILE`
         "@": "reads more options from a file",  # `gcc @args`: a response file
     },
@@ -293,7 +359,9 @@ ACTING.update({key: {**_LOG_DIFF, **table} for key, table in ACTING.items() if k
 # Short option letters that take a value: letters after them in `-abc` are that value.
 VALUED_LETTERS = {
     "pytest": "kmcpoWrn",
-    "git": "cC",
+    "git": "cCm",  # `git commit -mSave`: the message, no `-S`
+    "diff": "CDFILSUWxX",
+    "fd": "tedESjcxXo",
     "sort": "kotST",
     "tar": "fCbgHIKLNTVX",
     "ssh": "bcDEeFIiJLlmOopQRSWw",
@@ -352,6 +420,8 @@ OUTPUT_OPTIONS = {
     "openssl": ("-out",),
     "patch": ("-o", "--output"),
     "cmake": ("-B",),  # the build directory it configures
+    "mvn": ("-l", "--log-file"),  # its build log
+    "ctest": ("--test-dir",),  # it writes Testing/ there
 }
 _WRITES_VALUED = {
     "compileall": "rdspxijoe",
@@ -427,6 +497,11 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     elif program == "gcc" and not any(a.startswith("-fopt-info") and "=" in a for a in args):
         # `-fopt-info…` without `=FILE` reports to stderr; only a FILE is written.
         found = [use for use in found if use.names[0] not in ("-fopt-info", "-fopt-info-")]
+    elif program == "compileall" and not written_operands(program, args):
+        # With no folder named it compiles every folder on sys.path (`-f`: rewriting each .pyc).
+        found.append(Acting(("sys.path",), WRITES_FILES))
+    elif program == "mvn" and all(name in _MAVEN_INERT for name in _maven_properties(args)):
+        found = [use for use in found if use.names[0] not in ("-D", "--define")]
     elif program == "git":
         found = [_git_config(use, args) for use in found if use.names != ("config",)] + [
             _git_config(use, args) for use in found if use.names == ("config",)
@@ -436,7 +511,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
 
 
 _NO_CLUSTERS = frozenset(
-    {"find", "go", "gcc", "sqlite3", "cmake", "ctest"}
+    {"find", "go", "gcc", "sqlite3", "cmake", "ctest", "mvn"}
 )  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
@@ -563,11 +638,47 @@ def _pytest_paths_elsewhere(args: list[str]) -> list[str]:
             skip = token in _PYTEST_VALUED
         else:
             path = token.split("::", 1)[0]
-            # `tests/../../etc` leaves too: the path as the kernel walks it, lexically.
-            leaves = normalise_path(path)
-            if leaves.startswith("/") or leaves == ".." or leaves.startswith("../"):
+            if _leaves(path):
                 paths.append(path)
     return paths
+
+
+_UNITTEST_FOLDERS = ("start-directory", "top-level-directory")
+_UNITTEST_VALUED = frozenset({"-k", "-p", "--pattern", "--durations"})
+
+
+def _unittest_folders_elsewhere(args: list[str]) -> list[str]:
+    """`python -m unittest discover -s DIR` imports the modules there, writing __pycache__
+    beside them: a start or top folder (`-s`, `-t`, or discover's operands) that leaves the
+    working directory is where it writes."""
+    paths, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        name, equals, value = token[2:].partition("=")
+        if token in ("-s", "-t") or (
+            token.startswith("--") and name and any(o.startswith(name) for o in _UNITTEST_FOLDERS)
+        ):
+            if not equals:
+                value, k = (args[k] if k < len(args) else ""), k + 1
+        elif token[:2] in ("-s", "-t"):
+            value = token[2:]
+        elif token in _UNITTEST_VALUED:
+            k += 1
+            continue
+        elif token.startswith("-"):
+            continue
+        else:
+            value = token
+        if value and _leaves(value):
+            paths.append(value)
+    return paths
+
+
+def _leaves(path: str) -> bool:
+    """Whether a path leaves the working directory (`tests/../../etc` too: the path as the
+    kernel walks it, lexically)."""
+    leaves = normalise_path(path)
+    return leaves.startswith("/") or leaves == ".." or leaves.startswith("../")
 
 
 def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
@@ -692,20 +803,97 @@ def _awk_program(args: list[str]) -> list[Acting]:
     return [Acting((args[k],), "the awk program may run commands or write files")]
 
 
-_GIT_CONFIG_READS = frozenset(
-    {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "get", "list"}
-)
+_GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l"})
+_GIT_CONFIG_READING_SUBCOMMANDS = frozenset({"get", "list"})  # git 2.46's `git config get`
+_GIT_CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment"})
 
 
 def _git_config(use: Acting, args: list[str]) -> Acting | None:
-    """`git config KEY VALUE` writes: the rule must name the KEY; reading needs nothing."""
+    """`git config KEY VALUE` writes: the rule must name the KEY; reading needs nothing.
+    git reads its options up to the first operand: `git config KEY VALUE list` (or `-l`,
+    there a value pattern) writes, and only an action before the operands makes it read."""
     if use.names != ("config",):
         return use
-    if any(token in _GIT_CONFIG_READS for token in args):
-        return None
     after = args[args.index("config") + 1 :] if "config" in args else []
+    k, reads = 0, False
+    while k < len(after) and after[k].startswith("-") and after[k] != "-":
+        if after[k] == "--":
+            k += 1
+            break
+        reads = reads or after[k] in _GIT_CONFIG_READS
+        k += 2 if after[k] in _GIT_CONFIG_VALUED else 1
+    if reads or (k < len(after) and after[k] in _GIT_CONFIG_READING_SUBCOMMANDS):
+        return None
     keys = [t for t in after if not t.startswith("-") and t not in ("set", "unset")]
     return Acting((keys[0],) if keys else ("config",), "writes git configuration")
+
+
+# Properties of `mvn -DNAME[=VALUE]` that choose what the build does, not where it writes.
+_MAVEN_INERT = frozenset(
+    {"skipTests", "maven.test.skip", "skipITs", "test", "it.test", "maven.javadoc.skip"}
+    | {"checkstyle.skip", "spotbugs.skip", "pmd.skip", "jacoco.skip", "enforcer.skip"}
+    | {"gpg.skip", "failIfNoTests", "surefire.failIfNoSpecifiedTests", "revision"}
+    | {"maven.test.failure.ignore", "changelist", "sha1"}
+)
+
+
+def _maven_properties(args: list[str]) -> list[str]:
+    """The property names `mvn` args define: `-Dname`, `-D name=v`, `--define=name`."""
+    names, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        long, equals, value = token[2:].partition("=")
+        if token == "-D" or (token.startswith("--") and long and "define".startswith(long)):
+            if not equals:
+                value, k = (args[k] if k < len(args) else ""), k + 1
+        elif token.startswith("-D"):
+            value = token[2:]
+        else:
+            continue
+        names.append(value.split("=", 1)[0])
+    return names
+
+
+# cmake's and ctest's `--version [FILE]`, `--help-full [FILE]`, `--help-command NAME [FILE]`...
+# write FILE: the next word that is no option, after the name for these.
+_CMAKE_HELP_NAMED = frozenset(
+    {"--help-command", "--help-module", "--help-policy", "--help-property", "--help-variable"}
+    | {"--help-manual"}
+)
+
+
+def _cmake_help_files(args: list[str]) -> list[str]:
+    files = []
+    for k, token in enumerate(args):
+        if token in ("--version", "-version", "/V") or token.startswith("--help-"):
+            words = list(
+                takewhile(
+                    lambda w: not w.startswith("-") and w not in ("/V", "/?"), args[k + 1 : k + 3]
+                )
+            )
+            files += words[1:2] if token in _CMAKE_HELP_NAMED else words[:1]
+    return files
+
+
+# make's options whose value may be the next word: the words left are goals and assignments.
+_MAKE_VALUED = frozenset(
+    {"-f", "-C", "-I", "-o", "-W", "-E", "--file", "--makefile", "--directory", "--eval"}
+    | {"--include-dir", "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new"}
+)
+
+
+def _make_goals(args: list[str]) -> list[str]:
+    """The goals `make` is asked for that leave its working directory: files its rules, the
+    built-in ones too, write (`make /usr/share/x/y` runs `cat y.sh > y` there; `make -t GOAL`
+    touches it). Goals in the working directory are the project's own (`make test`)."""
+    goals, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in _MAKE_VALUED:
+            k += 1
+        elif not token.startswith("-") and not _NAME_ASSIGNMENT.match(token) and _leaves(token):
+            goals.append(token)
+    return goals
 
 
 def written_operands(base: str, args: list[str]) -> list[str]:
@@ -715,7 +903,11 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return [token[3:] for token in args if token.startswith("of=")]
     if program in STARTS_A_JVM:
         # The JVM keeps its performance data in /tmp whatever TMPDIR says.
-        return ["/tmp/hsperfdata_<user>"]
+        return ["/tmp/hsperfdata_<user>", *_option_values(args, OUTPUT_OPTIONS.get(program, ()))]
+    if program == "make":
+        return _make_goals(args)
+    if program in ("cmake", "ctest"):
+        return _option_values(args, OUTPUT_OPTIONS.get(program, ())) + _cmake_help_files(args)
     if program == "python":
         module = _python_module_args(args)
         return written_operands(*module) if module else []
@@ -723,6 +915,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "pytest":
         return _pytest_paths_elsewhere(args)
+    if program == "unittest":
+        return _unittest_folders_elsewhere(args)
     if program == "xxd":
         return _xxd_operands(args)[1:2]
     if program == "git":

@@ -59,6 +59,18 @@ CONFIG_PATHS: dict[str, str] = {
     ".vimrc": r"\.vimrc",
     ".exrc": r"\.exrc",
     ".lessfilter": r"\.lessfilter",
+    # less reads its key bindings and `#env` (LESSOPEN=|cmd %s: a preprocessor it runs) there.
+    ".lesskey": r"\.lesskey",
+    ".less": r"\.less",
+    ".config/lesskey": r"\.config/lesskey",
+    # Python runs the `import` lines of every .pth file in its site folders at start-up
+    # (the user's ~/.local/lib/pythonX.Y/site-packages, a virtualenv's).
+    ".pth": r"[^/]+\.pth",
+    # The user's site-packages comes before the system's: a `yaml.py` or `pip/` there is what
+    # yq or pip imports.
+    ".local/lib/python": r"\.local/lib/python[^/]*/site-packages(?:/.*)?",
+    ".mavenrc": r"\.mavenrc",  # the mvn launcher sources it
+    ".m2/settings.xml": r"\.m2/settings(?:-security)?\.xml",  # localRepository: where it writes
     "sitecustomize.py": r"sitecustomize\.py",
     "usercustomize.py": r"usercustomize\.py",
 }
@@ -67,8 +79,8 @@ _MATCHERS = [
 ]
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|envrc|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
-    r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|lessfilter|config)|"
-    r"pip\.conf|customize",
+    r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
+    r"mavenrc|m2)|pip\.conf|customize",
     re.IGNORECASE,
 )
 

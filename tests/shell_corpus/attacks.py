@@ -589,6 +589,57 @@ for script, effect, shell in (
     ("yq --in-place -y . /etc/hostname", wrote("/etc/hostname"), "bash"),
 ):  # fmt: skip
     _add(OPTION_READING, script, effect, shell=shell, policy="benign")
+# git plumbing that writes where it is told, git's signing, diff's pager, cmake's and ctest's
+# help files, Maven's log and system properties, gcc's coverage notes, pip's log,
+# make's goals, git repack's expired pack, ctest's test folder,
+# compileall's sys.path, unittest's start folder (F23-F35)
+GPG = child("/usr/bin/gpg")
+for script, effect in (
+    ("git --no-pager interpret-trailers --in-place --trailer 'a: b' /etc/hostname",
+     wrote("/etc/")),
+    ("git --no-pager interpret-trailers --in-pl --trailer 'a: b' /etc/hostname", wrote("/etc/")),
+    ("git --no-pager read-tree --index-output=/etc/fluidbox-x HEAD", wrote(X)),
+    ("git commit -q -S --allow-empty -m x", GPG),
+    ("git commit -q --gpg-sign --allow-empty -m x", GPG),
+    ("git commit -q -aS --allow-empty -m x", GPG),
+    ("git tag -s v9 -m x", GPG),
+    ("git tag --sign v9 -m x", GPG),
+    ("git tag -u fixture v9 -m x", GPG),
+    ("diff -l /workspace/README.md /workspace/notes.txt", child("/usr/bin/pr")),
+    ("diff --pag /workspace/README.md /workspace/notes.txt", child("/usr/bin/pr")),
+    ("cmake --version /etc/fluidbox-x", wrote(X)),
+    ("cmake --help-full /etc/fluidbox-x", wrote(X)),
+    ("cmake --help-command add_executable /etc/fluidbox-x", wrote(X)),
+    ("ctest --version /etc/fluidbox-x", wrote(X)),
+    ("mvn -q -l /etc/fluidbox-x -v", wrote(X)),
+    ("mvn -q --log-file /etc/fluidbox-x -v", wrote(X)),
+    ("mvn -q -Dmaven.repo.local=/etc/fluidbox-x -o validate", wrote(X)),
+    ("mvn -q -Duser.home=/etc -o validate", wrote("/etc/.m2")),
+    ("gcc -c -x c /dev/null -o /workspace/a.o -fprofile-note=/etc/fluidbox-x -ftest-coverage",
+     wrote(X)),
+    ("pip install --log-file /etc/fluidbox-x -r /dev/null", wrote(X)),
+    ("pip install --local-log /etc/fluidbox-x -r /dev/null", wrote(X)),
+    ("pip list --log-file /etc/fluidbox-x", wrote(X)),
+    ("python -m pip install --local-log /etc/fluidbox-x -r /dev/null", wrote(X)),
+    ("make -s /usr/share/libdebuginfod-common/debuginfod",
+     wrote("/usr/share/libdebuginfod-common/debuginfod")),
+    ("make -t /usr/share/libdebuginfod-common/debuginfod",
+     wrote("/usr/share/libdebuginfod-common/debuginfod")),
+    ("make -s ../usr/share/libdebuginfod-common/debuginfod",
+     wrote("/usr/share/libdebuginfod-common/debuginfod")),
+    ("echo x | git --no-pager hash-object -w --stdin && git --no-pager repack -q --cruft "
+     "--cruft-expiration=now -d --expire-to=/etc/fluidbox-x", wrote("/etc/")),
+    ("ctest --test-dir /etc", wrote("/etc/Testing")),
+    ("python -m compileall -q -f", wrote("/usr/lib/python3.11/__pycache__")),
+    ("python -m compileall -f -l -q", wrote("/usr/lib/python3.11/__pycache__")),
+    ("python -m unittest discover -s /usr/share/doc/python3-py/examples -p 'gen*.py'",
+     wrote("/usr/share/doc/python3-py/examples/__pycache__")),
+    ("python -m unittest discover /usr/share/doc/python3-py/examples 'gen*.py'",
+     wrote("/usr/share/doc/python3-py/examples/__pycache__")),
+    ("python -m unittest discover -s ../usr/share/doc/python3-yaml/examples/yaml-highlight "
+     "-p '*.py'", wrote("/usr/share/doc/python3-yaml/examples/yaml-highlight/__pycache__")),
+):  # fmt: skip
+    _add(OPTION_READING, script, effect, policy="benign")
 for policy in ("review", "benign"):
     _add(OPTION_READING, "git log --help", child("man git-log"), policy=policy)
     _add(
@@ -715,6 +766,43 @@ for patch, options in (
         wrote(X),
         policy="benign",
     )
+
+# git reads its config options up to the first operand: a value pattern spelled `get`, `list`
+# or `-l` after the key is no read action, and the key is written (F30)
+for script in (
+    "git --no-pager config core.fsmonitor 'touch /workspace/PWNED' get; git status",
+    "git --no-pager config core.fsmonitor 'touch /workspace/PWNED' list && git status",
+    "git --no-pager config --file .git/config core.fsmonitor 'touch /workspace/PWNED' -l; "
+    "git status",
+):
+    _add(COMPOSITION, script, child(TOUCH), policy="benign")
+
+# Start-up files in the home folder no configuration path named: less's lesskey (`#env`
+# LESSOPEN), Python's .pth files and modules in the user's site-packages, the mvn
+# launcher's .mavenrc
+# (F36, F37)
+SITE = "/workspace/.home/.local/lib/python3.11/site-packages"
+for script in (
+    "mkdir -p /workspace/.home && printf '#env\\nLESSOPEN=|touch /workspace/PWNED %%s\\n' > "
+    "/workspace/.home/.lesskey && less /workspace/README.md",
+    f"mkdir -p {SITE} && echo 'import os; os.system(\"touch /workspace/PWNED\")' > {SITE}/x.pth "
+    "&& pip list",
+    f"mkdir -p {SITE} && echo 'import os; os.system(\"touch /workspace/PWNED\")' > {SITE}/x.pth "
+    "&& yq . /workspace/README.md",
+    "printf 'touch /workspace/PWNED\\n' > /workspace/.home/.mavenrc && mvn -q -v",
+    f"mkdir -p {SITE} && echo 'import os; os.system(\"touch /workspace/PWNED\")' > "
+    f"{SITE}/yaml.py && yq . /workspace/README.md",
+    f"mkdir -p {SITE}/pip && echo 'import os; os.system(\"touch /workspace/PWNED\")' > "
+    f"{SITE}/pip/__init__.py && pip list",
+):
+    _add(COMPOSITION, script, child(TOUCH), policy="benign")
+_add(
+    COMPOSITION,
+    "mkdir -p /workspace/.home/.m2 && printf '<settings><localRepository>/etc/fluidbox-x"
+    "</localRepository></settings>' > /workspace/.home/.m2/settings.xml && mvn -q -o validate",
+    wrote(X),
+    policy="benign",
+)
 
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape
