@@ -35,6 +35,7 @@ import sys
 import tomllib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from runner import cli_trust
 from runner.hook import RUN_ENV, TOKEN_ENV
@@ -53,6 +54,47 @@ HOOK_TIMEOUT_SECONDS = 330
 
 
 RUNNER_ROOT = Path(__file__).resolve().parents[1]
+
+
+def base_url(value: str) -> str:
+    """`--url`: fluidbox's base URL, as the hook and the CLI's MCP client need it. Anything
+    else would be written as given, and the hook would then deny every call."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (raises on a port that is not a number or out of range)
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.username is not None
+        or parts.password is not None
+        or parts.query
+        or parts.fragment
+        or any(c.isspace() or not c.isprintable() or c in '"\\' for c in value)
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not fluidbox's base URL: give it as http://HOST:PORT or "
+            "https://HOST[/PREFIX] (what $FLUIDBOX_URL holds in the README)"
+        )
+    if parts.path.rstrip("/").endswith(("/v1", "/v1/mcp")):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} names an endpoint: give fluidbox's base URL "
+            f"({value[: value.rindex('/v1')]!r}); the hook and the MCP entry add the paths"
+        )
+    return value
+
+
+def run_id(value: str) -> str:
+    """`--run`: a run's id, as `POST /v1/runs` answered it. An empty one (`--run "$RUN_ID"`
+    with the variable unset) would otherwise be read as no `--run` at all."""
+    if not value.strip() or any(c.isspace() or not c.isprintable() for c in value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a run id: give the `id` of the answer to POST /v1/runs (is "
+            f"$RUN_ID set?), or leave --run out to have the hook read ${RUN_ENV} at each call"
+        )
+    return value
 
 
 def mcp_url(url: str) -> str:
@@ -260,9 +302,12 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m runner.agent_setup", description=__doc__.split("\n")[0]
     )
     parser.add_argument("agent", choices=sorted(SETUPS))
-    parser.add_argument("--url", required=True, help="fluidbox's base URL")
+    parser.add_argument(
+        "--url", required=True, type=base_url, help="fluidbox's base URL (http://HOST:PORT)"
+    )
     parser.add_argument(
         "--run",
+        type=run_id,
         help=f"the run id (default: none written; the hook then reads ${RUN_ENV} at each call)",
     )
     parser.add_argument("--dir", default=".", help="the project folder (default: here)")

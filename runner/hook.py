@@ -232,9 +232,11 @@ def main(argv: list[str] | None = None) -> int:
         event = json.loads(sys.stdin.read() or "{}")
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
-        if not args.url or not args.run:
+        if not args.url:
+            verdict = Verdict(False, "fluidbox: the hook has no --url (nor $FLUIDBOX_URL); denied")
+        elif not args.run:
             verdict = Verdict(
-                False, f"fluidbox: the hook has no --url/--run (nor ${RUN_ENV}); denied"
+                False, f"fluidbox: no run id (${RUN_ENV} is not set, and no --run); denied"
             )
         else:
             verdict = decide(

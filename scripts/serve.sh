@@ -7,6 +7,16 @@ PORT="${1:-8000}"
 MCP_PORT="${2:-8765}"
 BIN=.venv/bin
 export FLUIDBOX_PUBLIC_URL="${FLUIDBOX_PUBLIC_URL:-http://127.0.0.1:$PORT}"
+# A port already taken (another `make run`, anything else) would fail only the process that
+# needs it, after the others started: the demo seeded against whatever answers there, and
+# everything stopped right after printing the logins.
+for port in "$PORT" "$MCP_PORT"; do
+  if (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; then
+    echo "make run: port $port is taken; serve on others: make run PORT=8080 MCP_PORT=8766" \
+      "(and make demo PORT=8080)" >&2
+    exit 1
+  fi
+done
 pids=()
 # Stop everything: politely, then, after 15 s, for good. A supervisor's SIGTERM reaches the
 # whole process group at once, and the worker's parent then waited forever for children

@@ -101,13 +101,7 @@ def connection_create(
         raise Forbidden("you may not create this connection")
     command = list(command or [])
     if transport == Transport.STREAMABLE_HTTP:
-        if not url:
-            raise Invalid("a streamable-http connection needs a url")
-        url_credentials_refused(url, what="a connection URL", secret_goes="the credential")
-        try:
-            rules_for_org(org).check_url(url)
-        except EgressRefused as refused:
-            raise Invalid(str(refused), code="address_refused") from None
+        _url_checked(org, url)
         command = []
     elif transport == Transport.STDIO:
         if not command or not stdio_command_allowed(command):
@@ -161,6 +155,32 @@ def connection_reconnect(*, connection: Connection, actor: Actor, credential: di
         ]
     )
     return connection
+
+
+def _url_checked(org: Organization, url: str) -> None:
+    if not url:
+        raise Invalid("a streamable-http connection needs a url")
+    url_credentials_refused(url, what="a connection URL", secret_goes="the credential")
+    try:
+        rules_for_org(org).check_url(url)
+    except EgressRefused as refused:
+        raise Invalid(str(refused), code="address_refused") from None
+
+
+@transaction.atomic
+def connection_move(
+    *, connection: Connection, actor: Actor, url: str, credential: dict
+) -> Connection:
+    """A shared streamable-HTTP connection's server at a new URL. The credential is entered
+    again with it (one is never sent to a URL it was not entered for), so it is a reconnect:
+    every existing binding refuses from now on."""
+    if connection.is_personal or connection.transport != Transport.STREAMABLE_HTTP:
+        raise Invalid("only a shared streamable-http connection is moved")
+    if not _may_manage(actor, connection.org_id, None):
+        raise Forbidden("you may not move this connection")
+    _url_checked(connection.org, url)
+    Connection.objects.filter(pk=connection.pk).update(url=url)
+    return connection_reconnect(connection=connection, actor=actor, credential=credential)
 
 
 @transaction.atomic

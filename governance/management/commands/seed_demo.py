@@ -10,9 +10,21 @@ from django.core.management.base import BaseCommand
 from governance.authentication import Actor, ActorKind
 from governance.egress import allow_list_lines
 from governance.errors import ServiceError
-from governance.models import ApiKey, Connection, Organization, Policy, Role
+from governance.models import (
+    ApiKey,
+    Connection,
+    ConnectionStatus,
+    Organization,
+    Policy,
+    Role,
+    Transport,
+)
 from governance.services.bundles import bundle_import
-from governance.services.connections import connection_create, connection_refresh
+from governance.services.connections import (
+    connection_create,
+    connection_move,
+    connection_refresh,
+)
 from governance.services.orgs import (
     api_key_create,
     org_allowed_hosts_set,
@@ -97,6 +109,20 @@ class Command(BaseCommand):
             policy_save(org=org, text=(DEMO / "policy.yaml").read_text(), author=None, note="seed")
         operator = Actor(kind=ActorKind.OPERATOR, org_id=org.pk, roles={org.pk: "operator"})
         connection = Connection.objects.filter(org=org, slug="tracker").first()
+        demo_credential = {"header": "Authorization", "value": f"Bearer {DEMO_TOKEN}"}
+        if (
+            connection is not None
+            and connection.status == ConnectionStatus.ACTIVE
+            and connection.transport == Transport.STREAMABLE_HTTP
+            and connection.url != mcp_url
+        ):
+            # `make run MCP_PORT=…` after an earlier `make run`: the demo server listens
+            # elsewhere now, and a connection left at the old address fails every call.
+            was = connection.url
+            connection = connection_move(
+                connection=connection, actor=operator, url=mcp_url, credential=demo_credential
+            )
+            self.stdout.write(f"demo MCP connection moved to {mcp_url} (was {was})")
         if connection is None:
             connection = connection_create(
                 org=org,
@@ -105,7 +131,7 @@ class Command(BaseCommand):
                 kind="shared",
                 transport="streamable-http",
                 url=mcp_url,
-                credential={"header": "Authorization", "value": f"Bearer {DEMO_TOKEN}"},
+                credential=demo_credential,
             )
         try:
             connection_refresh(connection=connection, actor=operator)
