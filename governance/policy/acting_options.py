@@ -1001,11 +1001,17 @@ _GIT_CLONE_VALUED = frozenset(
 )
 
 
-def _git_destinations(args: list[str]) -> list[str]:
-    """The directory `git clone URL DIR` or `git init DIR` creates."""
+def _git_subcommand_at(args: list[str]) -> int:
+    """Where git's subcommand is in `git ARGS`: after git's own options (`-C DIR`, `-c K=V`)."""
     k = 0
     while k < len(args) and args[k].startswith("-"):
         k += 2 if args[k] in _GIT_GLOBAL_VALUED else 1
+    return k
+
+
+def _git_destinations(args: list[str]) -> list[str]:
+    """The directory `git clone URL DIR` or `git init DIR` creates."""
+    k = _git_subcommand_at(args)
     if k >= len(args) or args[k] not in ("clone", "init"):
         return []
     subcommand, operands, k = args[k], [], k + 1
@@ -1053,9 +1059,7 @@ def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
     rule for `git push *` means the project's remotes; a repository named by its address is
     one the rule never saw, where the code goes (push) or what is read (a path outside the
     workspace), so the rule must name it."""
-    k = 0
-    while k < len(args) and args[k].startswith("-"):
-        k += 2 if args[k] in _GIT_GLOBAL_VALUED else 1
+    k = _git_subcommand_at(args)
     if k >= len(args) or args[k] not in _GIT_REACHING_VALUED:
         return []
     valued = _GIT_REACHING_VALUED[args[k]]
@@ -1073,10 +1077,9 @@ def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
                 places.append(value if has_value else args[k] if k < len(args) else "")
             if not has_value and any(v.startswith(name) for v in valued if v[1] == "-"):
                 k += 1  # `--depth 1`, `--push-opt x`: the next word is the value
-        elif token.startswith("-") and len(token) > 1:
-            if token[:2] in valued and len(token) == 2:
-                k += 1
-        else:
+        elif token in valued:
+            k += 1  # `-o ci.skip`
+        elif not token.startswith("-") or token == "-":
             operands.append(token)
     places += operands[:1]
     # A URL anywhere else is no refspec either (a value read as the repository by mistake).

@@ -9,13 +9,7 @@ programs' manuals. The commands agents run with the same programs stay ALWAYS.
 import pytest
 
 from governance.policy import Verdict
-from tests.shell_corpus.policies import benign_policy, kinds
-
-
-def verdict(command: str, shell: str = "bash") -> Verdict:
-    arguments = {"command": command}
-    return benign_policy().evaluate("run_command", arguments, kinds(shell)["run_command"]).verdict
-
+from tests.governance.policy.test_review_shell_2 import verdict
 
 REFUSED = [
     # F23: git plumbing that writes where it is told
