@@ -118,10 +118,19 @@ def tool_join_params(name: str) -> list:
 
 @cache
 def _claim_statement(vendor: str) -> str:
+    """Claims an idle call of a run that is still active. On PostgreSQL the run's row is
+    locked FOR SHARE: a claim either commits before `run_finish` changes the run's status
+    (which then reads the call as in flight) or waits for the finish and claims nothing, so
+    the calls `run.finished` lists as in flight are exactly those that can still be
+    recorded after it. SQLite runs one writer at a time, which orders them the same way."""
     status = _tool_calls.column("broker_status")
+    lock = " FOR SHARE" if vendor == "postgresql" else ""
     return (
         f"UPDATE {_tool_calls.name} SET {status} = %s "
-        f"WHERE {_tool_calls.pk} = %s AND {status} = %s RETURNING {_tool_calls.pk}"
+        f"WHERE {_tool_calls.pk} = %s AND {status} = %s "
+        f"AND EXISTS (SELECT 1 FROM {_runs.name} rs WHERE rs.{_runs.pk} = %s "
+        f"AND rs.{_runs.column('status')} = '{RunStatus.ACTIVE}'{lock}) "
+        f"RETURNING {_tool_calls.pk}"
     )
 
 
@@ -232,9 +241,15 @@ def claim_with_binding(call: ToolCall, run: Run, connection_id: int, *, running:
     and every transaction that locks an allowed, unbrokered call's row is a concurrent claim
     of the same call, which wins it (this one then claims nothing and unseals nothing).
     SQLite, which has no data-modifying CTEs, runs the two statements one after the other.
+    A finished run's call is never claimed (see `_claim_statement`): (False, None) then.
     """
     claim = _claim_statement(db.vendor)
-    claim_params = [running, _tool_calls.prepared("id", call.pk), idle]
+    claim_params = [
+        running,
+        _tool_calls.prepared("id", call.pk),
+        idle,
+        _runs.prepared("id", run.pk),
+    ]
     select = _binding_select(db.vendor)
     select_params = _binding_params(run, connection_id)
     with statement_cursor() as cursor:

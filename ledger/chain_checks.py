@@ -13,9 +13,10 @@ from django.utils import timezone
 from governance.observability import metrics
 from governance.vault import VaultError
 from ledger.log_models import LedgerCheck, LogLeaf, OrgLog, SequencedRun
-from ledger.models import GENESIS_HASH, Event, EventType, RunCounter
+from ledger.models import GENESIS_HASH, Event, RunCounter
 from ledger.services import event_hash
 from ledger.tree import TreeReader, TreeStorageError
+from ledger.verify.after_finish import AfterFinish
 from ledger.verify.events import event_leaf_hash
 from ledger.verify.merkle import CompactRange, ProofError, verify_inclusion
 from ledger.verify.note import Checkpoint as SignedCheckpoint
@@ -60,7 +61,7 @@ class _RunWalk:
         self.prev_hash = GENESIS_HASH
         self.expected_seq = 1
         self.leafless: int | None = None  # the first seq without a leaf
-        self.finished = False
+        self.after_finish = AfterFinish()
         self.prove = prove  # (seq, leaf index, leaf hash) -> problem or None
 
     def _break(self, seq: int, problem: str) -> None:
@@ -89,7 +90,9 @@ class _RunWalk:
                 )
                 self.leafless = None
             self._leaf(seq, digest, leaf_index, bytes(leaf))
-        self.finished = self.finished or type == EventType.RUN_FINISHED
+        problem = self.after_finish.event(seq, type, data)
+        if problem:
+            self._break(seq, problem)
         self.prev_hash = digest
         self.expected_seq = seq + 1
 
@@ -124,7 +127,7 @@ class _RunWalk:
                 f"no Merkle leaf, yet the log has sequenced this run up to seq {sequenced}: "
                 "a leaf was deleted",
             )
-        if finished and not self.finished:
+        if finished and self.after_finish.finished is None:
             self._break(
                 last + 1,
                 "the run is finished but its chain holds no run.finished event: "

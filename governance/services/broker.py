@@ -14,7 +14,7 @@ from django.db import transaction
 from fluidbox.prebuilt_sql import ModelTable
 from governance import vault
 from governance.binding_state import BindingNow, claim_with_binding, frozen_tool_with_binding
-from governance.errors import Invalid, TooManyRequests
+from governance.errors import Conflict, Invalid, TooManyRequests
 from governance.gate.context import NOT_READ
 from governance.gate.decision import FailClosed
 from governance.gate.stages.frozen_set import binding_problem
@@ -114,9 +114,7 @@ def _record(
     )
     event = redact(
         {
-            "tool_call_id": call.tool_call_id,
-            "session_id": call.session_id,
-            "tool": call.tool,
+            **_named(call),
             "status": status,
             "latency_ms": latency_ms,
             "result_digest": result_digest or None,
@@ -165,6 +163,20 @@ def _mask_credentials(value, endpoint):
     if isinstance(value, str):
         return mask_secrets(value, secrets)
     return value
+
+
+def _named(call: ToolCall) -> dict:
+    """How a `tool.brokered` event names its call."""
+    return {"tool_call_id": call.tool_call_id, "session_id": call.session_id, "tool": call.tool}
+
+
+def calls_in_flight(run: Run) -> list[dict]:
+    """The run's calls the broker has claimed and not yet recorded, named as their
+    `tool.brokered` events will name them (masked alike): what `run.finished` lists as
+    still to come. Read after the finish changed the run's status, this is exact: no call of
+    a finished run is claimed (`binding_state.claim_with_binding`)."""
+    running = ToolCall.objects.filter(run=run, broker_status=BrokerStatus.RUNNING).order_by("pk")
+    return [redact(_named(call), arguments=call.arguments).data for call in running]
 
 
 def _refusal_from_record(call: ToolCall) -> tuple[str, str] | None:
@@ -319,6 +331,9 @@ def _gated_call(
         )
         if not claimed:
             call.refresh_from_db()
+            if not call.broker_status:
+                # Nobody claimed it: the run finished after its token was checked.
+                raise Conflict("this run has finished", code="run_finished")
             return BrokeredAnswer(gate, None, replayed=True, refusal=_refusal_from_record(call))
         call.broker_status = BrokerStatus.RUNNING
     # Either way the binding was read after the gate decided and before the credential is

@@ -31,6 +31,7 @@ from governance.models import (
     new_secret_token,
 )
 from governance.schemas import guard_schema
+from governance.services.broker import calls_in_flight
 from governance.services.settlement import approvals_close_for_run
 from ledger.models import EventType, RunCounter
 from ledger.redaction import redact
@@ -271,10 +272,13 @@ def run_finish(*, run: Run, actor_label: str) -> Run:
     )
     if won:
         approvals_close_for_run(run_id=run.pk)
+        # Only these calls' broker records may follow `run.finished` in the chain; a checker
+        # flags anything else after it, and a run's bundle that shows them all is complete.
+        in_flight = calls_in_flight(run)
         event_append(
             run_id=run.pk,
             type=EventType.RUN_FINISHED,
-            redacted=redact({"finished_by": actor_label}),
+            redacted=redact({"finished_by": actor_label, "in_flight": in_flight}),
         )
     run.refresh_from_db()
     return run

@@ -6,8 +6,9 @@ rotation included; what `manage.py ledger public-key --all` prints). FILE is a c
 obtained independently, e.g. from a witness. RUN_ID is the run you expect: a run bundle must
 be that run's, an organization bundle must hold events of it.
 Exit status 0 and one line saying what was proved; 1 and the first bad record; 2 when a key
-or file cannot be read; 3 and one line when a run bundle does not show its run finished
-(every event in it holds, but later ones may have been left out).
+or file cannot be read; 3 and one line when a run bundle does not show its run finished, or
+not the records of the calls its finish left in flight (every event in it holds, but later
+ones may have been left out).
 """
 
 import argparse

@@ -20,7 +20,8 @@ or signature covers, every value of its type. What the verdict then claims diffe
 an organization bundle holds every leaf up to its last checkpoint, so nothing below that size
 can be left out unnoticed; a run bundle proves its run from its first event on, but nothing
 signed commits to a run's length, so it shows the run complete only up to the event it ends
-with, and says whether the run's `run.finished` is among them.
+with, and says whether the run's `run.finished` is among them, with the records of the calls
+it lists as in flight: only those may follow it (`after_finish.py`).
 """
 
 from collections.abc import Iterable
@@ -30,7 +31,7 @@ from .events import event_hash, event_leaf_hash
 from .merkle import CompactRange, ProofError, verify_consistency, verify_inclusion
 from .note import Checkpoint, NoteError, VerifierKey, b64decode_strict
 from .records import BundleError, check_fields, is_name, read_records
-from .verdict import RUN_FINISHED, RunChain, Verdict
+from .verdict import RunChain, Verdict
 
 FORMAT = "fluidbox-ledger-bundle/1"
 
@@ -292,9 +293,10 @@ def _event(state: _State, number: int, record: dict) -> None:
         raise BundleError(number, what, "prev_hash does not link to the run's previous event")
     if recomputed != digest:
         raise BundleError(number, what, "the event's content does not hash to its hash: altered")
+    problem = chain.after_finish.event(seq, record["type"], record["data"])
+    if problem:
+        raise BundleError(number, what, problem)
     chain.seq, chain.hash = seq, digest
-    if record["type"] == RUN_FINISHED and chain.finished is None:
-        chain.finished = seq
     state.last_leaf = leaf
     state.events += 1
     if state.header["scope"] == "run":

@@ -73,7 +73,10 @@ def test_a_finished_runs_bundle_names_the_run_and_its_finish(bundles, tmp_path, 
     assert status == 0, err
     events = sum(1 for record in bundles["run"] if record["record"] == "event")
     assert out.startswith(f"OK: run {run_a}: its events seq 1-{events} are included in the tree")
-    assert out.rstrip().endswith(f"the run finished (run.finished is seq {events})")
+    assert out.rstrip().endswith(
+        f"the run finished (run.finished is seq {events}) with no call in flight: "
+        "no event can follow it, these are all the run's"
+    )
 
 
 def test_a_run_bundle_with_its_last_events_cut_off_is_not_called_complete(

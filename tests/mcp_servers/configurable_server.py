@@ -4,7 +4,8 @@ It re-reads its JSON config on every request, so a test can add, withdraw or cha
 tool (or make the HTTP layer answer 401/500) without a restart. The config file holds
 `{"tools": [...], "page_size": int | null, "http_status": int | null}`; the tool objects
 are served as they are. A `tools/call` echoes its arguments; a few arguments change that:
-`sleep_seconds` sleeps first, `respond_error: true` makes it a tool error, a
+`sleep_seconds` sleeps first, `hold_until_file` waits until that file exists (a call held
+in flight), `respond_error: true` makes it a tool error, a
 `structured_content` argument is answered as the structured result instead of the echo (any
 JSON value, as 2026-07-28 allows), and, as a
 hostile server would, `echo_credentials: true` adds the headers (or environment) it
@@ -135,6 +136,12 @@ def build_server(
         sleep_seconds = arguments.get("sleep_seconds")
         if isinstance(sleep_seconds, int | float):
             await anyio.sleep(sleep_seconds)
+        hold_until = arguments.get("hold_until_file")
+        if isinstance(hold_until, str):
+            # Answer only once the test creates this file (a call held in flight).
+            with anyio.move_on_after(300):
+                while not await anyio.Path(hold_until).exists():
+                    await anyio.sleep(0.02)
         echo = json.dumps(arguments, sort_keys=True)
         structured = arguments.get(
             "structured_content", {"tool": params.name, "arguments": arguments}
