@@ -125,6 +125,14 @@ def may_decide(approval: Approval, actor: Actor) -> bool:
     return actor.has_role(approval.run.org_id, *DECIDING_ROLES)
 
 
+def may_remember_in_policy(approval: Approval, actor: Actor) -> bool:
+    """Whether the decider may also add Approve & Remember's rule for new runs. The rule is a
+    new version of the organization's policy, at its top: only the roles that decide calls
+    (admin, approver) may add one. The owner of a personal connection decides its calls
+    whatever their role, but a member or auditor among them remembers for the run only."""
+    return may_decide(approval, actor) and actor.has_role(approval.run.org_id, *DECIDING_ROLES)
+
+
 def decidable_approvals(actor: Actor) -> QuerySet[Approval]:
     """Approvals the actor may decide (the inbox), owner rule included."""
     if not actor.is_human or actor.user is None:

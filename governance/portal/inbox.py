@@ -35,6 +35,7 @@ from governance.selectors import (
     access_approval,
     bindings_owned_by,
     may_decide,
+    may_remember_in_policy,
     pending_approvals_for,
 )
 from governance.services.approvals import approval_decide
@@ -142,6 +143,7 @@ def approval_card(approval: Approval, actor: Actor, now, *, full: bool = True) -
             else "",
             "has_invisible": has_invisible(arguments) or has_invisible(approval.call_key),
             "scopes": remember_scopes(approval, tool),
+            "may_remember_in_policy": may_remember_in_policy(approval, actor),
             "policy_current_number": policy.current_version.number
             if policy.current_version_id
             else None,

@@ -10,7 +10,7 @@ from django.utils import timezone
 from governance.authentication import Actor
 from governance.errors import Conflict, Forbidden, ServiceError
 from governance.models import Approval, ApprovalStatus, RememberScope, RunGrant
-from governance.selectors import access_approval, may_decide
+from governance.selectors import access_approval, may_decide, may_remember_in_policy
 from governance.services.policies import exact_rule_pattern, policy_prepend_exact_rule
 from governance.services.settlement import TIMED_OUT_REASON, approval_settle
 from ledger.services import chain_lock
@@ -43,6 +43,13 @@ def approval_decide(
     if remember and not approve:
         raise Conflict("remember applies to approvals only", code="invalid")
     if remember == RememberScope.POLICY:
+        if not may_remember_in_policy(approval, actor):
+            # The owner of a personal connection decides its calls whatever their role; a
+            # rule for new runs is a new version of the organization's policy, which is not.
+            raise Forbidden(
+                "a rule for new runs changes the organization's policy: only an admin or an "
+                "approver may add one. Approve, or remember for this run only"
+            )
         exact_rule_pattern(approval.call_key)  # refused before anything is decided
     try:
         with transaction.atomic():

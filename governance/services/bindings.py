@@ -6,11 +6,11 @@ from django.utils import timezone
 
 from governance.authentication import Actor
 from governance.errors import Conflict
-from governance.models import BindingConsent, FrozenBinding, RunStatus
+from governance.models import BindingConsent, FrozenBinding, Run, RunStatus
 from governance.selectors import access_binding_for_owner
 from ledger.models import EventType
 from ledger.redaction import redact
-from ledger.services import event_append
+from ledger.services import chain_lock, event_append
 
 
 @transaction.atomic
@@ -22,7 +22,11 @@ def binding_consent_decide(*, binding_id, actor: Actor, approve: bool) -> Frozen
     and-swap from pending: a second answer changes nothing and is told what was decided.
     """
     binding = access_binding_for_owner(binding_id, actor)
-    if binding.run.status != RunStatus.ACTIVE:
+    # The run's counter before the binding row and the run's status are read (see
+    # chain_lock): a finish commits `run.finished` under the same lock, so a consent that
+    # waited for it sees the run finished and records nothing after it.
+    chain_lock(run_id=binding.run_id)
+    if not Run.objects.filter(pk=binding.run_id, status=RunStatus.ACTIVE).exists():
         raise Conflict("this run has finished", code="run_finished")
     decided = BindingConsent.APPROVED if approve else BindingConsent.DENIED
     won = FrozenBinding.objects.filter(pk=binding.pk, consent=BindingConsent.PENDING).update(

@@ -10,8 +10,10 @@ from fluidbox.canonical import digest_of
 from governance.authentication import Actor, ActorKind
 from governance.errors import Conflict, Forbidden, Invalid, NotFound
 from governance.models import (
+    DECIDING_ROLES,
     RUN_TOKEN_PREFIX,
     Access,
+    AutonomousFallback,
     Autonomy,
     BindingConsent,
     CapabilityBundle,
@@ -143,6 +145,23 @@ def _creator_label(created_by: Actor | None) -> str:
     return created_by.label
 
 
+def _autonomy_check(
+    org: Organization, created_by: Actor | None, autonomy: str, fallback: str
+) -> None:
+    """An autonomous run of a policy whose fallback is `allow` allows every call the policy
+    asks about, with no person deciding: a person starts one only if they could approve
+    those calls themselves (an admin or approver of the org). A member's own runs ask."""
+    if created_by is None or not created_by.is_human:
+        return
+    if autonomy != Autonomy.AUTONOMOUS or fallback != AutonomousFallback.ALLOW:
+        return
+    if not created_by.has_role(org.pk, *DECIDING_ROLES):
+        raise Forbidden(
+            "an autonomous run of this policy allows what the policy asks a person about; "
+            "only an admin, an approver or an operator key may start one. Start it supervised"
+        )
+
+
 def _human_invoker(org: Organization, created_by: Actor, invoked_by: str | None) -> str:
     """A person creates runs as themselves, in an org where they may act."""
     role = created_by.role_in(org.pk)
@@ -177,6 +196,7 @@ def run_create(
     policy = policy.first()
     if policy is None or policy.current_version is None:
         raise Invalid(f"no policy named {policy_name!r}")
+    _autonomy_check(org, created_by, autonomy, policy.current_version.autonomous_fallback)
     invoker = None
     if invoked_by:
         invoker = User.objects.filter(username=invoked_by).first()
