@@ -49,7 +49,7 @@ def remember_scopes(approval: Approval, tool: FrozenTool | None) -> RememberScop
     )
     rule = escape_pattern(approval.call_key)
     try:
-        exact_rule_pattern(approval.call_key)
+        exact_rule_pattern(approval.call_key, approval.call.arguments)
         refused = ""
     except Invalid as error:
         refused = error.detail

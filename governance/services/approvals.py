@@ -50,7 +50,8 @@ def approval_decide(
                 "a rule for new runs changes the organization's policy: only an admin or an "
                 "approver may add one. Approve, or remember for this run only"
             )
-        exact_rule_pattern(approval.call_key)  # refused before anything is decided
+        # Refused before anything is decided.
+        exact_rule_pattern(approval.call_key, approval.call.arguments)
     try:
         with transaction.atomic():
             # The run's counter before the row is read (see chain_lock): a decision that

@@ -21,6 +21,7 @@ from governance.policy import (
     run_tests,
 )
 from governance.policy_store import compiled_policy, known_tools, match_argument_of
+from ledger.redaction import redact_text
 
 REPLAY_LIMIT = 5000
 
@@ -104,10 +105,19 @@ def policy_save(
     return policy_save_document(org=org, document=parse_policy(text), author=author, note=note)
 
 
-def exact_rule_pattern(call_key: str) -> str:
-    """The pattern Approve & Remember adds for `call_key`. Invalid when it is over the bound
-    every pattern has: at the top of a policy, a longer one would fail every evaluation of
-    that policy closed (each NEVER rule would ask, or become an autonomous run's fallback)."""
+def exact_rule_pattern(call_key: str, arguments) -> str:
+    """The pattern Approve & Remember adds for `call_key` (of a call with these `arguments`).
+    Invalid when it is over the bound every pattern has: at the top of a policy, a longer one
+    would fail every evaluation of that policy closed (each NEVER rule would ask, or become an
+    autonomous run's fallback). Invalid too when the key holds a secret (a value the
+    arguments hold under a secret-looking key, or an inline token): a policy is read by every
+    admin, exported and kept in every later version, so no rule may carry one."""
+    if redact_text(call_key, arguments=arguments) != call_key:
+        raise Invalid(
+            "this call holds a secret, which a policy rule would keep in clear for everyone who "
+            "reads the policy: approve it, or remember it for this run only",
+            code="secret_in_rule",
+        )
     pattern = escape_pattern(call_key)
     size = len(pattern.encode("utf-8", "surrogatepass"))
     if size > MAX_PATTERN_BYTES:
@@ -135,7 +145,7 @@ def policy_prepend_exact_rule(
 
     The call was asked about under the version its run froze; the policy may deny it since.
     A rule at the top is the first match, so it would undo that NEVER: refused (Conflict)."""
-    rule = Rule(pattern=exact_rule_pattern(call_key), action=Verdict.ALWAYS)
+    rule = Rule(pattern=exact_rule_pattern(call_key, arguments), action=Verdict.ALWAYS)
     # The policy row locked before its current version is read, as `policy_save_document`
     # locks it to number versions: a save committed meanwhile is built on, never undone.
     policy = Policy.objects.select_for_update().get(pk=policy.pk)

@@ -207,3 +207,54 @@ def test_a_remembered_rule_never_undoes_a_policy_change_saved_meanwhile(
     admin[0].join(timeout=10)
     current = Policy.objects.get(org=org).current_version
     assert "send_email:*evil*" in [rule["pattern"] for rule in current.document["rules"]]
+
+
+SECRET_CALLS = {
+    "inline-token": (
+        "run_command",
+        {"command": 'curl -H "Authorization: Bearer ghp_Canary0123456789abcdefghijklmnopqrst" x'},
+        "ghp_Canary0123456789abcdefghijklmnopqrst",
+    ),
+    "secret-named-value": (
+        "send_email",
+        {"to": "ops@example.com", "body": "password=canary-pw-4f3e2d1c"},
+        "canary-pw-4f3e2d1c",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(SECRET_CALLS))
+@pytest.mark.django_db
+def test_a_call_holding_a_secret_is_never_remembered_as_a_policy_rule(
+    org, make_run, approver, shape
+):
+    """An agent puts a credential in a call it knows will be asked about; an approver who
+    picks "a rule for new runs" would copy it into the organization's policy, read by every
+    admin, exported, kept in every later version: refused, nothing decided, the secret
+    nowhere in the policy. Approving, or remembering for this run only, still works."""
+    tool, arguments, secret = SECRET_CALLS[shape]
+    version = Policy.objects.get(org=org).current_version_id
+    run_id, runner = make_run()
+    approval_id = ask(runner, run_id, tool, arguments)["approval"]["id"]
+
+    response = Api(user=approver).post(
+        f"/v1/approvals/{approval_id}/decision", {"decision": "approve", "remember": "policy"}
+    )
+
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == "secret_in_rule"
+    assert secret not in response.content.decode()
+    assert_nothing_decided(approval_id, run_id, org, version)
+    page = Client()
+    page.force_login(approver)
+    card = page.get(reverse("admin:inbox-approval", args=[approval_id])).content.decode()
+    # The approver sees the call as it is; the page only offers no rule for it.
+    assert "No rule for new runs: this call holds a secret" in card
+    assert 'value="remember_policy"' not in card
+    kept = Api(user=approver).post(
+        f"/v1/approvals/{approval_id}/decision", {"decision": "approve", "remember": "run"}
+    )
+    assert kept.status_code == 200, kept.content
+    assert Policy.objects.get(org=org).current_version_id == version
+    texts = Policy.objects.get(org=org).versions.values_list("content", flat=True)
+    assert not any(secret in text for text in texts)
