@@ -30,6 +30,7 @@ class NotificationChannel(models.Model):
 
 class DeliveryStatus(models.TextChoices):
     PENDING = "pending"
+    SENDING = "sending"  # an attempt has claimed it and is sending
     SENT = "sent"
     FAILED = "failed"
 

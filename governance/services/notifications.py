@@ -152,6 +152,14 @@ def delivery_attempt(*, delivery_id: int) -> None:
     if delivery is None or delivery.status != DeliveryStatus.PENDING:
         return
     attempts = delivery.attempts + 1
+    # Each attempt claims the delivery (pending → sending) by compare-and-swap: the same task
+    # run again while it sends (a worker past the broker's retry time, a duplicate) sends
+    # nothing. A worker that dies mid-send leaves it `sending`, as it was left unretried.
+    claimed = NotificationDelivery.objects.filter(
+        pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
+    ).update(attempts=attempts, status=DeliveryStatus.SENDING)
+    if not claimed:
+        return
     try:
         _send(delivery.channel, delivery.approval)
     except Exception as error:  # any failure is retried; none reaches the decision path
@@ -162,7 +170,6 @@ def delivery_attempt(*, delivery_id: int) -> None:
             channel=delivery.channel.kind, outcome="failed" if failed else "retrying"
         )
         NotificationDelivery.objects.filter(pk=delivery_id).update(
-            attempts=attempts,
             last_error=failure,
             status=DeliveryStatus.FAILED if failed else DeliveryStatus.PENDING,
         )
@@ -175,6 +182,6 @@ def delivery_attempt(*, delivery_id: int) -> None:
             )
         return
     NotificationDelivery.objects.filter(pk=delivery_id).update(
-        attempts=attempts, status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
+        status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
     )
     metrics.notification_attempted(channel=delivery.channel.kind, outcome="sent")

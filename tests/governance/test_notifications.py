@@ -137,3 +137,49 @@ def test_a_failing_channel_is_retried_and_never_blocks_the_decision(org, make_ru
         assert decided.status_code == 200
     finally:
         failing.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_attempt_run_twice_at_once_sends_one_notification(org, make_run, receiver):
+    """The same delivery attempted by two workers at once (a task the broker handed out
+    again while its first run was still sending): one POST, the other sends nothing."""
+    from django.db import connections
+
+    from governance.models import Approval
+    from governance.services.notifications import delivery_attempt
+
+    channel = channel_create_webhook(org=org, name="ops", url=receiver.url, secret=SECRET)
+    run_id, runner = make_run()
+    approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
+    delivery = NotificationDelivery.objects.create(
+        channel=channel, approval=Approval.objects.get(pk=approval_id)
+    )
+    entered, release = threading.Event(), threading.Event()
+    held = receiver.server.RequestHandlerClass.do_POST
+
+    def slow_post(handler):
+        entered.set()
+        release.wait(timeout=300)
+        held(handler)
+
+    receiver.server.RequestHandlerClass.do_POST = slow_post
+
+    def attempt():
+        try:
+            delivery_attempt(delivery_id=delivery.pk)
+        finally:
+            connections.close_all()
+
+    first = threading.Thread(target=attempt)
+    first.start()
+    assert entered.wait(timeout=300)  # the first attempt is sending
+    second = threading.Thread(target=attempt)
+    second.start()
+    second.join()  # it returns without sending: the attempt was claimed
+    release.set()
+    first.join()
+    assert len(receiver.received) == 1
+    delivery.refresh_from_db()
+    # One attempt counted ("sent"; "pending" again only if the held POST outlived the 5 s
+    # send timeout on a very busy machine, its retry then queued).
+    assert delivery.attempts == 1 and delivery.status in ("sent", "pending")
