@@ -9,7 +9,7 @@ from governance.services.orgs import api_key_create
 from governance.services.policies import policy_save
 from ledger.models import Event
 from tests.conftest import TEST_POLICY, Api, run_body
-from tests.governance.broker.support import brokered_run, call, connect
+from tests.governance.broker.support import brokered_run, call, connect, personal_call_pending
 
 pytestmark = pytest.mark.django_db
 
@@ -19,16 +19,7 @@ CALL = {"id": "1", "value": "x"}
 @pytest.fixture
 def mos_pending(broker_org, operator, echo_server, member):
     """mo (role member) owns the personal connection `mine`; her run's call on it asks her."""
-    connect(operator, echo_server, slug="mine", kind="personal", owner="mo")
-    run_id, runner = brokered_run(operator, slug="mine", invoked_by="mo")
-    binding = Api(user=member).get("/v1/bindings?consent=pending").json()["bindings"][0]
-    consent = Api(user=member).post(
-        f"/v1/bindings/{binding['id']}/consent", {"decision": "approve"}
-    )
-    assert consent.status_code == 200, consent.content
-    answer = call(runner, run_id, "mine.update", CALL)
-    assert answer["decision"] == "pending"
-    return run_id, runner, answer["approval"]["id"]
+    return personal_call_pending(operator, echo_server, member)
 
 
 def policy_state(org):

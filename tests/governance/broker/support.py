@@ -89,3 +89,21 @@ def revoke_on_another_connection(operator, connection_id) -> None:
     thread.start()
     thread.join()
     assert outcome == [200]
+
+
+def personal_call_pending(operator, echo_server, member) -> tuple[str, Api, str]:
+    """mo (the `member` fixture) owns the personal connection `mine`; an operator's run
+    invoked by her, which she has let use it, calls `mine.update`: the call asks her.
+    Returns (run id, runner, approval id)."""
+    connect(operator, echo_server, slug="mine", kind="personal", owner="mo")
+    run_id, runner = brokered_run(operator, slug="mine", invoked_by="mo")
+    # The operator's run may use mo's connection once mo says so (tests/security/
+    # test_personal_binding_consent.py); then each call still follows the policy.
+    binding = Api(user=member).get("/v1/bindings?consent=pending").json()["bindings"][0]
+    consent = Api(user=member).post(
+        f"/v1/bindings/{binding['id']}/consent", {"decision": "approve"}
+    )
+    assert consent.status_code == 200, consent.content
+    answer = call(runner, run_id, "mine.update", {"id": "1", "value": "x"})
+    assert answer["decision"] == "pending"
+    return run_id, runner, answer["approval"]["id"]

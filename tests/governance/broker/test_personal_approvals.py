@@ -6,25 +6,14 @@ from governance.models import Approval
 from governance.services.orgs import user_create
 from ledger.models import Event
 from tests.conftest import Api
-from tests.governance.broker.support import brokered_run, call, connect
+from tests.governance.broker.support import call, personal_call_pending
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def personal_pending(broker_org, operator, echo_server, member):
-    connect(operator, echo_server, slug="mine", kind="personal", owner="mo")
-    run_id, runner = brokered_run(operator, slug="mine", invoked_by="mo")
-    # The operator's run may use mo's connection once mo says so (tests/security/
-    # test_personal_binding_consent.py); then each call still follows the policy.
-    binding = Api(user=member).get("/v1/bindings?consent=pending").json()["bindings"][0]
-    consent = Api(user=member).post(
-        f"/v1/bindings/{binding['id']}/consent", {"decision": "approve"}
-    )
-    assert consent.status_code == 200, consent.content
-    answer = call(runner, run_id, "mine.update", {"id": "1", "value": "x"})
-    assert answer["decision"] == "pending"
-    return run_id, runner, answer["approval"]["id"]
+    return personal_call_pending(operator, echo_server, member)
 
 
 @pytest.mark.parametrize("decision", ["approve", "deny"])
