@@ -921,6 +921,10 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _xxd_operands(args)[1:2]
     if program == "git":
         return _git_destinations(args)
+    if program == "ruff" and args[:1] == ["format"]:
+        return _formatted_operands("ruff format", args[1:])
+    if program in _FORMATTER_DRY_RUNS:
+        return _formatted_operands(program, args)
     shape = WRITES.get(program)
     if shape is None:
         return []
@@ -962,6 +966,60 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if shape == "second":
         return operands[1:2]
     return [target] if target is not None else operands[-1:]
+
+
+FORMATTERS = frozenset({"black", "isort", "ruff"})
+# Formatters rewrite, in place, the files and folders they are given (`ruff format` the
+# working directory when given none), unless one of these flags says only to check or print.
+_FORMATTER_DRY_RUNS = {
+    "black": frozenset({"--check", "--diff"}),
+    "isort": frozenset({"--check-only", "--check", "-c", "--diff", "--df", "--stdout", "-d"}),
+    "ruff format": frozenset({"--check", "--diff"}),
+}
+# Their options whose value is the next word (never a file they rewrite). Any other word
+# that is not an option counts as rewritten: a flag taken for a file only asks more.
+_FORMATTER_VALUED = {
+    "black": frozenset(
+        {"-l", "--line-length", "-t", "--target-version", "--include", "--exclude"}
+        | {"--extend-exclude", "--force-exclude", "--stdin-filename", "-W", "--workers"}
+        | {"--config", "--required-version", "--python-cell-magics", "-c", "--code"}
+    ),
+    "isort": frozenset(),
+    "ruff format": frozenset(
+        {"--config", "--line-length", "--target-version", "--exclude", "--extension"}
+        | {"--stdin-filename", "--range", "--cache-dir"}
+    ),
+}
+
+
+def _formatted_operands(formatter: str, args: list[str]) -> list[str]:
+    """The files and folders a formatter rewrites in place (none in a dry run)."""
+    operands, dry_run, k = [], False, 0
+    while k < len(args):
+        token = args[k]
+        if token == "--":
+            operands += args[k + 1 :]
+            break
+        if token in _FORMATTER_DRY_RUNS[formatter]:
+            dry_run = True
+        elif token in _FORMATTER_VALUED[formatter]:
+            k += 1
+        elif token != "-" and not token.startswith("-"):
+            operands.append(token)
+        k += 1
+    if dry_run:
+        return []
+    if formatter == "ruff format" and not operands:
+        operands = ["."]
+    # A folder's files are rewritten, not the folder: `black .` writes inside the workspace.
+    return [_files_in(operand) for operand in operands if operand != "-"]
+
+
+def _files_in(operand: str) -> str:
+    last = operand.rstrip("/").rsplit("/", 1)[-1]
+    if last in ("", ".", "..") or "." not in last:
+        return operand.rstrip("/") + "/<files>"
+    return operand
 
 
 # Long options of WRITES programs that take a value (a separate word when not after `=`),

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from governance.policy.acting_options import (
     ACTING,
+    FORMATTERS,
     OUTPUT_OPTIONS,
     RUNS_PROJECT_CODE,
     STARTS_A_JVM,
@@ -383,6 +384,7 @@ def _is_plain(program: str) -> bool:
         or program == "find"
         or program in SPECIAL_BUILTINS
         or name in WRITES
+        or name in FORMATTERS
         or name == "dd"
         or any(c in program for c in " \t\n")
         or name in _ACTING_PROGRAMS
