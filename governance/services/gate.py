@@ -22,6 +22,7 @@ from governance.errors import Conflict
 from governance.gate.context import NOT_READ, CallContext
 from governance.gate.decision import Decision, Outcome
 from governance.gate.pipeline import decide
+from governance.gate.stages.approval import over_the_cap
 from governance.models import (
     Approval,
     ApprovalStatus,
@@ -178,8 +179,11 @@ def _record_at_head(
     return GateAnswer(call, None, (last.seq, last.hash), claimed)
 
 
-def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | None) -> GateAnswer:
-    """The decision recorded in the caller's transaction, under the run's counter lock."""
+def _record(
+    ctx: CallContext, decision: Decision, digest: str, claim_for: int | None
+) -> tuple[GateAnswer, Decision]:
+    """The decision recorded in the caller's transaction, under the run's counter lock, and
+    the decision as recorded (a call that would ask may find the run's approvals full)."""
     run = ctx.run
     # The counter's lock first, as `_record_at_head` takes it before inserting the call:
     # a duplicate of this call recorded the other way then waits here, not in a deadlock.
@@ -189,6 +193,10 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
     # after it. (`_record_at_head` needs no such check: a finish moves the head it holds.)
     if not Run.objects.filter(pk=run.pk, status=RunStatus.ACTIVE).exists():
         raise Conflict("this run has finished", code="run_finished")
+    if decision.outcome == Outcome.PENDING:
+        # The approval stage's cap, asked again under the lock: calls asking at the same
+        # moment cannot pass it together.
+        decision = over_the_cap(run, decision) or decision
     now = timezone.now()
     call = _new_call(ctx, decision, digest, now)
     claimed = None
@@ -242,7 +250,7 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
         )
         ledger_head_moved(run, (appended[-1].seq, appended[-1].hash))
         schedule_approval_followups(approval.pk, approval.expires_at)
-        return GateAnswer(call, approval)
+        return GateAnswer(call, approval), decision
     appended = events_write(
         reserved,
         [
@@ -252,7 +260,7 @@ def _record(ctx: CallContext, decision: Decision, digest: str, claim_for: int | 
     )
     head = (appended[-1].seq, appended[-1].hash)
     ledger_head_moved(run, head)
-    return GateAnswer(call, None, head, claimed)
+    return GateAnswer(call, None, head, claimed), decision
 
 
 def _existing(run: Run, session_id: str, tool_call_id: str) -> ToolCall | None:
@@ -385,7 +393,7 @@ def _decide_and_record(
             answer = _record_at_head(ctx, decision, digest, claim_for)
         if answer is None:
             with transaction.atomic():
-                answer = _record(ctx, decision, digest, claim_for)
+                answer, decision = _record(ctx, decision, digest, claim_for)
     except IntegrityError:
         call = _existing(run, session_id, tool_call_id)
         if call is None:

@@ -57,25 +57,37 @@ def check_approval(ctx: CallContext) -> Decision:
             segments=segments,
             fail_closed=failed,
         )
-    # A soft cap (two calls asking at the same moment may both pass it): what it stops is a
-    # flood, in which the approver would have to find the one request that matters.
-    cap = settings.FLUIDBOX_PENDING_APPROVALS_PER_RUN
-    waiting = Approval.objects.filter(run=ctx.run, status=ApprovalStatus.PENDING)[:cap].count()
-    if waiting >= cap:
-        return deny(
-            Source.APPROVAL,
-            f"this run already has {cap} approvals waiting for a human, the most it may have "
-            f"at once: wait for them to be decided, then ask again with a new tool_call_id "
-            f"({why})",
-            rule=rule,
-            original_verdict=REQUIRE_APPROVAL,
-            segments=segments,
-        )
-    return Decision(
+    pending = Decision(
         Outcome.PENDING,
         source=Source.APPROVAL,
-        reason=f"awaiting approval: {why}",
+        reason=f"{AWAITING}{why}",
         rule=rule,
         segments=segments,
         fail_closed=failed,
+    )
+    return over_the_cap(ctx.run, pending) or pending
+
+
+AWAITING = "awaiting approval: "
+
+
+def over_the_cap(run, pending: Decision) -> Decision | None:
+    """The denial of a call that would ask while its run already has the most approvals
+    waiting it may have: what the cap stops is a flood, in which the approver would have to
+    find the one request that matters. The stage asks first; the gate asks again where it
+    records the approval, under the run's ledger lock, so calls asking at the same moment
+    cannot pass it together."""
+    cap = settings.FLUIDBOX_PENDING_APPROVALS_PER_RUN
+    waiting = Approval.objects.filter(run=run, status=ApprovalStatus.PENDING)[:cap].count()
+    if waiting < cap:
+        return None
+    why = pending.reason.removeprefix(AWAITING)
+    return deny(
+        Source.APPROVAL,
+        f"this run already has {cap} approvals waiting for a human, the most it may have "
+        f"at once: wait for them to be decided, then ask again with a new tool_call_id "
+        f"({why})",
+        rule=pending.rule,
+        original_verdict=REQUIRE_APPROVAL,
+        segments=pending.segments,
     )
