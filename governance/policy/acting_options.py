@@ -41,7 +41,8 @@ _GIT_SUBCOMMANDS = (
     "hash-object update-index update-ref symbolic-ref write-tree "
     "pack-refs replace rerere annotate log show diff whatchanged range-diff"
 )
-_LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS}
+_VERIFIES = "runs gpg to verify a signature"  # any signed commit or tag: one can be made
+_LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS, "--show-signature": _VERIFIES}
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 _SIGNS = "runs gpg to sign with the user's key"
 _GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
@@ -71,11 +72,13 @@ ACTING: dict[str, dict[str, str]] = {
     "git fetch": _FETCH,
     "git pull": {**_FETCH, "--exec": RUNS, **_GPG_SIGN},
     "git ls-remote": _FETCH,
-    "git clone": {**_FETCH, "-u": RUNS, "--template": RUNS, "-c": CONFIGURES},
+    "git clone": {**_FETCH, "-u": RUNS, "--template": RUNS, "-c": CONFIGURES}
+    | {"--separate-git-dir": WRITES_FILES},  # the repository goes there, as init's
     "git push": {"--receive-pack": RUNS, "--exec": RUNS},
     "git archive": {"--exec": RUNS, "-o": WRITES_FILES, "--output": WRITES_FILES},
     "git rebase": {"-x": RUNS, "--exec": RUNS, **_GPG_SIGN},
-    "git difftool": {"-x": RUNS, "--extcmd": RUNS},
+    # It runs a diff tool: `-x CMD`, `-t vimdiff`, or one it guesses (vimdiff when no tool is set).
+    "git difftool": {"": RUNS, "-x": RUNS, "--extcmd": RUNS},
     "git init": {"--template": RUNS, "--separate-git-dir": WRITES_FILES},
     "git branch": {
         **dict.fromkeys(("-d", "-D", "--delete", "-m", "-M", "--move"), DELETES),
@@ -134,6 +137,9 @@ ACTING: dict[str, dict[str, str]] = {
         ),
         "--pastebin": SENDS,
         "--pdbcls": RUNS,
+        # The debugger runs the Python its stdin holds (`--trace`: at every test's start).
+        "--trace": RUNS,
+        "--pdb": RUNS,
     },
     "python": {"-c": RUNS, "-m": RUNS},
     "node": dict.fromkeys(
@@ -186,7 +192,8 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-k", "--lesskey-file", "--lesskey-src"), RUNS),
     },
     "man": dict.fromkeys(("-P", "--pager", "-H", "--html", "-C", "--config-file"), RUNS),
-    "rg": {"--pre": RUNS, "--hostname-bin": RUNS},  # ripgrep 14 runs the program named
+    # ripgrep 14 runs the program named; `-z` runs gzip, xz, zstd... on compressed files
+    "rg": {"--pre": RUNS, "--hostname-bin": RUNS, "-z": RUNS, "--search-zip": RUNS},
     # GNU diff's `-l` pipes its output through pr; sdiff and diff3 run the diff they are given.
     "diff": {"-l": RUNS, "--paginate": RUNS},
     "sdiff": {"--diff-program": RUNS, "-o": WRITES_FILES, "--output": WRITES_FILES},
@@ -202,6 +209,7 @@ ACTING: dict[str, dict[str, str]] = {
     "npm": {
         **dict.fromkeys(("--script-shell", "--node-options", "--shell", "--git"), RUNS),
         **dict.fromkeys(("--editor", "--browser", "--viewer", "--init-module"), RUNS),
+        "--node-gyp": RUNS,  # the program npm runs to build a package's binding.gyp
         **dict.fromkeys(("--prefix", "-g", "--global", "--location", "--cache"), WRITES_FILES),
         **dict.fromkeys(("--userconfig", "--globalconfig", "--registry"), CONFIGURES),
         **dict.fromkeys(("-C", "--logs-dir", "--pack-destination"), WRITES_FILES),  # -C: --prefix
@@ -305,6 +313,7 @@ ACTING: dict[str, dict[str, str]] = {
     "docker": {},
     "go": {},
     "pnpm": {},
+    "poetry": {},  # `poetry add ../lib`: see _packages_elsewhere
     **{
         f"docker {sub}": {
             **dict.fromkeys(("-v", "--volume", "--mount", "--privileged", "--cap-add"), RUNS),
@@ -319,6 +328,12 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-E", "-P", "-C", "--toolchain"), RUNS),
         **dict.fromkeys(("--system-information", "--graphviz", "--install"), WRITES_FILES),
         **dict.fromkeys(("--trace-redirect", "--profiling-output"), WRITES_FILES),
+        # `-DCMAKE_C_COMPILER=PROG`, `-DCMAKE_PROJECT_INCLUDE=F`, `-DGIT_EXECUTABLE=PROG`: cache
+        # entries choose the programs configuring runs (only a few inert ones: _CMAKE_INERT).
+        "-D": RUNS,
+        # Its internal modes read a CMake script as -P does, or re-run the generate step.
+        **dict.fromkeys(("--check-build-system", "--check-stamp-file"), RUNS),
+        **dict.fromkeys(("--check-stamp-list", "--regenerate-during-build"), RUNS),
     },
     # Maven's `-D` sets system properties of the JVM running the build: `user.home`,
     # `maven.repo.local`, `java.io.tmpdir` move where it writes (only a few inert ones are
@@ -328,8 +343,16 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-S", "-SP", "-SR", "--script", "--script-new-process"), RUNS),
         **dict.fromkeys(("--build-and-test", "--test-command", "--extra-submit"), RUNS),
         **dict.fromkeys(("-O", "--output-log", "--output-junit"), WRITES_FILES),
+        "--launch": RUNS,  # `ctest --launch -- CMD`: the build launcher runs CMD
+        # `--overwrite MakeCommand=PROG`: the dashboard steps' commands (`-T Build`, Update...)
+        "--overwrite": RUNS,
     },
-    "file": {"-C": WRITES_FILES, "--compile": WRITES_FILES},  # writes NAME.mgc where it runs
+    "file": {
+        "-C": WRITES_FILES,  # writes NAME.mgc where it runs
+        "--compile": WRITES_FILES,
+        # It looks inside compressed files by running gzip, uncompress, zstd, lz4, xz...
+        **dict.fromkeys(("-z", "--uncompress", "-Z", "--uncompress-noreport"), RUNS),
+    },
     "tree": {"-o": WRITES_FILES, "-R": WRITES_FILES},  # -R: 00Tree.html in every folder
     "dd": {},
     "gcc": {
@@ -339,6 +362,8 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-MF", "-save-temps", "-dumpdir", "-dumpbase", "-aux-info"), WRITES_FILES),
         "-fdump-": WRITES_FILES,  # `-fdump-tree-original=FILE`, any pass's dump
         "-fprofile-note": WRITES_FILES,  # `-fprofile-note=FILE`: the .gcno -ftest-coverage writes
+        "-fmodule-mapper": RUNS,  # g++'s `-fmodule-mapper=|PROG`: the module mapper it starts
+        "-T": WRITES_FILES,  # a linker script: its `OUTPUT(FILE)` is where the linker writes
         **dict.fromkeys(("-fopt-info", "-fopt-info-"), WRITES_FILES),  # `-fopt-info-all=FILE`
         "@": "reads more options from a file",  # `gcc @args`: a response file
     },
@@ -350,6 +375,37 @@ ACTING: dict[str, dict[str, str]] = {
     "vim": dict.fromkeys(("-c", "+", "-S", "--cmd", "-u", "-y"), RUNS),
     "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
+
+# git runs the editor (core.editor, $VISUAL, $EDITOR: `editor`, vi) on a message, a patch or a
+# todo list: with these options, and for a commit, an annotated tag or a note given no message
+# (see _git_editor). `--patch`'s hunks take an `e` answer (read from stdin) that edits one.
+_EDITS = "runs the editor on a message, a patch or a todo list"
+_EDIT = {"-e": _EDITS, "--edit": _EDITS}
+_PATCH = {"-p": _EDITS, "--patch": _EDITS}
+_INTERACTIVE = {"-i": _EDITS, "--interactive": _EDITS}
+_GIT_EDITING: dict[str, dict[str, str]] = {
+    "git commit": {**_EDIT, **_PATCH, "-c": _EDITS, "--reedit-message": _EDITS}
+    | {"--interactive": _EDITS},
+    **{f"git {sub}": _EDIT for sub in ("tag", "pull", "cherry-pick", "revert")},
+    "git merge": {**_EDIT, "--continue": _EDITS},  # it runs `git commit` on MERGE_MSG
+    "git replace": _EDIT,
+    "git add": {**_EDIT, **_PATCH, **_INTERACTIVE},
+    **{f"git {sub}": _PATCH for sub in ("checkout", "restore", "reset", "stash", "stash push")},
+    # `git stash list -p` and `git stash show -p` print patches: no `--patch` of push's there.
+    **{f"git stash {sub}": {} for sub in ("list", "show")},
+    "git rebase": {**_INTERACTIVE, "--edit-todo": _EDITS},
+    "git am": _INTERACTIVE,
+    "git notes edit": {"": _EDITS},
+    **{f"git notes {sub}": {"-c": _EDITS, "--reedit-message": _EDITS} for sub in ("add", "append")},
+}
+# Verifying a signature runs gpg (so do `%G?`, `%GS`... in a format: see _git_signature_formats).
+_GIT_VERIFYING: dict[str, dict[str, str]] = {
+    **{f"git {sub}": {"": _VERIFIES} for sub in ("verify-commit", "verify-tag")},
+    "git tag": {"-v": _VERIFIES, "--verify": _VERIFIES},
+    **{f"git {sub}": {"--verify-signatures": _VERIFIES} for sub in ("merge", "pull")},
+}
+for _tables in (_GIT_EDITING, _GIT_VERIFYING):
+    ACTING.update({key: {**ACTING.get(key, {}), **table} for key, table in _tables.items()})
 
 # git's revision and diff options: every subcommand built on them reads them (`git log`,
 # `reflog`, `shortlog`, `blame`, `stash show`, `stash list`, `diff-tree`...), so every git
@@ -377,6 +433,7 @@ VALUED_LETTERS = {
     "perl": "eEMIix",
     "ruby": "erICEFi",
     "compileall": "rdspxijoe",
+    "file": "efFmP",  # `file -fz`: the names are read from the file `z`
 }
 
 # Programs whose operands are files they write: "all", "last" (the destination; or
@@ -400,6 +457,8 @@ RUNS_PROJECT_CODE = frozenset(
     | {"ctest", "jest", "vitest", "mocha", "dotnet", "uv", "poetry", "pipenv", "hatch", "mypy"}
     | {"pylint", "eslint", "prettier", "webpack", "vite", "babel", "rollup", "coverage"}
     | {"sphinx-build", "mkdocs", "gradlew", "./gradlew", "ninja", "meson", "bazel", "just"}
+    # `pip install .` builds the project: its setup.py, its build backend's hooks run.
+    | {"pip"}
 )
 # Programs that write where they run without naming the file (a download, an archive's
 # files, a.out): after a `cd`, that directory must be writable by the rules.
@@ -419,7 +478,7 @@ OUTPUT_OPTIONS = {
     "unzip": ("-d",),
     "openssl": ("-out",),
     "patch": ("-o", "--output"),
-    "cmake": ("-B",),  # the build directory it configures
+    "cmake": ("-B", "--build"),  # the build directory it configures, or builds in
     "mvn": ("-l", "--log-file"),  # its build log
     "ctest": ("--test-dir",),  # it writes Testing/ there
 }
@@ -485,9 +544,11 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     program = canonical_program(base)
     if program not in _PATHS:
         return []
+    if program == "gcc":
+        args = _gcc_words(args)
     found = list(_scan(program, args))
     if program == "python":
-        found += _python_module(args)
+        found += _python_module(args) + _django_manage(args)
     elif program == "sed":
         found += _sed_scripts(args)
     elif program == "awk":
@@ -502,11 +563,20 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found.append(Acting(("sys.path",), WRITES_FILES))
     elif program == "mvn" and all(name in _MAVEN_INERT for name in _maven_properties(args)):
         found = [use for use in found if use.names[0] not in ("-D", "--define")]
+    elif program in _INSTALLERS:
+        found += _packages_elsewhere(program, args)
+    elif program == "cmake":
+        if all(name in _CMAKE_INERT for name in _cmake_entries(args)):
+            found = [use for use in found if use.names[0] != "-D"]
+        if "--build" in args and "--" in args[args.index("--build") :]:
+            # `cmake --build DIR -- ARGS`: ARGS are the build tool's (make's `--eval`, `-f`).
+            found += acting_uses("make", args[args.index("--", args.index("--build")) + 1 :])
     elif program == "git":
         found = [_git_config(use, args) for use in found if use.names != ("config",)] + [
             _git_config(use, args) for use in found if use.names == ("config",)
         ]
         found = [use for use in found if use is not None] + _git_repository_elsewhere(args)
+        found += _git_editor(args) + _git_signature_formats(args)
     return list(dict.fromkeys(found))
 
 
@@ -601,10 +671,53 @@ def _letters(token: str, options: list[tuple[str, str]], valued: str) -> Iterato
             return
 
 
+# gcc's driver reads `--output F` as `-o F`, `--for-linker X` as `-Xlinker X`, `--for-assembler X`
+# as `-Xassembler X`, `--prefix D` as `-B D` (each also with `=`), and any other `--NAME` as
+# `-fNAME` (`--dump-tree-all=F` is `-fdump-tree-all=F`, `--plugin=P` is `-fplugin=P`).
+_GCC_LONG = {
+    "output": "-o",
+    "for-linker": "-Xlinker",
+    "for-assembler": "-Xassembler",
+    "prefix": "-B",
+}
+_GCC_GLUED = ("-MF",)  # `-MFFILE` is `-MF FILE`
+
+
+def _gcc_words(args: list[str]) -> list[str]:
+    """gcc's arguments with its long spellings as the options they stand for (the `-f` reading
+    is added beside the word: `--dumpdir D` is gcc's `-dumpdir D` too)."""
+    words: list[str] = []
+    for token in args:
+        name, equals, value = token[2:].partition("=")
+        if token.startswith("--") and name in _GCC_LONG:
+            words += [_GCC_LONG[name], value] if equals else [_GCC_LONG[name]]
+        elif token.startswith("--") and name:
+            words += [token, "-f" + token[2:]]
+        elif token.startswith(_GCC_GLUED) and len(token) > 3:
+            words += [token[:3], token[3:]]
+        else:
+            words.append(token)
+    return words
+
+
 def _python_module(args: list[str]) -> list[Acting]:
     """`python -m MOD ARGS`: MOD's own acting options count too (`python -m pytest -p x`)."""
     module = _python_module_args(args)
     return acting_uses(*module) if module else []
+
+
+# Django's `manage.py shell` (`-c CODE`, or its stdin), `dbshell` (the database's client) run
+# code the command brings, not the project's; so does the debugger of `test --pdb`.
+_DJANGO_RUNS = frozenset({"shell", "dbshell", "shell_plus", "runscript"})
+
+
+def _django_manage(args: list[str]) -> list[Acting]:
+    if not args or args[0].rsplit("/", 1)[-1] != "manage.py" or len(args) < 2:
+        return []
+    found = [Acting((args[1],), RUNS)] if args[1] in _DJANGO_RUNS else []
+    if "--pdb" in args[2:]:
+        found.append(Acting(("--pdb",), RUNS))
+    return found
 
 
 def _python_module_args(args: list[str]) -> tuple[str, list[str]] | None:
@@ -828,6 +941,75 @@ def _git_config(use: Acting, args: list[str]) -> Acting | None:
     return Acting((keys[0],) if keys else ("config",), "writes git configuration")
 
 
+# A pretty format's signature placeholders (`--format=%G?`): git verifies each commit's.
+_SIGNATURE_FORMAT = re.compile(r"%G[?GSKFPT]")
+
+
+def _git_signature_formats(args: list[str]) -> list[Acting]:
+    return [Acting(("%G",), _VERIFIES)] if any(map(_SIGNATURE_FORMAT.search, args)) else []
+
+
+# What gives `git commit`, an annotated `git tag` and `git notes add` their message: without one
+# of these they open the editor for it. (short letters, long names; `--fixup=amend:` edits.)
+_GIT_MESSAGE = {
+    "commit": ("mFC", ("message", "file", "reuse-message", "no-edit", "fixup", "dry-run")),
+    "tag": ("mF", ("message", "file")),
+    "notes": ("mFC", ("message", "file", "reuse-message")),
+}
+_GIT_MESSAGE_VALUED = "mFcCtu"  # letters after one of these in a cluster are its value
+_GIT_TAG_ANNOTATED = ("asu", ("annotate", "sign", "local-user"))
+
+
+def _git_editor(args: list[str]) -> list[Acting]:
+    """`git commit`, `git commit --amend`, `git tag -a v1`, `git notes add`: with no message
+    given, git runs the editor for one (whether or not a terminal is there to use it)."""
+    k = _git_subcommand_at(args)
+    if k < len(args) and args[k] == "pull" and any(map(_interactive_rebase, args[k + 1 :])):
+        return [Acting(("--rebase",), _EDITS)]  # `git pull --rebase=interactive`
+    if k >= len(args) or args[k] not in _GIT_MESSAGE:
+        return []
+    subcommand, rest = args[k], args[k + 1 :]
+    if subcommand == "notes":
+        if rest[:1] not in (["add"], ["append"]):
+            return []
+        rest = rest[1:]
+    if subcommand == "tag" and not _git_gives(rest, *_GIT_TAG_ANNOTATED):
+        return []  # a lightweight tag (or a listing): no message at all
+    if _git_gives(rest, *_GIT_MESSAGE[subcommand]):
+        return []
+    return [Acting(("--edit",), _EDITS)]
+
+
+def _interactive_rebase(token: str) -> bool:
+    """`--rebase=interactive`, `--reb=i`, `-r=i`: pull's rebase, interactive."""
+    name, _, value = token.partition("=")
+    spelled = name == "-r" or (len(name) > 2 and "--rebase".startswith(name))
+    return spelled and value[:1] == "i"
+
+
+def _git_gives(args: list[str], letters: str, names: tuple[str, ...]) -> bool:
+    """Whether git's options among `args` include one of `letters` (also in a cluster, before
+    a valued letter) or a long option among `names` (abbreviated too)."""
+    for k, token in enumerate(args):
+        if token == "--":
+            return False
+        if token.startswith("--") and len(token) > 2:
+            name, _, value = token[2:].partition("=")
+            if name == "fixup" or (len(name) > 1 and "fixup".startswith(name)):
+                value = value or (args[k + 1] if k + 1 < len(args) else "")
+                if value.startswith(("amend:", "reword:")):
+                    continue  # `--fixup=amend:HEAD` edits the message it takes over
+            if any(option.startswith(name) for option in names):
+                return True
+        elif token.startswith("-") and len(token) > 1:
+            for letter in token[1:]:
+                if letter in letters:
+                    return True
+                if letter in _GIT_MESSAGE_VALUED:
+                    break
+    return False
+
+
 # Properties of `mvn -DNAME[=VALUE]` that choose what the build does, not where it writes.
 _MAVEN_INERT = frozenset(
     {"skipTests", "maven.test.skip", "skipITs", "test", "it.test", "maven.javadoc.skip"}
@@ -851,6 +1033,60 @@ def _maven_properties(args: list[str]) -> list[str]:
         else:
             continue
         names.append(value.split("=", 1)[0])
+    return names
+
+
+# `npm install DIR`, `pip install DIR`: a package folder (or archive) is built where it is (pip
+# writes build/ and *.egg-info there) and its scripts run (npm's `prepare`, a setup.py).
+_INSTALLERS = {
+    "npm": frozenset({"install", "i", "add"}),
+    "pip": frozenset({"install"}),
+    # From their manuals (not installed where the oracle runs): `yarn add ../x`, `uv pip
+    # install ../x`, `poetry add ../x`.
+    **dict.fromkeys(("yarn", "poetry"), frozenset({"add"})),
+    "pnpm": frozenset({"add", "install", "i"}),
+    "uv": frozenset({"add", "pip"}),
+}
+_ELSEWHERE = "builds a package folder outside the working directory, running its scripts there"
+
+
+def _packages_elsewhere(program: str, args: list[str]) -> list[Acting]:
+    """The package specs of an install that are paths leaving the working directory
+    (`/usr/share/x`, `../x`, `file:../x`, `name@file:/x`, `name @ file:///x`, `-e=/x`)."""
+    words = [a.split("=", 1)[1] if a.startswith(("-e=", "--editable=")) else a for a in args]
+    words = [w for w in words if not w.startswith("-")]
+    if not words or words[0] not in _INSTALLERS[program]:
+        return []
+    found = []
+    for word in words[1:]:
+        path = word.rpartition("@")[2].strip()  # `name@file:…`, pip's `name @ file:///…`
+        path = path.removeprefix("file:").removeprefix("//")
+        if path and _leaves(path):
+            found.append(Acting((word,), _ELSEWHERE))
+    return found
+
+
+# cmake's cache entries that choose how the project is built, not which program runs or where.
+_CMAKE_INERT = frozenset(
+    {"CMAKE_BUILD_TYPE", "BUILD_TESTING", "BUILD_SHARED_LIBS", "CMAKE_EXPORT_COMPILE_COMMANDS"}
+    | {"CMAKE_VERBOSE_MAKEFILE", "CMAKE_COLOR_DIAGNOSTICS", "CMAKE_C_STANDARD"}
+    | {"CMAKE_CXX_STANDARD", "CMAKE_CXX_STANDARD_REQUIRED", "CMAKE_POSITION_INDEPENDENT_CODE"}
+    | {"CMAKE_INTERPROCEDURAL_OPTIMIZATION", "CMAKE_MESSAGE_LOG_LEVEL"}
+)
+
+
+def _cmake_entries(args: list[str]) -> list[str]:
+    """The cache entry names `cmake` args define: `-DNAME=V`, `-D NAME:TYPE=V`."""
+    names, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "-D":
+            value, k = (args[k] if k < len(args) else ""), k + 1
+        elif token.startswith("-D"):
+            value = token[2:]
+        else:
+            continue
+        names.append(value.split("=", 1)[0].split(":", 1)[0])
     return names
 
 
@@ -911,6 +1147,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if program == "python":
         module = _python_module_args(args)
         return written_operands(*module) if module else []
+    if program == "gcc":
+        args = _gcc_words(args)
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "pytest":
@@ -930,7 +1168,7 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return []
     valued = _WRITES_VALUED.get(program, "")
     long_valued = _WRITES_LONG_VALUED.get(program, ())
-    operands, target, k, options_end = [], None, 0, False
+    operands, target, k, options_end, parents = [], None, 0, False, False
     while k < len(args):
         token = args[k]
         if shape == "after-first" and not operands and _MODE.fullmatch(token):
@@ -948,6 +1186,7 @@ def written_operands(base: str, args: list[str]) -> list[str]:
                 value = args[k]
             if option == "target-directory":
                 target = value
+            parents = parents or (program == "cp" and len(name) > 1 and "parents".startswith(name))
         else:
             for position, letter in enumerate(token[1:], start=1):
                 if letter in valued:
@@ -965,7 +1204,12 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return operands[1:]
     if shape == "second":
         return operands[1:2]
-    return [target] if target is not None else operands[-1:]
+    written = [target] if target is not None else operands[-1:]
+    if parents and written:
+        # `cp --parents SRC DEST` writes DEST/SRC: `cd a/b && cp --parents ../../f /w/a` is /f.
+        sources = operands if target is not None else operands[:-1]
+        written += [normalise_path(f"{written[0]}/{source}") for source in sources]
+    return written
 
 
 FORMATTERS = frozenset({"black", "isort", "ruff"})

@@ -18,7 +18,9 @@ import re
 
 # name (what a rule must contain) -> the regex of path components it stands for
 CONFIG_PATHS: dict[str, str] = {
-    ".git": r"\.git",  # the directory, or a `.git` file pointing elsewhere
+    # The directory, a `.git` file pointing elsewhere, or anything in it: `.git/commondir` names
+    # the folder whose config and hooks git uses, `.git/modules/NAME/` is a submodule's own.
+    ".git": r"\.git(?:/.*)?",
     ".git/config": r"\.git/config",
     ".git/hooks": r"\.git/hooks(?:/.*)?",
     ".gitconfig": r"\.gitconfig",
@@ -70,6 +72,12 @@ CONFIG_PATHS: dict[str, str] = {
     # yq or pip imports.
     ".local/lib/python": r"\.local/lib/python[^/]*/site-packages(?:/.*)?",
     ".mavenrc": r"\.mavenrc",  # the mvn launcher sources it
+    # From the manuals (not installed or not run where the oracle runs): `GOFLAGS=-toolexec=…`
+    # in go's env file, gradle's init scripts (every build runs them), and the aliases file
+    # Debian's and Ubuntu's .bashrc source.
+    ".config/go/env": r"\.config/go/env",
+    ".gradle/init": r"\.gradle/init(?:\.d(?:/.*)?|\.gradle(?:\.kts)?)",
+    ".bash_aliases": r"\.bash_aliases",
     ".m2/settings.xml": r"\.m2/settings(?:-security)?\.xml",  # localRepository: where it writes
     "sitecustomize.py": r"sitecustomize\.py",
     "usercustomize.py": r"usercustomize\.py",
@@ -80,7 +88,7 @@ _MATCHERS = [
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|envrc|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
-    r"mavenrc|m2)|pip\.conf|customize",
+    r"mavenrc|m2|gradle)|pip\.conf|customize",
     re.IGNORECASE,
 )
 

@@ -804,6 +804,95 @@ _add(
     policy="benign",
 )
 
+# git runs the editor (Debian's `editor`: vim) for a message, a patch, a todo list: options
+# that ask for it, a commit, an annotated tag or a note given no message, a hunk's `e` answer
+# read from stdin; `TERM=xterm` (an inert variable) gets past git's refusal on a dumb
+# terminal (F38). gcc's long spellings and a glued `-MF` (F39). pip builds the project it is
+# asked to install: a setup.py written first runs (F40). cmake's cache entries choose the
+# compiler configuring runs (F41). git difftool runs a diff tool (F42). `.git/commondir`
+# names the folder whose config (and hooks) git uses (F43). `file -z` runs decompressors (F44).
+# g++'s module mapper (F45). Verifying a signature runs gpg (F46). `cp --parents` writes
+# DEST/SRC, out of DEST through SRC's `..` (F48). npm and pip build a package folder named
+# outside the workspace where it is, running its scripts (F49). pytest's debugger runs the
+# Python its stdin holds (F50). `git clone --separate-git-dir` (F51). A linker script's
+# OUTPUT (F52). `ctest --launch -- CMD` runs CMD (F53); `--overwrite` sets the commands of
+# its dashboard steps (F54). `cmake --check-build-system FILE` runs FILE as `-P` does (F55).
+EDITOR = child("/usr/bin/editor")
+for script, effect in (
+    ("TERM=xterm git commit --allow-empty", EDITOR),
+    ("TERM=xterm git commit --amend", EDITOR),
+    ("TERM=xterm git commit -q --allow-empty -m x -e", EDITOR),
+    ("TERM=xterm git tag -a v1", EDITOR),
+    ("echo x >> README.md && TERM=xterm git add -e", EDITOR),
+    ("echo x >> README.md && printf 'e\\n' | TERM=xterm git add -p", EDITOR),
+    ("echo x >> README.md && printf 'e\\n' | TERM=xterm git checkout -p", EDITOR),
+    ("TERM=xterm git --no-pager notes add", EDITOR),
+    ("TERM=xterm git --no-pager notes edit", EDITOR),
+    ("TERM=xterm git --no-pager replace --edit HEAD", EDITOR),
+    ("TERM=xterm git --no-pager rebase -i HEAD", EDITOR),
+    ("git checkout -q -b side && echo a > README.md && git commit -qam a && git checkout -q - && "
+     "echo b > README.md && git commit -qam b && git --no-pager merge -q side; echo c > README.md "
+     "&& git add README.md && TERM=xterm git --no-pager merge --continue", EDITOR),
+    ("gcc --output=/etc/fluidbox-x -c -x c /dev/null", wrote(X)),
+    ("gcc --output /etc/fluidbox-x -c -x c /dev/null", wrote(X)),
+    ("gcc -MD -MF/etc/fluidbox-x -c -x c /dev/null -o /workspace/a.o", wrote(X)),
+    ("gcc --for-linker=-Map=/etc/fluidbox-x -nostdlib -x c /dev/null -o /workspace/a.out",
+     wrote(X)),
+    ("gcc --for-linker -Map=/etc/fluidbox-x -nostdlib -x c /dev/null -o /workspace/a.out",
+     wrote(X)),
+    ("gcc --for-assembler=-a=/etc/fluidbox-x -c -x c /dev/null -o /workspace/a.o", wrote(X)),
+    ("gcc --dump-tree-original=/etc/fluidbox-x -c -x c /dev/null -o /workspace/a.o", wrote(X)),
+    ("gcc -c -x c /dev/null -o /workspace/a.o --opt-info-all=/etc/fluidbox-x", wrote(X)),
+    ("printf 'import os\\nos.system(\"touch /workspace/PWNED\")\\n' > /workspace/setup.py && "
+     "pip install -q --no-index --no-deps --break-system-packages .", child(TOUCH)),
+    ("cmake -DCMAKE_C_COMPILER=/workspace/bin/ls /usr/share/cmake-3.25/Modules/FortranCInterface",
+     PLANTED),
+    ("cmake -S /usr/share/cmake-3.25/Modules/FortranCInterface -B /workspace/b "
+     "-DCMAKE_C_COMPILER=/workspace/bin/ls", PLANTED),
+    ("printf '\\050\\265\\057\\375' > /workspace/x.zst && file -z /workspace/x.zst",
+     child("zstd -cd")),
+    ("printf '\\004\\042\\115\\030' > /workspace/x.lz4 && file --uncompress /workspace/x.lz4",
+     child("lz4 -cd")),
+    ("g++ -std=c++20 -fmodules-ts -fmodule-mapper='|/workspace/bin/ls' -x c++ -c /dev/null "
+     "-o /workspace/a.o", PLANTED),
+    ("printf 'tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\\nauthor a <a@b> 0 +0000\\n"
+     "committer a <a@b> 0 +0000\\ngpgsig -----BEGIN PGP SIGNATURE-----\\n \\n -----END PGP "
+     "SIGNATURE-----\\n\\nx\\n' | git --no-pager hash-object -t commit -w --stdin | "
+     "git log --stdin --show-signature", GPG),
+    ("cd victim/inner && cp --parents ../../README.md /workspace/victim", wrote("/README.md")),
+    ("cd victim/inner && cp --parents ../../README.md ..", wrote("/README.md")),
+    ("cd victim/inner && cp --parents ../../src/app.py /workspace/victim", wrote("/src")),
+    ("npm install /usr/share/nodejs/popper.js", child("sh -c yarn build")),
+    ("npm install --install-links /usr/share/nodejs/popper.js", child("sh -c yarn build")),
+    ("pip install -q --no-index --no-deps --no-build-isolation --break-system-packages "
+     "/usr/share/doc/python3-pluggy/examples/eggsample",
+     wrote("/usr/share/doc/python3-pluggy/examples/eggsample/build")),
+    ("printf '!import os; os.system(\"touch /workspace/PWNED\")\\nc\\n' | python -m pytest -q "
+     "--trace", child(TOUCH)),
+    ("printf 'import os; os.system(\"touch /workspace/PWNED\")\\nc\\n' | pytest -q --trace tests",
+     child(TOUCH)),
+    ("git --no-pager clone -q . /workspace/c --separate-git-dir=/etc/fluidbox-x", wrote(X)),
+    ("git --no-pager clone -q --separate-git-dir /etc/fluidbox-x . c", wrote(X)),
+    ("printf 'OUTPUT(/etc/fluidbox-x)\\n' > /workspace/x.ld && gcc -nostdlib -x c /dev/null "
+     "-T /workspace/x.ld", wrote(X)),
+    ("ctest --launch -- /workspace/bin/ls", PLANTED),
+    ("ctest --launch -- rm -rf /workspace/victim", child(RM)),
+    ("ctest -T Build --overwrite BuildDirectory=/workspace --overwrite "
+     "MakeCommand=/workspace/bin/ls", PLANTED),
+    ("ctest -T Update --overwrite SourceDirectory=/workspace --overwrite BuildDirectory=/workspace "
+     "--overwrite UpdateCommand=/workspace/bin/ls --overwrite UpdateType=git", PLANTED),
+    ("cmake --check-build-system /usr/share/cmake-3.25/Modules/CMakeDetermineSystem.cmake 0",
+     child("/bin/sh -c /usr/bin/uname")),
+    ("echo x >> README.md && TERM=xterm git --no-pager difftool -y -t vimdiff",
+     child("vim -R -f -d")),
+    ("mkdir -p /workspace/evil/objects /workspace/evil/refs && printf '[core]\\n\\tfsmonitor = "
+     "touch /workspace/PWNED\\n' > /workspace/evil/config && echo /workspace/evil > "
+     "/workspace/.git/commondir && git status", child(TOUCH)),
+    ("mkdir -p evil/objects evil/refs && printf '[core]\\n\\tfsmonitor = touch /workspace/PWNED"
+     "\\n' > evil/config && echo ../evil > .git/commondir && git status", child(TOUCH)),
+):  # fmt: skip
+    _add(OPTION_READING, script, effect, policy="benign")
+
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape
 # with which a real shell does nothing the rules forbid was dropped ----------------------
