@@ -19,9 +19,11 @@ optional `:port` (`tracker.internal`, `10.0.0.7:8080`, `[fd00::1]:443`, `10.1.0.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import ssl
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -328,10 +330,67 @@ class GuardedSyncTransport(httpx.BaseTransport):
         self._inner.close()
 
 
-def guarded_post(org, url: str, **kwargs) -> httpx.Response:
-    """POST from the control plane to a URL an organization chose (redirects not followed)."""
-    with httpx.Client(transport=GuardedSyncTransport(rules_for_org(org))) as client:
-        return client.post(url, **kwargs)
+class _Deadline:
+    """Ends an exchange that runs past `seconds` in all. httpx's timeout bounds each read,
+    so a server answering a byte at a time, each inside it, would hold the caller for
+    hours: the streamer that delivers every organization's audit sinks, or the worker that
+    sends every organization's webhooks. At the deadline the connection's socket is shut
+    down, and the read waiting on it fails at once."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def trace(self, event: str, info: dict) -> None:
+        """httpcore's `trace` extension: told of each connection it opens."""
+        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            return
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def guarded_post(org, url: str, *, timeout: float, **kwargs) -> httpx.Response:
+    """POST from the control plane to a URL an organization chose (redirects not followed).
+    `timeout` bounds the whole exchange, not only each read (see `_Deadline`): past it,
+    httpx.ReadTimeout."""
+    with (
+        _Deadline(timeout) as deadline,
+        httpx.Client(transport=GuardedSyncTransport(rules_for_org(org))) as client,
+    ):
+        try:
+            return client.post(url, timeout=timeout, extensions={"trace": deadline.trace}, **kwargs)
+        except httpx.TransportError:
+            if deadline.expired:
+                raise httpx.ReadTimeout(f"no complete answer within {timeout:g} s") from None
+            raise
 
 
 def deployment_allow_list() -> tuple[_Entry, ...]:

@@ -230,6 +230,8 @@ def _send(sink: AuditSink, events: list[Event]) -> str | None:
         )
     except EgressRefused as refused:
         return str(refused)
+    except httpx.TimeoutException:
+        return f"no complete answer within {settings.FLUIDBOX_SINK_TIMEOUT} s"
     except (httpx.HTTPError, httpx.InvalidURL) as error:
         # The class only: an exception's text can quote the URL's userinfo or the server.
         return f"could not deliver ({type(error).__name__})"

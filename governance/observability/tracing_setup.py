@@ -25,6 +25,61 @@ def exporter_configured(environ: Mapping[str, str] = os.environ) -> bool:
     )
 
 
+def _class_only(span):
+    """`span` with each exception event cut to its class, and an error status without its
+    text. The Django, psycopg and httpx instrumentations record an exception's message and
+    stack trace (and `Type: message` as the status): a database error quotes the row it
+    refused, an unhandled one whatever the view was given. fluidbox's own spans record the
+    class only (`tracing._span`); this holds every span to that."""
+    from opentelemetry.sdk.trace import Event, ReadableSpan
+    from opentelemetry.trace import Status
+
+    exceptions = any(event.name == "exception" for event in span.events)
+    if not exceptions and not span.status.description:
+        return span
+    events = [
+        Event(
+            "exception",
+            {"exception.type": str(event.attributes.get("exception.type", ""))},
+            event.timestamp,
+        )
+        if event.name == "exception"
+        else event
+        for event in span.events
+    ]
+    return ReadableSpan(
+        name=span.name,
+        context=span.context,
+        parent=span.parent,
+        resource=span.resource,
+        attributes=span.attributes,
+        events=events,
+        links=span.links,
+        kind=span.kind,
+        status=Status(span.status.status_code),
+        start_time=span.start_time,
+        end_time=span.end_time,
+        instrumentation_scope=span.instrumentation_scope,
+    )
+
+
+def class_only_exporter(exporter):
+    """`exporter`, sent every span as `_class_only` makes it."""
+    from opentelemetry.sdk.trace.export import SpanExporter
+
+    class ClassOnly(SpanExporter):
+        def export(self, spans):
+            return exporter.export([_class_only(span) for span in spans])
+
+        def shutdown(self) -> None:
+            exporter.shutdown()
+
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
+            return exporter.force_flush(timeout_millis)
+
+    return ClassOnly()
+
+
 def _exporters(environ: Mapping[str, str]) -> list:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -143,7 +198,7 @@ def configure(environ: Mapping[str, str] = os.environ) -> bool:
     resource = Resource.create({} if named else {"service.name": "fluidbox"})
     provider = TracerProvider(resource=resource)
     for exporter in _exporters(environ):
-        provider.add_span_processor(BatchSpanProcessor(exporter))
+        provider.add_span_processor(BatchSpanProcessor(class_only_exporter(exporter)))
     DjangoInstrumentor().instrument(
         tracer_provider=provider,
         excluded_urls=environ.get("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "metrics"),
