@@ -21,6 +21,7 @@ folder's `core.fsmonitor`.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +126,28 @@ def codex_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCal
     return claude_code_call(name, tool_input, cwd, root)
 
 
+# JavaScript's `\s`, which Gemini CLI splits a web_fetch prompt on, has U+FEFF besides what
+# Python's `\s` has; splitting on more than it does asks about more, never less.
+_PROMPT_SPACE = re.compile(r"[\s\ufeff]+")
+
+
+def _gemini_fetched_urls(tool_input: dict) -> list[Any]:
+    """Every URL Gemini CLI's `web_fetch` fetches: its `url` (when the CLI fetches directly)
+    and each word of its `prompt` with a `://` (otherwise, up to 20 of them). The whole
+    prompt asked as one URL would let `fetch_url:https://docs.python.org/*` carry a second
+    URL along, anywhere."""
+    urls: list[Any] = []
+    if tool_input.get("url") is not None:
+        urls.append(tool_input["url"])
+    prompt = tool_input.get("prompt", "")
+    if isinstance(prompt, str):
+        for word in _PROMPT_SPACE.split(prompt):
+            if "://" in word and word not in urls:
+                urls.append(word)
+    # Nothing the CLI would fetch: asked as it came (the CLI refuses such a call itself).
+    return urls or [prompt]
+
+
 def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
     file_path = _path(tool_input.get("file_path", ""), cwd)
     if name == "run_shell_command":
@@ -140,6 +163,9 @@ def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[Ga
             "old_string": tool_input.get("old_string", ""),
             "new_string": tool_input.get("new_string", ""),
         }
+        # Every occurrence, not one: the approver reads it as Claude Code's `replace_all`.
+        if tool_input.get("allow_multiple") is not None:
+            edit["replace_all"] = bool(tool_input["allow_multiple"])
         return [GateCall("write_file", {"path": file_path, "edits": [edit]})]
     if name == "list_directory":
         return [GateCall("list_dir", {"path": _path(tool_input.get("dir_path") or cwd, cwd)})]
@@ -156,7 +182,7 @@ def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[Ga
         base = tool_input.get("dir_path") or cwd
         return _searched("search_text", base, cwd, arguments, include)
     if name == "web_fetch":
-        return [GateCall("fetch_url", {"url": tool_input.get("prompt", "")})]
+        return [GateCall("fetch_url", {"url": url}) for url in _gemini_fetched_urls(tool_input)]
     if name == "google_web_search":
         return [GateCall("web_search", {"query": tool_input.get("query", "")})]
     return [GateCall(name, tool_input)]

@@ -158,7 +158,7 @@ def _ask_all(
 def _verdict(calls: list[GateCall], decisions: list[GateDecision], url: str) -> Verdict:
     several = len(calls) > 1
     last, call = decisions[-1], calls[len(decisions) - 1]
-    target = f" for {call.arguments.get('path')}" if several else ""
+    target = f" for {call.arguments.get('path', call.arguments.get('url'))}" if several else ""
     if last.allowed:
         if several:
             return Verdict(True, f"fluidbox allowed {call.tool} for all {len(calls)} targets")

@@ -98,6 +98,11 @@ def _dotenv_hazards(path: Path) -> Iterator[str]:
                 f"{path}: sets {match.group(1)}, which Gemini CLI hands the hook when it is "
                 "not exported: the hook would ask as whichever run it names"
             )
+        elif match and match.group(1) in SHELL_STARTUP_VARIABLES:
+            yield (
+                f"{path}: sets {match.group(1)}, which Gemini CLI hands every shell command it "
+                "runs: code would run before each command fluidbox allowed"
+            )
 
 
 def _other_pre_tool_hooks(

@@ -35,6 +35,10 @@ CONFIG_PATHS: dict[str, str] = {
     ".zprofile": r"\.zprofile",
     ".zlogin": r"\.zlogin",
     ".envrc": r"\.envrc",
+    # Gemini CLI loads a trusted project's `.env` into its environment at start (each variable
+    # not already set), which its shell commands inherit: `BASH_ENV=./x.sh` there runs x.sh
+    # before every command, `git status` included. And the file dotenv tools read secrets from.
+    ".env": r"\.env",
     ".ssh": r"\.ssh(?:/.*)?",
     ".npmrc": r"\.npmrc",
     ".yarnrc": r"\.yarnrc(?:\.yml)?",
@@ -86,7 +90,7 @@ _MATCHERS = [
     (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
 ]
 _CANDIDATE = re.compile(
-    r"\.(?:git|bash|profile|zsh|zp|zl|envrc|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
+    r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle)|pip\.conf|customize",
     re.IGNORECASE,
