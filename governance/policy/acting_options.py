@@ -17,6 +17,7 @@ program with `system`, `|`, `>`, `getline`, needs a rule that names the script.
 """
 
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,6 +46,7 @@ _VERIFIES = "runs gpg to verify a signature"  # any signed commit or tag: one ca
 _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS, "--show-signature": _VERIFIES}
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 _SIGNS = "runs gpg to sign with the user's key"
+_ONTO_PATH = "installs programs onto the PATH"
 _GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
 _GIT_SIGNING = "commit merge cherry-pick revert am commit-tree"  # and rebase, pull: below
 
@@ -212,13 +214,25 @@ ACTING: dict[str, dict[str, str]] = {
         "--node-gyp": RUNS,  # the program npm runs to build a package's binding.gyp
         **dict.fromkeys(("--prefix", "-g", "--global", "--location", "--cache"), WRITES_FILES),
         **dict.fromkeys(("--userconfig", "--globalconfig", "--registry"), CONFIGURES),
+        **dict.fromkeys(("--proxy", "--https-proxy"), CONFIGURES),  # every request goes there
         **dict.fromkeys(("-C", "--logs-dir", "--pack-destination"), WRITES_FILES),  # -C: --prefix
     },
     **{f"npm {sub}": {"": RUNS} for sub in ("exec", "x", "explore")},
     **{f"npm config {sub}": {"": CONFIGURES} for sub in ("set", "delete", "edit", "rm")},
     "npm set": {"": CONFIGURES},
     "npm publish": {"": SENDS},
-    "yarn": {"--use-yarnrc": CONFIGURES},
+    "yarn": {"--use-yarnrc": CONFIGURES}
+    # From their manuals (yarn and pnpm are not installed where the oracle runs): another
+    # folder's project (`--cwd`, `-C`, `--dir`), the folders they fill, the global install.
+    | {"--cwd": RUNS, "--registry": CONFIGURES}
+    | dict.fromkeys(("--modules-folder", "--cache-folder", "--global-folder"), WRITES_FILES)
+    | dict.fromkeys(("--link-folder", "--prefix"), WRITES_FILES),
+    **{f"yarn {sub}": {"": RUNS} for sub in ("create", "set", "policies")},  # downloaded code
+    **{f"{tool} {sub}": {"": SENDS} for tool in ("yarn", "pnpm") for sub in ("publish", "npm")},
+    "yarn global": {"": _ONTO_PATH},
+    "yarn link": {"": WRITES_FILES},  # a link in the user's link folder
+    "pnpm create": {"": RUNS},
+    **{f"pnpm {sub}": {"": WRITES_FILES} for sub in ("setup", "env", "self-update", "link")},
     "yarn dlx": {"": RUNS},
     # They run the command that follows, as `npm exec` does (not installed here: manuals).
     **{key: {"": RUNS} for key in ("yarn exec", "yarn node", "pnpm exec", "tox exec")},
@@ -232,19 +246,33 @@ ACTING: dict[str, dict[str, str]] = {
         # `--log`'s and `--src`'s other spellings, and the cache it fills
         **dict.fromkeys(("--log-file", "--local-log", "--cache-dir", "--source"), WRITES_FILES),
         **dict.fromkeys(("--source-dir", "--source-directory"), WRITES_FILES),
+        "--install-option": WRITES_FILES,  # `--install-option=--prefix=DIR` (pip < 23.1)
         **dict.fromkeys(("-i", "--index-url", "--extra-index-url", "-f", "--find-links"), RUNS),
         **dict.fromkeys(("--trusted-host", "-C", "--config-settings", "--user"), CONFIGURES),
     },
     "pip config": {"": CONFIGURES},
     "uv pip": {"--target": WRITES_FILES, "--prefix": WRITES_FILES, "--cache-dir": WRITES_FILES},
+    # From uv's manual (not installed where the oracle runs).
+    "uv": dict.fromkeys(("--directory", "--project"), RUNS) | {"--cache-dir": WRITES_FILES},
+    "uv publish": {"": SENDS},
+    "uv tool install": {"": _ONTO_PATH},
+    "uv python install": {"": _ONTO_PATH},
+    "uv self": {"": RUNS},  # downloads a uv and replaces itself
+    "uv build": dict.fromkeys(("-o", "--out-dir"), WRITES_FILES),
+    **{
+        f"uv {sub}": dict.fromkeys(("-o", "--output-file"), WRITES_FILES)
+        for sub in ("export", "pip compile")
+    },
     "cargo": {
         **dict.fromkeys(("--config", "-Z", "--manifest-path", "-C"), RUNS),
         **dict.fromkeys(("--target-dir", "--out-dir", "--artifact-dir"), WRITES_FILES),
     },
-    "cargo install": {"": "installs programs onto the PATH"},
+    "cargo install": {"": _ONTO_PATH},
+    "cargo doc": {"--open": RUNS},  # the browser (doc.browser, $BROWSER, xdg-open)
     **{
         f"go {sub}": {
             **dict.fromkeys(("-exec", "-toolexec", "-overlay", "-modfile", "-vettool"), RUNS),
+            "-compiler": RUNS,  # `-compiler gccgo`
             **dict.fromkeys(("-o", "-outputdir", "-coverprofile", "-cpuprofile"), WRITES_FILES),
             **dict.fromkeys(
                 ("-memprofile", "-blockprofile", "-mutexprofile", "-trace"), WRITES_FILES
@@ -254,8 +282,9 @@ ACTING: dict[str, dict[str, str]] = {
     },
     "go env": {"-w": CONFIGURES, "-u": CONFIGURES},
     "gofmt": {"-w": WRITES_FILES},
-    "prettier": {"-w": WRITES_FILES, "--write": WRITES_FILES},
-    "eslint": {"--fix": WRITES_FILES, "-o": WRITES_FILES, "--output-file": WRITES_FILES},
+    "prettier": {"-w": WRITES_FILES, "--write": WRITES_FILES, "--cache-location": WRITES_FILES},
+    "eslint": {"--fix": WRITES_FILES, "-o": WRITES_FILES, "--output-file": WRITES_FILES}
+    | {"--cache-location": WRITES_FILES, "--rulesdir": RUNS},  # rules: JavaScript it loads
     "ruff": {"--fix": WRITES_FILES, "--config": CONFIGURES}
     | dict.fromkeys(("--cache-dir", "-o", "--output-file", "--add-noqa"), WRITES_FILES),
     # Linters', type checkers' and test runners' reports, caches and plugins (from their
@@ -288,9 +317,39 @@ ACTING: dict[str, dict[str, str]] = {
         + ("--generateTrace", "--generateCpuProfile"),
         WRITES_FILES,
     ),
-    **{tool: {"--outputFile": WRITES_FILES} for tool in ("jest", "vitest")},
+    # Their caches and reports (jest's `--coverage` is no `--coverageDirectory`: see _long_spells).
+    "jest": dict.fromkeys(
+        ("--outputFile", "--cacheDirectory", "--coverageDirectory"), WRITES_FILES
+    ),
+    "vitest": dict.fromkeys(("--outputFile", "--coverage.reportsDirectory"), WRITES_FILES),
     "rspec": {"-o": WRITES_FILES, "--out": WRITES_FILES, "-r": RUNS, "--require": RUNS},
-    "coverage": dict.fromkeys(("-d", "--directory", "-o", "--data-file"), WRITES_FILES),
+    # From their manuals (none is installed where the oracle runs): rake's Ruby code, libraries,
+    # Rakefiles and rakelib folders named on the command line, or the user's (`-g`).
+    "rake": dict.fromkeys(("-e", "--execute", "-p", "--execute-print", "-E"), RUNS)
+    | dict.fromkeys(("--execute-continue", "-r", "--require", "-I", "--libdir"), RUNS)
+    | dict.fromkeys(("-f", "--rakefile", "-R", "--rakelibdir", "--rakelib", "-g"), RUNS)
+    | {"--system": RUNS},
+    # gradle's init scripts, another folder's build, its home and caches, the JVM it runs.
+    **{
+        tool: dict.fromkeys(("-I", "--init-script", "-p", "--project-dir", "-c"), RUNS)
+        | dict.fromkeys(("--settings-file", "--include-build", "-D", "--system-prop"), RUNS)
+        | dict.fromkeys(("-g", "--gradle-user-home", "--project-cache-dir"), WRITES_FILES)
+        for tool in ("gradle", "./gradlew", "gradlew")
+    },
+    "golangci-lint run": dict.fromkeys(("--out-format", "--cpu-profile-path"), WRITES_FILES)
+    | dict.fromkeys(("--mem-profile-path", "--trace-path"), WRITES_FILES)
+    | dict.fromkeys(("--output.text.path", "--output.json.path"), WRITES_FILES)
+    | dict.fromkeys(("--output.checkstyle.path", "--output.junit-xml.path"), WRITES_FILES)
+    | dict.fromkeys(("--output.sarif.path", "--output.html.path"), WRITES_FILES),
+    # dotnet's outputs, logs, results; MSBuild's properties and loggers (`-p:OutDir=…`).
+    **{
+        f"dotnet {sub}": dict.fromkeys(("-o", "--output", "--results-directory"), WRITES_FILES)
+        | dict.fromkeys(("--diag", "-bl", "-binaryLogger", "--artifacts-path"), WRITES_FILES)
+        | dict.fromkeys(("-p", "--property", "-logger", "--logger", "-l"), RUNS)
+        for sub in ("build", "test")
+    },
+    "coverage": dict.fromkeys(("-d", "--directory", "-o", "--data-file"), WRITES_FILES)
+    | {"--rcfile": CONFIGURES},  # its plugins: see _coverage_run for what `run` runs
     # mikefarah's yq spells it --inplace, the jq wrapper (Debian's yq) --in-place
     "yq": dict.fromkeys(("-i", "--inplace", "--in-place"), WRITES_FILES),
     "curl": {
@@ -312,8 +371,22 @@ ACTING: dict[str, dict[str, str]] = {
     },
     "docker": {},
     "go": {},
-    "pnpm": {},
-    "poetry": {},  # `poetry add ../lib`: see _packages_elsewhere
+    "pnpm": dict.fromkeys(("-C", "--dir", "-g", "--global", "--global-dir"), WRITES_FILES)
+    | {"--registry": CONFIGURES}
+    | dict.fromkeys(("--store-dir", "--virtual-store-dir", "--modules-dir"), WRITES_FILES),
+    # `poetry add ../lib`: see _packages_elsewhere. `-C DIR`/`-P DIR`: another folder's project.
+    "poetry": dict.fromkeys(("-C", "--directory", "-P", "--project"), RUNS),
+    "poetry publish": {"": SENDS},
+    "poetry self": {"": RUNS},  # plugins installed into poetry itself
+    "poetry config": {"": CONFIGURES},
+    "poetry shell": {"": RUNS},
+    "poetry env use": {"": RUNS},  # the interpreter named
+    **{
+        f"poetry {sub}": {"-o": WRITES_FILES, "--output": WRITES_FILES}
+        for sub in ("build", "export")
+    },
+    "tox": dict.fromkeys(("-c", "--conf", "--root", "--workdir", "--installpkg"), RUNS)
+    | {"-x": RUNS, "--override": RUNS},  # `-x testenv.commands=CMD`: the commands it runs
     **{
         f"docker {sub}": {
             **dict.fromkeys(("-v", "--volume", "--mount", "--privileged", "--cap-add"), RUNS),
@@ -338,7 +411,10 @@ ACTING: dict[str, dict[str, str]] = {
     # Maven's `-D` sets system properties of the JVM running the build: `user.home`,
     # `maven.repo.local`, `java.io.tmpdir` move where it writes (only a few inert ones are
     # let through: see _maven_properties); `--log-file`, abbreviated, is its log (OUTPUT_OPTIONS).
-    "mvn": {"-D": CONFIGURES, "--define": CONFIGURES, "--log-file": WRITES_FILES},
+    "mvn": {"-D": CONFIGURES, "--define": CONFIGURES, "--log-file": WRITES_FILES}
+    # Another folder's pom (its plugins run), settings naming `localRepository` and mirrors.
+    | dict.fromkeys(("-f", "--file", "-s", "--settings", "-gs", "--global-settings"), RUNS)
+    | dict.fromkeys(("-t", "--toolchains", "-gt", "--global-toolchains"), RUNS),
     "ctest": {
         **dict.fromkeys(("-S", "-SP", "-SR", "--script", "--script-new-process"), RUNS),
         **dict.fromkeys(("--build-and-test", "--test-command", "--extra-submit"), RUNS),
@@ -364,11 +440,19 @@ ACTING: dict[str, dict[str, str]] = {
         "-fprofile-note": WRITES_FILES,  # `-fprofile-note=FILE`: the .gcno -ftest-coverage writes
         "-fmodule-mapper": RUNS,  # g++'s `-fmodule-mapper=|PROG`: the module mapper it starts
         "-T": WRITES_FILES,  # a linker script: its `OUTPUT(FILE)` is where the linker writes
+        # clang's (the `clang` rule shares this table; from clang's manual, not installed where
+        # the oracle runs): cc1's and LLVM's options load plugins, the linker it runs, files.
+        **dict.fromkeys(("-Xclang", "-mllvm", "-fpass-plugin", "--ld-path", "-fuse-ld"), RUNS),
+        **dict.fromkeys(("-MJ", "-ftime-trace", "-fcrash-diagnostics-dir"), WRITES_FILES),
+        **dict.fromkeys(("-foptimization-record-file", "-fproc-stat-report"), WRITES_FILES),
+        "-fmodules-cache-path": WRITES_FILES,
+        "--config": "reads more options from a file",
         **dict.fromkeys(("-fopt-info", "-fopt-info-"), WRITES_FILES),  # `-fopt-info-all=FILE`
         "@": "reads more options from a file",  # `gcc @args`: a response file
     },
     "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
     "xxd": {},
+    "unittest": {},  # `python -m unittest venv.__main__`: see _unittest_modules
     # They compile the files a list names (`-i -`: their input), writing next to each.
     "compileall": {"-i": WRITES_FILES},
     "py_compile -": {"": WRITES_FILES},
@@ -404,6 +488,13 @@ _GIT_VERIFYING: dict[str, dict[str, str]] = {
     "git tag": {"-v": _VERIFIES, "--verify": _VERIFIES},
     **{f"git {sub}": {"--verify-signatures": _VERIFIES} for sub in ("merge", "pull")},
 }
+# The test binary reads go test's flags with a `test.` prefix (`-args -test.coverprofile=F`,
+# from go's manual: go is not installed where the oracle runs); `-fuzzcachedir` is its cache.
+ACTING["go test"] |= {
+    f"-test.{option[1:]}": what
+    for option, what in ACTING["go test"].items()
+    if what == WRITES_FILES and option != "-o"
+} | {"-test.gocoverdir": WRITES_FILES, "-fuzzcachedir": WRITES_FILES}
 for _tables in (_GIT_EDITING, _GIT_VERIFYING):
     ACTING.update({key: {**ACTING.get(key, {}), **table} for key, table in _tables.items()})
 
@@ -549,6 +640,10 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     found = list(_scan(program, args))
     if program == "python":
         found += _python_module(args) + _django_manage(args)
+    elif program == "coverage":
+        found += _coverage_run(args)
+    elif program == "unittest":
+        found += _unittest_modules(args)
     elif program == "sed":
         found += _sed_scripts(args)
     elif program == "awk":
@@ -565,6 +660,9 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found = [use for use in found if use.names[0] not in ("-D", "--define")]
     elif program in _INSTALLERS:
         found += _packages_elsewhere(program, args)
+        # `--@scope:registry=URL`: that scope's packages, and the scripts they run, come from URL.
+        scoped = [t for t in args if t.startswith("--@") and ":registry" in t]
+        found += [Acting((t.split("=", 1)[0], "--registry"), CONFIGURES) for t in scoped]
     elif program == "cmake":
         if all(name in _CMAKE_INERT for name in _cmake_entries(args)):
             found = [use for use in found if use.names[0] != "-D"]
@@ -604,9 +702,7 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
         if token.startswith("--") and len(token) > 2:
             name = token[2:].split("=", 1)[0]
             for option, what in options:
-                if (
-                    option.startswith("--") and option[2:].startswith(name)
-                ) or option == "-" + name:
+                if _long_spells(program, option, name) or option == "-" + name:
                     yield Acting((option, "--" + name), what)
         elif token.startswith("-") and len(token) > 1:
             head = token.split("=", 1)[0]
@@ -648,6 +744,20 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
         value_next = program == "git" and key == program and token in _GIT_GLOBAL_VALUED
 
 
+# Their long options are whole words (yargs', optionator's, cac's, tsc's parsers): `--cache` is
+# no `--cache-location`. tsc's are case-insensitive: `--outdir` is `--outDir`.
+_WHOLE_LONG_OPTIONS = frozenset({"tsc", "eslint", "prettier", "jest", "vitest"})
+
+
+def _long_spells(program: str, option: str, name: str) -> bool:
+    """Whether `--name` is the long option `option` (getopt_long: any unambiguous start)."""
+    if not option.startswith("--"):
+        return False
+    if program == "tsc":
+        return option[2:].lower() == name.lower()
+    return option[2:] == name if program in _WHOLE_LONG_OPTIONS else option[2:].startswith(name)
+
+
 def _spells(program: str, option: str, head: str) -> bool:
     """Whether the word `head` (up to any `=`) is `option`, as one option of `program`."""
     if option == head:
@@ -680,7 +790,7 @@ _GCC_LONG = {
     "for-assembler": "-Xassembler",
     "prefix": "-B",
 }
-_GCC_GLUED = ("-MF",)  # `-MFFILE` is `-MF FILE`
+_GCC_GLUED = ("-MF", "-MJ")  # `-MFFILE` is `-MF FILE`
 
 
 def _gcc_words(args: list[str]) -> list[str]:
@@ -704,6 +814,34 @@ def _python_module(args: list[str]) -> list[Acting]:
     """`python -m MOD ARGS`: MOD's own acting options count too (`python -m pytest -p x`)."""
     module = _python_module_args(args)
     return acting_uses(*module) if module else []
+
+
+_COVERAGE_RUNNERS = frozenset({"pytest", "unittest"})  # `coverage run -m pytest`: the tests
+_COVERAGE_VALUED = frozenset(
+    {"--rcfile", "--source", "--include", "--omit", "--context", "--concurrency", "--data-file"}
+    | {"--debug", "--save-signal"}
+)
+
+
+def _coverage_run(args: list[str]) -> list[Acting]:
+    """`coverage run [-m] TARGET ARGS` runs TARGET as `python [-m] TARGET ARGS` would: a module
+    other than the test runners (`-m zipfile -e x.zip /etc`), or a script outside the folder."""
+    if args[:1] != ["run"]:
+        return []
+    module, k = False, 1
+    while k < len(args) and args[k].startswith("-") and args[k] != "-":
+        module = module or args[k] in ("-m", "--module")
+        k += 1 if "=" in args[k] or args[k] not in _COVERAGE_VALUED else 2
+    if k >= len(args):
+        return []
+    target, rest = args[k], args[k + 1 :]
+    if module and target in _COVERAGE_RUNNERS:
+        return acting_uses(target, rest)
+    if module:
+        return [Acting(("-m", "--module"), "runs a module that is not the project's tests")]
+    if _leaves(target):
+        return [Acting((target,), "runs a script outside the working directory")]
+    return _django_manage([target, *rest])  # `coverage run manage.py shell`
 
 
 # Django's `manage.py shell` (`-c CODE`, or its stdin), `dbshell` (the database's client) run
@@ -785,6 +923,25 @@ def _unittest_folders_elsewhere(args: list[str]) -> list[str]:
         if value and _leaves(value):
             paths.append(value)
     return paths
+
+
+def _unittest_modules(args: list[str]) -> list[Acting]:
+    """`python -m unittest NAME...` imports each NAME from sys.path: the project's modules, or
+    the standard library's, of which some act on import (`venv.__main__` makes a virtualenv of
+    its argv and runs pip in it; `lib2to3.__main__`, `antigravity`...). A name in the
+    standard library (but `test`, a project's folder as often) or a `__main__` is acting."""
+    if args[:1] == ["discover"]:
+        return []
+    found, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in _UNITTEST_VALUED:
+            k += 1
+        elif not token.startswith("-") and "/" not in token and not token.endswith(".py"):
+            parts = token.split(".")
+            if "__main__" in parts or (parts[0] in sys.stdlib_module_names and parts[0] != "test"):
+                found.append(Acting((token,), "imports a module of the standard library"))
+    return found
 
 
 def _leaves(path: str) -> bool:
@@ -1153,6 +1310,15 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "pytest":
         return _pytest_paths_elsewhere(args)
+    if program == "cargo" and args[:1] == ["fmt"] and "--" in args:
+        # `cargo fmt -- FILE`: rustfmt formats FILE in place
+        return [t for t in args[args.index("--") + 1 :] if not t.startswith("-")]
+    if program == "go" and args[:1] == ["fmt"]:
+        return [t for t in args[1:] if not t.startswith("-")]  # `go fmt ../other/...`
+    if program == "tsc":
+        # `tsc x.ts` writes x.js beside it, `tsc -p DIR`/`-b DIR` that project's outputs: its
+        # operands and option values name where it writes (`--target ES2020`: a name, inside).
+        return [token for token in args if not token.startswith("-")]
     if program == "unittest":
         return _unittest_folders_elsewhere(args)
     if program == "xxd":
@@ -1194,12 +1360,13 @@ def written_operands(base: str, args: list[str]) -> list[str]:
                     if not value and k + 1 < len(args):
                         k += 1
                         value = args[k]
-                    if letter == "t":
+                    if letter == "t" and program != "touch":  # touch's `-t STAMP`: a time
                         target = value
                     break
         k += 1
     if shape == "all":
-        return operands
+        # `mv -t DIR SRC...` moves each SRC into DIR: DIR is written as well.
+        return operands + ([target] if target is not None else [])
     if shape == "after-first":
         return operands[1:]
     if shape == "second":

@@ -412,6 +412,7 @@ WRAPPERS: dict[str, Unwrapper] = {
     "uv": _subcommand_runner("run"),
     "poetry": _subcommand_runner("run"),
     "pipenv": _subcommand_runner("run"),
+    "bundle": _subcommand_runner("exec"),  # `bundle exec rspec -r x.rb`: rspec's options
     "nohup": _simple(_Options(long_flags=frozenset())),
     "timeout": _simple(
         _Options(

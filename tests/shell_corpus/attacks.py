@@ -890,6 +890,12 @@ for script, effect in (
      "/workspace/.git/commondir && git status", child(TOUCH)),
     ("mkdir -p evil/objects evil/refs && printf '[core]\\n\\tfsmonitor = touch /workspace/PWNED"
      "\\n' > evil/config && echo ../evil > .git/commondir && git status", child(TOUCH)),
+    ("mv -t /etc /workspace/notes.txt", wrote("/etc/notes.txt")),
+    ("mv --t=/etc /workspace/README.md", wrote("/etc/README.md")),
+    ("mv --target-directory /etc notes.txt README.md", wrote("/etc/README.md")),
+    ("cd src && mv -t .. app.py && mv -vt ../.. ../app.py", wrote("/app.py")),
+    ("python3 -m unittest venv.__main__", child("/workspace/venv.__main__/bin/python3")),
+    ("python -m unittest venv.__main__", child("/workspace/venv.__main__/bin/python ")),
 ):  # fmt: skip
     _add(OPTION_READING, script, effect, policy="benign")
 

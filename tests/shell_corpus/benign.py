@@ -385,7 +385,7 @@ OTHER_BUILDS = _entries(
     ("gradle test", "gradle"),
     ("./gradlew build", "./gradlew"),
     ('./gradlew test --tests "*ParserTest"', "./gradlew"),
-    ("bundle exec rspec", "bundle exec rspec"),
+    ("bundle exec rspec", "bundle exec rspec", "rspec"),
     ("rspec spec/models/user_spec.rb", "rspec"),
     ("rake test", "rake"),
     ("dotnet build", "dotnet build"),
