@@ -18,7 +18,7 @@ from ledger.models import Event, EventType
 from ledger.redaction import redact
 from ledger.services import event_append
 from tests.conftest import Api
-from tests.governance.broker.support import call, connect
+from tests.governance.broker.support import brokered_run, call, connect
 from tests.ledger.support import checkpoint_now, export, offline_verify, vkey
 from tests.support.waiting import wait_until, wait_until_waiting_on_locks
 
@@ -30,14 +30,6 @@ rules:
   - pattern: "crm.update:*"
     action: ASK
 """
-
-
-def brokered_run(operator):
-    from tests.conftest import run_body
-
-    response = operator.post("/v1/runs", run_body(bundles=[], connections=["crm"]))
-    assert response.status_code == 201, response.content
-    return response.json()["id"], Api(response.json()["session_token"])
 
 
 def types(run_id) -> list[str]:
