@@ -45,6 +45,46 @@ SHELL_STARTUP_VARIABLES = (
     "LD_AUDIT",
 )
 
+# What makes a program fluidbox allowed run other code, read from its environment: git's
+# configuration (`core.fsmonitor`, `core.pager`) and the commands it starts, the search
+# paths and start-up options of the interpreters, the pager and editor programs use.
+PROGRAM_STARTUP_VARIABLES = (
+    "PATH",
+    "PROMPT_COMMAND",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_EDITOR",
+    "GIT_PAGER",
+    "GIT_EXEC_PATH",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_TEMPLATE_DIR",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "PYTHONUSERBASE",
+    "PERL5OPT",
+    "PERL5LIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "MAVEN_OPTS",
+    "GRADLE_OPTS",
+)
+PROGRAM_STARTUP_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "npm_config_", "LD_")
 
 # The hook's run and token come from its environment: a file that sets them picks the run.
 RUN_VARIABLES = (TOKEN_ENV, RUN_ENV)
@@ -102,6 +142,14 @@ def _dotenv_hazards(path: Path) -> Iterator[str]:
             yield (
                 f"{path}: sets {match.group(1)}, which Gemini CLI hands every shell command it "
                 "runs: code would run before each command fluidbox allowed"
+            )
+        elif match and (
+            match.group(1) in PROGRAM_STARTUP_VARIABLES
+            or match.group(1).startswith(PROGRAM_STARTUP_PREFIXES)
+        ):
+            yield (
+                f"{path}: sets {match.group(1)}, which Gemini CLI hands every shell command it "
+                "runs: a command fluidbox allowed could run other code"
             )
 
 

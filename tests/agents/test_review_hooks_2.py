@@ -203,6 +203,36 @@ def test_agent_setup_refuses_a_project_env_file_that_runs_code_in_every_command(
     assert not (project / ".gemini").exists()
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "GIT_CONFIG_COUNT=1",
+        "GIT_CONFIG_KEY_0=core.fsmonitor",
+        "NODE_OPTIONS=--require ./x.js",
+        "export PYTHONPATH=./shadow",
+        "PAGER=./x.sh",
+        "npm_config_script_shell=./x.sh",
+    ],
+)
+def test_agent_setup_refuses_a_project_env_file_that_makes_allowed_programs_run_code(
+    fluidbox_server, tmp_path, line
+):
+    """git's configuration, the interpreters' start-up options and search paths, the pager:
+    each makes an allowed `git status`, `npm test` or `python -m pytest` run other code."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".env").write_text(f"DATABASE_URL=postgres://db/app\n{line}\n")
+    name = line.removeprefix("export ").split("=", 1)[0]
+
+    refusal = refused_agent_setup(
+        "gemini-cli", fluidbox_server.url, "r1", project, home=tmp_path / "home"
+    )
+
+    assert f"{project / '.env'}: sets {name}, which Gemini CLI hands every shell" in refusal
+    assert "DATABASE_URL" not in refusal  # an application's own settings are not refused
+    assert not (project / ".gemini").exists()
+
+
 def test_gemini_replace_of_every_occurrence_is_shown_as_such(
     fluidbox_server, demo_org, operator, tmp_path
 ):
