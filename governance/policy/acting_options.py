@@ -47,8 +47,11 @@ _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS, "--show-signature": _
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 _SIGNS = "runs gpg to sign with the user's key"
 _ONTO_PATH = "installs programs onto the PATH"
+_SYSTEM_SITE = "installs into the system Python, which every Python program imports from"
 _GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
 _GIT_SIGNING = "commit merge cherry-pick revert am commit-tree"  # and rebase, pull: below
+# dotnet's commands that run MSBuild on a project (and read MSBuild's switches).
+_DOTNET_MSBUILD = ("build", "test", "run", "pack", "publish", "msbuild", "restore", "clean")
 
 ACTING: dict[str, dict[str, str]] = {
     "find": {
@@ -138,6 +141,12 @@ ACTING: dict[str, dict[str, str]] = {
             WRITES_FILES,
         ),
         "--pastebin": SENDS,
+        # pytest-xdist's `--tx popen//python=PROG` starts PROG as each worker's Python (`ssh=`
+        # runs ssh); pytest-benchmark's reports (from their manuals: neither is installed here).
+        "--tx": RUNS,
+        "--rsyncdir": SENDS,
+        **dict.fromkeys(("--benchmark-json", "--benchmark-storage"), WRITES_FILES),
+        "--benchmark-histogram": WRITES_FILES,
         "--pdbcls": RUNS,
         # The debugger runs the Python its stdin holds (`--trace`: at every test's start).
         "--trace": RUNS,
@@ -192,6 +201,8 @@ ACTING: dict[str, dict[str, str]] = {
         "+": RUNS,
         **dict.fromkeys(("-o", "--log-file", "-O", "--LOG-FILE"), WRITES_FILES),
         **dict.fromkeys(("-k", "--lesskey-file", "--lesskey-src"), RUNS),
+        # less 643's lesskey text on the command line: its `#env` sets LESSOPEN=|CMD
+        "--lesskey-content": RUNS,
     },
     "man": dict.fromkeys(("-P", "--pager", "-H", "--html", "-C", "--config-file"), RUNS),
     # ripgrep 14 runs the program named; `-z` runs gzip, xz, zstd... on compressed files
@@ -247,13 +258,21 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--log-file", "--local-log", "--cache-dir", "--source"), WRITES_FILES),
         **dict.fromkeys(("--source-dir", "--source-directory"), WRITES_FILES),
         "--install-option": WRITES_FILES,  # `--install-option=--prefix=DIR` (pip < 23.1)
+        # The system Python's site-packages, which every Python program the rules allow imports
+        # (yq, pytest...): pip refuses to write there (PEP 668) unless told to.
+        "--break-system-packages": _SYSTEM_SITE,
         **dict.fromkeys(("-i", "--index-url", "--extra-index-url", "-f", "--find-links"), RUNS),
         **dict.fromkeys(("--trusted-host", "-C", "--config-settings", "--user"), CONFIGURES),
     },
     "pip config": {"": CONFIGURES},
-    "uv pip": {"--target": WRITES_FILES, "--prefix": WRITES_FILES, "--cache-dir": WRITES_FILES},
-    # From uv's manual (not installed where the oracle runs).
-    "uv": dict.fromkeys(("--directory", "--project"), RUNS) | {"--cache-dir": WRITES_FILES},
+    "uv pip": {"--target": WRITES_FILES, "--prefix": WRITES_FILES, "--cache-dir": WRITES_FILES}
+    | {"--system": _SYSTEM_SITE, "--break-system-packages": _SYSTEM_SITE},
+    # From uv's manual (not installed where the oracle runs): another folder's project, the
+    # index its packages (and their build scripts) come from, a uv.toml or a .env elsewhere.
+    "uv": dict.fromkeys(("--directory", "--project"), RUNS)
+    | {"--cache-dir": WRITES_FILES}
+    | dict.fromkeys(("--index-url", "--extra-index-url", "--index", "--default-index"), RUNS)
+    | dict.fromkeys(("--find-links", "--config-file", "--env-file"), RUNS),
     "uv publish": {"": SENDS},
     "uv tool install": {"": _ONTO_PATH},
     "uv python install": {"": _ONTO_PATH},
@@ -273,6 +292,7 @@ ACTING: dict[str, dict[str, str]] = {
         f"go {sub}": {
             **dict.fromkeys(("-exec", "-toolexec", "-overlay", "-modfile", "-vettool"), RUNS),
             "-compiler": RUNS,  # `-compiler gccgo`
+            "-pkgdir": WRITES_FILES,  # where it installs the packages it builds
             **dict.fromkeys(("-o", "-outputdir", "-coverprofile", "-cpuprofile"), WRITES_FILES),
             **dict.fromkeys(
                 ("-memprofile", "-blockprofile", "-mutexprofile", "-trace"), WRITES_FILES
@@ -281,11 +301,12 @@ ACTING: dict[str, dict[str, str]] = {
         for sub in ("build", "test", "run", "vet", "install", "generate", "list")
     },
     "go env": {"-w": CONFIGURES, "-u": CONFIGURES},
-    "gofmt": {"-w": WRITES_FILES},
+    "gofmt": {"-w": WRITES_FILES, "-cpuprofile": WRITES_FILES},
     "prettier": {"-w": WRITES_FILES, "--write": WRITES_FILES, "--cache-location": WRITES_FILES},
     "eslint": {"--fix": WRITES_FILES, "-o": WRITES_FILES, "--output-file": WRITES_FILES}
-    | {"--cache-location": WRITES_FILES, "--rulesdir": RUNS},  # rules: JavaScript it loads
-    "ruff": {"--fix": WRITES_FILES, "--config": CONFIGURES}
+    | {"--cache-location": WRITES_FILES, "--rulesdir": RUNS}  # rules: JavaScript it loads
+    | {"--init": RUNS},  # `npm init @eslint/config@latest`: a package downloaded and run
+    "ruff": {"--fix": WRITES_FILES, "--fix-only": WRITES_FILES, "--config": CONFIGURES}
     | dict.fromkeys(("--cache-dir", "-o", "--output-file", "--add-noqa"), WRITES_FILES),
     # Linters', type checkers' and test runners' reports, caches and plugins (from their
     # manuals; none is installed where the oracle runs).
@@ -321,8 +342,12 @@ ACTING: dict[str, dict[str, str]] = {
     "jest": dict.fromkeys(
         ("--outputFile", "--cacheDirectory", "--coverageDirectory"), WRITES_FILES
     ),
-    "vitest": dict.fromkeys(("--outputFile", "--coverage.reportsDirectory"), WRITES_FILES),
-    "rspec": {"-o": WRITES_FILES, "--out": WRITES_FILES, "-r": RUNS, "--require": RUNS},
+    "vitest": dict.fromkeys(("--outputFile", "--coverage.reportsDirectory"), WRITES_FILES)
+    | dict.fromkeys(("--ui", "--open"), RUNS),  # the UI opens in the browser (xdg-open...)
+    "playwright": {"--output": WRITES_FILES},  # its artifacts' folder
+    "rspec": {"-o": WRITES_FILES, "--out": WRITES_FILES, "-r": RUNS, "--require": RUNS}
+    # More options from a file (`--require` among them), a load path its requires search first.
+    | dict.fromkeys(("-O", "--options", "-I"), RUNS),
     # From their manuals (none is installed where the oracle runs): rake's Ruby code, libraries,
     # Rakefiles and rakelib folders named on the command line, or the user's (`-g`).
     "rake": dict.fromkeys(("-e", "--execute", "-p", "--execute-print", "-E"), RUNS)
@@ -332,6 +357,7 @@ ACTING: dict[str, dict[str, str]] = {
     # gradle's init scripts, another folder's build, its home and caches, the JVM it runs.
     **{
         tool: dict.fromkeys(("-I", "--init-script", "-p", "--project-dir", "-c"), RUNS)
+        | dict.fromkeys(("-b", "--build-file"), RUNS)  # another build script (Gradle 7, 8)
         | dict.fromkeys(("--settings-file", "--include-build", "-D", "--system-prop"), RUNS)
         | dict.fromkeys(("-g", "--gradle-user-home", "--project-cache-dir"), WRITES_FILES)
         for tool in ("gradle", "./gradlew", "gradlew")
@@ -341,12 +367,15 @@ ACTING: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--output.text.path", "--output.json.path"), WRITES_FILES)
     | dict.fromkeys(("--output.checkstyle.path", "--output.junit-xml.path"), WRITES_FILES)
     | dict.fromkeys(("--output.sarif.path", "--output.html.path"), WRITES_FILES),
-    # dotnet's outputs, logs, results; MSBuild's properties and loggers (`-p:OutDir=…`).
+    # dotnet's outputs, logs, results; MSBuild's properties and loggers (`-p:OutDir=…`; every
+    # spelling of MSBuild's switches, `/p:` too, is read by _msbuild_switches), the package
+    # feeds a restore takes packages (and the MSBuild code in them) from.
     **{
         f"dotnet {sub}": dict.fromkeys(("-o", "--output", "--results-directory"), WRITES_FILES)
         | dict.fromkeys(("--diag", "-bl", "-binaryLogger", "--artifacts-path"), WRITES_FILES)
         | dict.fromkeys(("-p", "--property", "-logger", "--logger", "-l"), RUNS)
-        for sub in ("build", "test")
+        | dict.fromkeys(("--source", "--configfile", "--packages"), CONFIGURES)
+        for sub in _DOTNET_MSBUILD
     },
     "coverage": dict.fromkeys(("-d", "--directory", "-o", "--data-file"), WRITES_FILES)
     | {"--rcfile": CONFIGURES},  # its plugins: see _coverage_run for what `run` runs
@@ -373,7 +402,15 @@ ACTING: dict[str, dict[str, str]] = {
     "go": {},
     "pnpm": dict.fromkeys(("-C", "--dir", "-g", "--global", "--global-dir"), WRITES_FILES)
     | {"--registry": CONFIGURES}
-    | dict.fromkeys(("--store-dir", "--virtual-store-dir", "--modules-dir"), WRITES_FILES),
+    | dict.fromkeys(("--store-dir", "--virtual-store-dir", "--modules-dir"), WRITES_FILES)
+    # Its settings are flags too (pnpm's manual): the shell scripts run in, node's options, the
+    # npm it runs, a node it downloads and runs, folders it fills; `--config.KEY=V`: any of them.
+    | dict.fromkeys(("--script-shell", "--node-options", "--npm-path"), RUNS)
+    | {"--use-node-version": RUNS}
+    | dict.fromkeys(("--global-bin-dir", "--state-dir", "--cache-dir"), WRITES_FILES)
+    | dict.fromkeys(("--proxy", "--https-proxy"), CONFIGURES),
+    # yarn's plugins run in every later yarn command (it lists them in .yarnrc.yml).
+    "yarn plugin import": {"": RUNS},
     # `poetry add ../lib`: see _packages_elsewhere. `-C DIR`/`-P DIR`: another folder's project.
     "poetry": dict.fromkeys(("-C", "--directory", "-P", "--project"), RUNS),
     "poetry publish": {"": SENDS},
@@ -386,6 +423,10 @@ ACTING: dict[str, dict[str, str]] = {
         for sub in ("build", "export")
     },
     "tox": dict.fromkeys(("-c", "--conf", "--root", "--workdir", "--installpkg"), RUNS)
+    # A development environment, the results, provisioning's metadata where they are told; the
+    # interpreters under `--discover PATH` are run to learn what they are.
+    | dict.fromkeys(("--devenv", "--result-json", "--no-provision"), WRITES_FILES)
+    | {"--discover": RUNS}
     | {"-x": RUNS, "--override": RUNS},  # `-x testenv.commands=CMD`: the commands it runs
     **{
         f"docker {sub}": {
@@ -447,6 +488,9 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-foptimization-record-file", "-fproc-stat-report"), WRITES_FILES),
         "-fmodules-cache-path": WRITES_FILES,
         "--config": "reads more options from a file",
+        # clang finds its linker and assembler in the GCC installation named (its bin folder).
+        **dict.fromkeys(("--gcc-toolchain", "--gcc-install-dir"), RUNS),
+        "-fmodule-output": WRITES_FILES,  # `-fmodule-output=FILE`: the module's interface
         **dict.fromkeys(("-fopt-info", "-fopt-info-"), WRITES_FILES),  # `-fopt-info-all=FILE`
         "@": "reads more options from a file",  # `gcc @args`: a response file
     },
@@ -495,6 +539,11 @@ ACTING["go test"] |= {
     for option, what in ACTING["go test"].items()
     if what == WRITES_FILES and option != "-o"
 } | {"-test.gocoverdir": WRITES_FILES, "-fuzzcachedir": WRITES_FILES}
+ACTING["dotnet build"] |= {"-s": CONFIGURES}  # `--source`
+# vstest's settings (adapters and data collectors loaded from any path), adapters, and the
+# test host's environment (`-e DOTNET_STARTUP_HOOKS=x.dll` runs x.dll in it).
+ACTING["dotnet test"] |= dict.fromkeys(("-s", "--settings", "-a", "--test-adapter-path"), RUNS)
+ACTING["dotnet test"] |= dict.fromkeys(("-e", "--environment"), RUNS)
 for _tables in (_GIT_EDITING, _GIT_VERIFYING):
     ACTING.update({key: {**ACTING.get(key, {}), **table} for key, table in _tables.items()})
 
@@ -550,6 +599,8 @@ RUNS_PROJECT_CODE = frozenset(
     | {"sphinx-build", "mkdocs", "gradlew", "./gradlew", "ninja", "meson", "bazel", "just"}
     # `pip install .` builds the project: its setup.py, its build backend's hooks run.
     | {"pip"}
+    # Spec files, test files, `[flake8:local-plugins]` paths, golangci-lint's custom plugins.
+    | {"rspec", "playwright", "flake8", "golangci-lint"}
 )
 # Programs that write where they run without naming the file (a download, an archive's
 # files, a.out): after a `cd`, that directory must be writable by the rules.
@@ -642,6 +693,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _python_module(args) + _django_manage(args)
     elif program == "coverage":
         found += _coverage_run(args)
+    elif program == "pylint":
+        found += _pylint_reporters(args)
     elif program == "unittest":
         found += _unittest_modules(args)
     elif program == "sed":
@@ -656,16 +709,23 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     elif program == "compileall" and not written_operands(program, args):
         # With no folder named it compiles every folder on sys.path (`-f`: rewriting each .pyc).
         found.append(Acting(("sys.path",), WRITES_FILES))
-    elif program == "mvn" and all(name in _MAVEN_INERT for name in _maven_properties(args)):
-        found = [use for use in found if use.names[0] not in ("-D", "--define")]
+    elif program == "mvn":
+        if all(name in _MAVEN_INERT for name in _maven_properties(args)):
+            found = [use for use in found if use.names[0] not in ("-D", "--define")]
+        found += _maven_plugin_coordinates(args)
     elif program in _INSTALLERS:
         found += _packages_elsewhere(program, args)
         # `--@scope:registry=URL`: that scope's packages, and the scripts they run, come from URL.
         scoped = [t for t in args if t.startswith("--@") and ":registry" in t]
         found += [Acting((t.split("=", 1)[0], "--registry"), CONFIGURES) for t in scoped]
+    elif program == "go":
+        found += _go_tool_flags(args) + _go_versioned_packages(args)
+    elif program == "dotnet" and args[:1] and args[0] in _DOTNET_MSBUILD:
+        found += _msbuild_switches(args[1:])
     elif program == "cmake":
         if all(name in _CMAKE_INERT for name in _cmake_entries(args)):
             found = [use for use in found if use.names[0] != "-D"]
+        found += _cmake_install_target(args)
         if "--build" in args and "--" in args[args.index("--build") :]:
             # `cmake --build DIR -- ARGS`: ARGS are the build tool's (make's `--eval`, `-f`).
             found += acting_uses("make", args[args.index("--", args.index("--build")) + 1 :])
@@ -675,11 +735,16 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         ]
         found = [use for use in found if use is not None] + _git_repository_elsewhere(args)
         found += _git_editor(args) + _git_signature_formats(args)
+    if program == "uv":
+        found += _uv_interpreters(args)
+    if program == "pnpm":
+        settings = [t for t in args if t.startswith("--config.")]
+        found += [Acting((t.split("=", 1)[0], "--config."), CONFIGURES) for t in settings]
     return list(dict.fromkeys(found))
 
 
 _NO_CLUSTERS = frozenset(
-    {"find", "go", "gcc", "sqlite3", "cmake", "ctest", "mvn"}
+    {"find", "go", "gcc", "sqlite3", "cmake", "ctest", "mvn", "dotnet"}
 )  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
@@ -855,6 +920,56 @@ def _django_manage(args: list[str]) -> list[Acting]:
     found = [Acting((args[1],), RUNS)] if args[1] in _DJANGO_RUNS else []
     if "--pdb" in args[2:]:
         found.append(Acting(("--pdb",), RUNS))
+    return found + _django_elsewhere(args[1], args[2:])
+
+
+def _pylint_reporters(args: list[str]) -> list[Acting]:
+    """`pylint --output-format=json:/etc/x` writes that file; `--output-format=pkg.mod.Class`
+    imports the module named (a reporter class): `json`, `text`, `colorized` do neither."""
+    found = []
+    for k, token in enumerate(args):
+        name, equals, value = token.partition("=")
+        spelled = name == "-f" or (
+            len(name) > len("--output-") and "--output-format".startswith(name)
+        )
+        if not spelled:
+            continue
+        value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
+        for reporter in value.split(","):
+            if ":" in reporter:
+                found.append(Acting((name, "--output-format"), WRITES_FILES))
+            elif "." in reporter:
+                found.append(Acting((name, "--output-format"), "imports the reporter it names"))
+    return found
+
+
+# Django's commands that write a file or folder they are told, fetch code, or send mail; and
+# `--pythonpath DIR`, whose modules (the settings among them) it imports.
+_DJANGO_OUTPUT = {"dumpdata": ("-o", "--output")}
+_DJANGO_CREATES = frozenset({"startapp", "startproject"})
+
+
+def _django_elsewhere(command: str, args: list[str]) -> list[Acting]:
+    found = []
+    if command == "sendtestemail":
+        found.append(Acting((command,), SENDS))
+    for k, token in enumerate(args):
+        name, equals, value = token.partition("=")
+        value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
+        if name in _DJANGO_OUTPUT.get(command, ()):
+            found.append(Acting((name, "--output"), WRITES_FILES))
+        elif name == "--pythonpath" and _leaves(value):
+            found.append(Acting((name,), "imports modules from a folder outside the workspace"))
+        elif name == "--template" and command in _DJANGO_CREATES:
+            found.append(Acting((name,), "copies and renders a template from elsewhere"))
+    operands = [t for t in args if not t.startswith("-")]
+    if command == "test":
+        # A folder given as a label: the tests below it are discovered and imported.
+        found += [
+            Acting((t,), "imports the tests of a folder outside") for t in operands if _leaves(t)
+        ]
+    if command in _DJANGO_CREATES and len(operands) > 1 and _leaves(operands[1]):
+        found.append(Acting((operands[1],), "creates an app outside the working directory"))
     return found
 
 
@@ -1207,10 +1322,24 @@ _INSTALLERS = {
 _ELSEWHERE = "builds a package folder outside the working directory, running its scripts there"
 
 
+# The options whose value is a spec, or a file of specs (`-r`), glued to it: `-r/x`,
+# `--requirement=/dev/stdin`, `--req=…` (optparse takes an unambiguous start).
+_SPEC_OPTIONS = ("--requirement", "--editable", "--constraint")
+
+
+def _spec_value(token: str) -> str:
+    if token[:2] in ("-r", "-e", "-c") and len(token) > 2 and token[1] != "-":
+        return token[2:].removeprefix("=")
+    name, equals, value = token.partition("=")
+    if equals and len(name) > 4 and any(option.startswith(name) for option in _SPEC_OPTIONS):
+        return value
+    return token
+
+
 def _packages_elsewhere(program: str, args: list[str]) -> list[Acting]:
     """The package specs of an install that are paths leaving the working directory
     (`/usr/share/x`, `../x`, `file:../x`, `name@file:/x`, `name @ file:///x`, `-e=/x`)."""
-    words = [a.split("=", 1)[1] if a.startswith(("-e=", "--editable=")) else a for a in args]
+    words = [_spec_value(a) for a in args]
     words = [w for w in words if not w.startswith("-")]
     if not words or words[0] not in _INSTALLERS[program]:
         return []
@@ -1253,6 +1382,358 @@ _CMAKE_HELP_NAMED = frozenset(
     {"--help-command", "--help-module", "--help-policy", "--help-property", "--help-variable"}
     | {"--help-manual"}
 )
+
+
+# MSBuild's switches (any of `-`, `--`, `/`, case-insensitive, the value after `:`) that load
+# code, set the properties its imports and tools come from, or write where they are told.
+_MSBUILD_SETS = "sets MSBuild properties: the folders it writes, the files it imports"
+_MSBUILD_ACTING = {
+    **dict.fromkeys(("property", "p", "restoreproperty", "rp"), _MSBUILD_SETS),
+    **dict.fromkeys(("logger", "l", "distributedlogger", "dl"), "loads a logger assembly"),
+    **dict.fromkeys(("binarylogger", "bl", "preprocess", "pp", "targets", "ts"), WRITES_FILES),
+    **dict.fromkeys(("outputresultscache", "orc", "profileevaluation"), WRITES_FILES),
+    **dict.fromkeys(("fileloggerparameters", "flp"), WRITES_FILES),  # `-flp:LogFile=/etc/x`
+    **{f"{name}{n}": WRITES_FILES for name in ("fileloggerparameters", "flp") for n in range(10)},
+}
+_MSBUILD_SWITCH = re.compile(r"(?:--|-|/)([A-Za-z][A-Za-z0-9]*)(?=:|$)")
+# MSBuild's switches that take no value: `/restore` is one, `/tmp` a project's path.
+_MSBUILD_BARE = frozenset(
+    {"restore", "r", "nologo", "m", "maxcpucount", "bl", "binarylogger", "noautoresponse"}
+    | {"noautorsp", "ds", "detailedsummary", "fl", "filelogger", "tl", "graph", "graphbuild"}
+    | {"isolate", "isolateprojects", "q", "question", "pp", "preprocess", "ts", "targets"}
+    | {"noconlog", "noconsolelogger", "interactive", "lowpriority", "low", "ver", "version"}
+    | {"help", "h", "warnaserror", "err", "nowarn", "noerr", "orc", "outputresultscache"}
+)
+
+
+def _msbuild_switch(token: str) -> str | None:
+    """The switch a word spells for MSBuild (`/p:X=1`, `-Property:X`, `--bl`), lowercased."""
+    match = _MSBUILD_SWITCH.match(token)
+    if match is None:
+        return None
+    name = match.group(1).lower()
+    if token.startswith("/") and ":" not in token and name not in _MSBUILD_BARE:
+        return None  # `/tmp/x.csproj`: a path
+    return name
+
+
+def _msbuild_switches(args: list[str]) -> list[Acting]:
+    """`dotnet build /p:OutDir=/etc/`, `-logger:/tmp/x.dll`, `@/tmp/x.rsp` (more switches from a
+    file); and `dotnet test -- NAME=VALUE`, run settings that move its results or add code."""
+    found = []
+    for k, token in enumerate(args):
+        if token == "--":
+            if args[k + 1 :]:
+                found.append(Acting(("--",), "sets vstest run settings (results, adapters)"))
+            break
+        if token.startswith("@"):
+            found.append(Acting(("@",), "reads more MSBuild switches from a file"))
+            continue
+        name = _msbuild_switch(token)
+        if name in _MSBUILD_ACTING:
+            head = token.split(":", 1)[0]
+            names = (head, f"-{name}", f"/{name}:", f"--{name}")
+            found.append(Acting(tuple(dict.fromkeys(names)), _MSBUILD_ACTING[name]))
+    return found
+
+
+# dotnet's options whose value is the next word (never a project).
+_DOTNET_VALUED = frozenset(
+    {"-c", "--configuration", "-f", "--framework", "-r", "--runtime", "-o", "--output", "-v"}
+    | {"--verbosity", "-s", "--source", "--settings", "--version-suffix", "--os", "-a", "--arch"}
+    | {"--test-adapter-path", "--artifacts-path", "--results-directory", "-l", "--logger"}
+    | {"--collect", "--diag", "-d", "--filter", "-e", "--environment", "-p", "--property"}
+    | {"--packages", "--configfile", "--blame-crash-dump-type", "--blame-hang-dump-type"}
+    | {"--blame-hang-timeout", "--launch-profile", "--project", "--framework"}
+)
+
+
+def dotnet_projects(args: list[str]) -> list[str]:
+    """The project, solution, folder or test assembly `dotnet build|test|run... ARGS` builds
+    or runs (`--project` too): its MSBuild code (or the tests in the DLL) runs."""
+    if not args or args[0] not in _DOTNET_MSBUILD:
+        return []
+    projects, k = [], 1
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--":
+            break
+        if token == "--project" and k < len(args):
+            projects.append(args[k])
+        if token in _DOTNET_VALUED:
+            k += 1
+        elif token.startswith("--project="):
+            projects.append(token.split("=", 1)[1])
+        elif not token.startswith(("-", "@")) and _msbuild_switch(token) is None:
+            projects.append(token)
+    return projects
+
+
+# go's flags handed to the tools it runs (`-ldflags=-extld=PROG` runs PROG as the linker, `-o
+# FILE` writes there); the ones in _GO_INERT_TOOL_FLAGS only name what is built (`-X v=1 -s
+# -w`, `-N -l`), so `-ldflags "-X main.version=1.2"` stays the project's build.
+_GO_TOOL_FLAGS = ("-ldflags", "-gcflags", "-asmflags", "-gccgoflags")
+_GO_INERT_TOOL_FLAGS = {
+    "-ldflags": frozenset({"X", "s", "w", "buildid", "v", "compressdwarf", "checklinkname"}),
+    "-gcflags": frozenset({"N", "l", "m", "e", "S", "B", "C", "wb", "live", "std", "complete"}),
+}
+_GO_PACKAGE_PATTERN = re.compile(r"[^-=\s][^=\s]*=")  # `all=`, `./cmd/...=`: the packages
+
+
+def _go_tool_flags(args: list[str]) -> list[Acting]:
+    """`go build -ldflags=-extld=/x/ls`, `-gcflags 'all=-cpuprofile=/etc/x'`: every flag in
+    the value but the inert ones runs a program or writes a file (from go's manual)."""
+    found, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "-args":
+            break
+        name, equals, value = token.lstrip("-").partition("=")
+        option = "-" + name
+        if not token.startswith("-") or option not in _GO_TOOL_FLAGS:
+            continue
+        if not equals:
+            value, k = (args[k] if k < len(args) else ""), k + 1
+        value = (
+            value[_GO_PACKAGE_PATTERN.match(value).end() :]
+            if _GO_PACKAGE_PATTERN.match(value)
+            else value
+        )
+        inert = _GO_INERT_TOOL_FLAGS.get(option, frozenset())
+        for word in value.replace("'", " ").replace('"', " ").split():
+            flag = word.lstrip("-").split("=", 1)[0]
+            if word.startswith("-") and flag not in inert:
+                found.append(Acting((option, word), f"passes {word} to the tool go runs"))
+    return found
+
+
+def _go_versioned_packages(args: list[str]) -> list[Acting]:
+    """`go run golang.org/x/tools/cmd/stringer@latest`: go downloads that module and runs its
+    program, code from the network that the project never named (as `npx`, `uvx` do)."""
+    if args[:1] not in (["run"], ["install"]):
+        return []
+    found = [word for word in go_packages(args) if "@" in word and not word.startswith("-")]
+    return [Acting((word, "@"), "downloads a module and runs its program") for word in found]
+
+
+# go's flags whose value is the next word (their `-flag=value` spelling is one word).
+_GO_VALUED = frozenset(
+    {"-C", "-o", "-p", "-asmflags", "-buildmode", "-compiler", "-gccgoflags", "-gcflags"}
+    | {"-installsuffix", "-ldflags", "-mod", "-modfile", "-overlay", "-pgo", "-pkgdir", "-tags"}
+    | {"-toolexec", "-exec", "-covermode", "-coverpkg", "-coverprofile", "-run", "-bench"}
+    | {"-count", "-cpu", "-timeout", "-parallel", "-benchtime", "-list", "-skip", "-fuzz"}
+    | {"-fuzztime", "-shuffle", "-vet", "-outputdir", "-cpuprofile", "-memprofile", "-f"}
+    | {"-blockprofile", "-mutexprofile", "-trace", "-memprofilerate", "-blockprofilerate"}
+    | {
+        "-mutexprofilefraction",
+        "-fuzzminimizetime",
+        "-fuzzcachedir",
+        "-vettool",
+        "-debug-actiongraph",
+    }
+)
+_GO_BUILDING = frozenset({"build", "test", "run", "vet", "install", "list", "generate"})
+
+
+def go_packages(args: list[str]) -> list[str]:
+    """The packages, files or folders `go build|test|run... ARGS` builds and runs (`go run`'s
+    first, the rest its program's arguments), and the folder of `-C DIR`, where it runs."""
+    if not args or args[0] not in _GO_BUILDING:
+        return []
+    packages, k = [], 1
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in ("-args", "--"):
+            break
+        option = "-" + token.lstrip("-")
+        if token.startswith("-") and option in _GO_VALUED:
+            value, k = (args[k] if k < len(args) else ""), k + 1
+            if option == "-C":
+                packages.append(value)
+        elif token.startswith(("-C=", "--C=")):
+            packages.append(token.split("=", 1)[1])
+        elif not token.startswith("-"):
+            packages.append(token)
+            if args[0] == "run" and not token.endswith(".go"):
+                break  # `go run ./cmd/x ARGS`: the program's arguments follow
+    return packages
+
+
+# The JavaScript tools' options whose value is code they load (a config file they execute, a
+# formatter, a plugin, a test runner) or a folder whose code they run (`jest --rootDir DIR`):
+# one outside the workspace is code the rules never saw (from their manuals: none is installed
+# where the oracle runs). yargs also takes the kebab-case spelling (`--root-dir`).
+_CODE_PATH_OPTIONS = {
+    "eslint-options": (
+        "-c",
+        "--config",
+        "-f",
+        "--format",
+        "--resolve-plugins-relative-to",
+        "--parser",
+    ),
+    "prettier-options": ("--config", "--plugin", "--plugin-search-dir"),
+    "jest": ("-c", "--config", "--rootDir", "--roots", "--testRunner", "--reporters", "--runner")
+    + ("--globalSetup", "--globalTeardown", "--testEnvironment", "--resolver", "--projects")
+    + ("--setupFiles", "--setupFilesAfterEnv", "--testSequencer", "--snapshotResolver")
+    + ("--testResultsProcessor", "--watchPlugins", "--preset", "--filter", "--modulePaths"),
+    "vitest": ("-c", "--config", "-r", "--root", "--dir", "--reporter", "--workspace")
+    + ("--globalSetup", "--environment", "--setupFiles"),
+    "playwright": ("-c", "--config", "--reporter"),
+    # golangci-lint's configuration names the plugins (shared objects) it loads.
+    "golangci-lint": ("-c", "--config"),
+    # rspec's spec files and folders run as Ruby: an operand or `--default-path` elsewhere.
+    "rspec-options": ("--default-path",),
+}
+
+
+# eslint's and prettier's options whose value is the next word (their other words are files).
+_CONFIG_FROM_OPERANDS = {
+    "eslint": frozenset(
+        {"-c", "--config", "--env", "--ext", "--global", "--parser", "--parser-options"}
+        | {"--resolve-plugins-relative-to", "--rulesdir", "--plugin", "--rule", "--ignore-path"}
+        | {"--ignore-pattern", "--stdin-filename", "-f", "--format", "-o", "--output-file"}
+        | {"--max-warnings", "--cache-location", "--cache-strategy", "--fix-type", "--flag"}
+        | {"--concurrency", "--report-unused-disable-directives-severity"}
+    ),
+    "prettier": frozenset(
+        {"--config", "--plugin", "--ignore-path", "--stdin-filepath", "--parser", "--print-width"}
+        | {"--tab-width", "--trailing-comma", "--arrow-parens", "--end-of-line", "--prose-wrap"}
+        | {"--embedded-language-formatting", "--html-whitespace-sensitivity", "--quote-props"}
+        | {"--cache-location", "--cache-strategy", "--log-level", "--config-precedence"}
+        | {"--cursor-offset", "--range-start", "--range-end", "--object-wrap"}
+    ),
+}
+
+
+# rspec's options whose value is the next word.
+_RSPEC_VALUED = frozenset(
+    {"-I", "-r", "--require", "-O", "--options", "-o", "--out", "-f", "--format", "-e"}
+    | {"--example", "-t", "--tag", "--default-path", "--seed", "--order", "-P", "--pattern"}
+    | {"--exclude-pattern", "--failure-exit-code", "--error-exit-code", "-c", "--color"}
+)
+
+
+def _operands(args: list[str], valued: frozenset[str]) -> list[str]:
+    """The words that are no option nor an option's value (`valued`: those taking the next)."""
+    operands, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--":
+            return operands + args[k:]
+        if token in valued:
+            k += 1
+        elif not token.startswith("-"):
+            operands.append(token)
+    return operands
+
+
+def _kebab(option: str) -> str:
+    return re.sub(r"(?<=[a-z])([A-Z])", lambda m: "-" + m.group(1).lower(), option)
+
+
+def code_paths(program: str, args: list[str]) -> list[str]:
+    """The values of `program`'s options that name code it loads or a folder it runs, and the
+    operands whose code it runs: rspec's specs, the files whose configuration eslint and
+    prettier load."""
+    options = _CODE_PATH_OPTIONS.get(program, ())
+    if program in _CONFIG_FROM_OPERANDS:
+        # They look for their configuration (JavaScript they run: `.eslintrc.js`,
+        # `prettier.config.js`) from each file's folder up: a file outside is that code too.
+        operands = _operands(args, _CONFIG_FROM_OPERANDS[program])
+        return operands + code_paths(f"{program}-options", args)
+    if program == "rspec":
+        return _operands(args, _RSPEC_VALUED) + code_paths("rspec-options", args)
+    spellings = {spelling: option for option in options for spelling in (option, _kebab(option))}
+    values, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        name, equals, value = token.partition("=")
+        if name not in spellings or token == "--":
+            continue
+        if not equals:
+            value, k = (args[k] if k < len(args) else ""), k + 1
+        values += [part for part in value.split(",") if part]
+    return values
+
+
+_CMAKE_INSTALLS = "installs to CMAKE_INSTALL_PREFIX (/usr/local unless the cache says otherwise)"
+
+
+def _cmake_install_target(args: list[str]) -> list[Acting]:
+    """`cmake --build build --target install` is `cmake --install build`: the files go to the
+    install prefix, outside the workspace unless configured otherwise."""
+    if "--build" not in args:
+        return []
+    targets, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--":
+            break
+        if token in ("-t", "--target"):
+            while k < len(args) and not args[k].startswith("-"):
+                targets.append(args[k])
+                k += 1
+        elif token.startswith("--target="):
+            targets += token.split("=", 1)[1].split(",")
+    installing = [t for t in targets if t == "install" or t.startswith("install/")]
+    return [Acting(("--target", "install"), _CMAKE_INSTALLS)] if installing else []
+
+
+# mvn's options whose value is the next word: the other words are its goals and phases.
+_MAVEN_VALUED = frozenset(
+    {"-f", "--file", "-s", "--settings", "-gs", "--global-settings", "-t", "--toolchains"}
+    | {"-gt", "--global-toolchains", "-l", "--log-file", "-D", "--define", "-P"}
+    | {"--activate-profiles", "-pl", "--projects", "-rf", "--resume-from", "-T", "--threads"}
+    | {"-b", "--builder", "--color", "-emp", "--encrypt-master-password", "-ep"}
+    | {"--encrypt-password"}
+)
+
+
+def _maven_plugin_coordinates(args: list[str]) -> list[Acting]:
+    """`mvn com.example:evil-maven-plugin:1.0:run`: a goal named by its coordinates makes
+    Maven download that plugin and run it, code the project never named (`dependency:tree`,
+    a prefix, is one of the plugin groups Maven resolves by default)."""
+    found, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in _MAVEN_VALUED:
+            k += 1
+        elif not token.startswith("-") and token.count(":") >= 2:
+            found.append(Acting((token,), "downloads the Maven plugin it names and runs it"))
+    return found
+
+
+# cmake's options whose value may be the next word, and the modes in which its operands are
+# no source folder (`-E rm x`, `-P script`, `--build DIR`).
+_CMAKE_VALUED = frozenset(
+    {"-S", "-B", "-C", "-D", "-U", "-G", "-T", "-A", "-H", "--toolchain", "--install-prefix"}
+    | {"--preset", "--build", "--install", "--open", "-P", "--system-information"}
+)
+_CMAKE_MODES = frozenset(
+    {"-E", "-P", "--build", "--install", "--open", "--workflow", "--find-package"}
+    | {"--system-information", "--version", "-version", "--help", "-h", "-help", "/?", "/V"}
+)
+
+
+def cmake_source_folders(args: list[str]) -> list[str]:
+    """The folders whose CMake code `cmake ARGS` configures (running every `execute_process`
+    there): `-S DIR`, the old `-H DIR`, or an operand (a source folder, or a build folder whose
+    cache names one). None in cmake's other modes (`--build`, `-E`, `-P`...)."""
+    folders, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in _CMAKE_MODES or token.startswith("--help"):
+            return []
+        if token in _CMAKE_VALUED:
+            value, k = (args[k] if k < len(args) else ""), k + 1
+            if token in ("-S", "-H"):
+                folders.append(value)
+        elif token[:2] in ("-S", "-H") and len(token) > 2:
+            folders.append(token[2:])
+        elif not token.startswith("-") or token == "-":
+            folders.append(token)
+    return [folder for folder in folders if folder]
 
 
 def _cmake_help_files(args: list[str]) -> list[str]:
@@ -1315,6 +1796,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return [t for t in args[args.index("--") + 1 :] if not t.startswith("-")]
     if program == "go" and args[:1] == ["fmt"]:
         return [t for t in args[1:] if not t.startswith("-")]  # `go fmt ../other/...`
+    if program in ("uv", "poetry"):
+        return _created_projects(program, args)
     if program == "tsc":
         # `tsc x.ts` writes x.js beside it, `tsc -p DIR`/`-b DIR` that project's outputs: its
         # operands and option values name where it writes (`--target ES2020`: a name, inside).
@@ -1377,6 +1860,48 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         sources = operands if target is not None else operands[:-1]
         written += [normalise_path(f"{written[0]}/{source}") for source in sources]
     return written
+
+
+# `uv venv DIR`, `uv init DIR`, `poetry new DIR` create DIR (with none: `.venv`, `pyproject.toml`);
+# their options whose value is the next word (from their manuals: neither is installed here).
+_CREATES_PROJECT = {"uv": {"venv": ".venv", "init": "pyproject.toml"}, "poetry": {"new": ""}}
+_CREATING_VALUED = frozenset(
+    {"-p", "--python", "--prompt", "-i", "--index-url", "--extra-index-url", "--index"}
+    | {"--default-index", "-f", "--find-links", "--link-mode", "--exclude-newer", "--name"}
+    | {"--index-strategy", "--keyring-provider", "--cache-dir", "--directory", "--project"}
+    | {"--config-file", "--color", "--python-preference", "--build-backend", "--vcs"}
+    | {"--author-from", "--description", "--readme", "--dependency", "--dev-dependency"}
+    | {"--author", "--license", "--allow-existing"}
+)
+
+
+def _created_projects(program: str, args: list[str]) -> list[str]:
+    words = [a for a in args if not a.startswith("-")]
+    if not words or words[0] not in _CREATES_PROJECT[program]:
+        return []
+    k = args.index(words[0]) + 1
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in _CREATING_VALUED:
+            k += 1
+        elif not token.startswith("-"):
+            return [token]
+    default = _CREATES_PROJECT[program][words[0]]
+    return [default] if default else []
+
+
+def _uv_interpreters(args: list[str]) -> list[Acting]:
+    """`uv venv -p /tmp/python`, `uv sync --python ../x/bin/python`: uv runs the interpreter a
+    path names (to learn its version, then as the environment's). `-p 3.12` is a version."""
+    found = []
+    for k, token in enumerate(args):
+        name, equals, value = token.partition("=")
+        if name not in ("-p", "--python", "--python-executable"):
+            continue
+        value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
+        if "/" in value:
+            found.append(Acting((name, "--python"), "runs the Python interpreter it names"))
+    return found
 
 
 FORMATTERS = frozenset({"black", "isort", "ruff"})
@@ -1532,6 +2057,7 @@ def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
     if k >= len(args) or args[k] not in _GIT_REACHING_VALUED:
         return []
     valued = _GIT_REACHING_VALUED[args[k]]
+    k0 = k
     places: list[str] = []
     operands: list[str] = []
     k += 1
@@ -1550,10 +2076,18 @@ def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
             k += 1  # `-o ci.skip`
         elif not token.startswith("-") or token == "-":
             operands.append(token)
-    places += operands[:1]
+    # `git fetch --multiple origin /tmp/x host:x`: every operand is a repository.
+    several = args[k0] == "fetch" and any(_spells_multiple(token) for token in args[k0 + 1 :])
+    places += operands if several else operands[:1]
     # A URL anywhere else is no refspec either (a value read as the repository by mistake).
     places += [token for token in operands[1:] if "://" in token or token.startswith("ext::")]
     return [Acting((place,), _REACHES) for place in dict.fromkeys(places) if _names_a_place(place)]
+
+
+def _spells_multiple(token: str) -> bool:
+    """`--multiple`, or an abbreviation git takes for it (`--mul`, `--m`)."""
+    name = token.split("=", 1)[0]
+    return token != "--" and len(name) > 2 and "--multiple".startswith(name)
 
 
 # xxd's valued options and their long spellings: `-c 8`, `-cols 8`, `-c8` (glued).
@@ -1583,7 +2117,7 @@ def _naming(name: str) -> re.Pattern:
     if len(name) == 2 and name[0] == "-" and name[1] != "-":
         # `-x` is also named inside a cluster of short options: `tar -xzf *` names `-x`.
         return re.compile(rf"(?:^|[\s:*])-[A-Za-z0-9]*{re.escape(name[1])}")
-    return re.compile(rf"(?:^|[\s:*]){re.escape(name)}(?=$|[\s=*,])")
+    return re.compile(rf"(?:^|[\s:*]){re.escape(name)}(?=$|[\s=*,:])")
 
 
 _WORD = re.compile(r"[\w+-][\w.+-]*")

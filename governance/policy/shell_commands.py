@@ -37,6 +37,10 @@ from governance.policy.acting_options import (
     WRITES_WHERE_IT_RUNS,
     acting_uses,
     canonical_program,
+    cmake_source_folders,
+    code_paths,
+    dotnet_projects,
+    go_packages,
     written_operands,
 )
 from governance.policy.paths import normalise_path
@@ -89,6 +93,17 @@ class ShellReading:
             return [path]
         resolved = (path if cwd is None else normalise_path(f"{cwd}/{path}") for cwd in self.cwds)
         return list(dict.fromkeys(resolved))
+
+    def outside(self, path: str) -> bool:
+        """Whether a path (as `paths` resolves it) leaves the tool's working directory; with
+        none declared, whether it is absolute or climbs out through `..`."""
+        path = normalise_path(path)
+        if not path.startswith("/"):
+            return path == ".." or path.startswith("../")
+        if self.base is None:
+            return True
+        base = self.base.rstrip("/")
+        return path != self.base and not path.startswith(base + "/")
 
     def concern(self, command: str, reason: str) -> None:
         self.concerns.append((command, reason))
@@ -336,6 +351,7 @@ def _read_chain(
                 Requirement(use.names, f"{base} {use.names[0]} {use.what}")
                 for use in _acting_uses(base, arguments)
             ]
+            level.requires += _folders_elsewhere(name, arguments, reading)
             if not program or any(c in program for c in " \t\n"):
                 reading.concern(text, "the program name is empty or contains blanks")
             _check_command(base, arguments, text, appends_input, reading)
@@ -408,6 +424,28 @@ def _acting_uses(base: str, arguments: list[str]) -> tuple:
     if len(arguments) > 32 or sum(map(len, arguments)) > 256:
         return tuple(acting_uses(base, arguments))
     return _acting_uses_of(base, tuple(arguments))
+
+
+def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading) -> list:
+    """`cmake -S /opt/x`, `cmake ..`, `dotnet build /opt/x/x.csproj`, `go run /tmp/x.go`,
+    `jest --rootDir /tmp/x` run the code there (every `execute_process`, every MSBuild
+    target): a folder or file outside the tool's working directory, wherever the command
+    runs, is code the rules never saw, so the rule must name it. `cd build && cmake ..`
+    stays inside."""
+    if program == "cmake":
+        folders = cmake_source_folders(arguments)
+    elif program == "dotnet":
+        folders = dotnet_projects(arguments)
+    elif program == "go":
+        # Import paths (`example.com/x`) are modules'; a file or folder path is code from there.
+        folders = [p for p in go_packages(arguments) if p.startswith((".", "/")) or ".go" in p]
+    else:
+        folders = code_paths(program, arguments)
+    return [
+        Requirement((folder,), f"{program} runs the code of {folder}, outside the workspace")
+        for folder in folders
+        if any(map(reading.outside, reading.paths(folder)))
+    ]
 
 
 def _check_command(

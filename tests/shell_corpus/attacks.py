@@ -72,6 +72,8 @@ PAYLOADS = ((TOUCH, ran(TOUCH)), (RM, ran(RM)))
 # A planted /workspace/bin program ran and touched the marker (by its full path, so a PATH
 # the script changed cannot stop it).
 PLANTED = child("/usr/bin/touch /workspace/PWNED")
+# A configure step ran (CMake's platform checks start `uname` first).
+UNAME = child("/bin/sh -c /usr/bin/uname")
 
 ATTACKS: list[Attack] = []
 
@@ -896,6 +898,18 @@ for script, effect in (
     ("cd src && mv -t .. app.py && mv -vt ../.. ../app.py", wrote("/app.py")),
     ("python3 -m unittest venv.__main__", child("/workspace/venv.__main__/bin/python3")),
     ("python -m unittest venv.__main__", child("/workspace/venv.__main__/bin/python ")),
+    # F57: the CMake code of a source folder outside the workspace runs (its configure step)
+    ("cmake -S /usr/share/cmake-3.25/Modules/FortranCInterface -B /workspace/b",
+     UNAME),
+    ("cmake -S/usr/share/cmake-3.25/Modules/FortranCInterface -B b", UNAME),
+    ("cmake -H/usr/share/cmake-3.25/Modules/FortranCInterface -Bb", UNAME),
+    ("mkdir -p b && cd b && cmake /usr/share/cmake-3.25/Modules/FortranCInterface", UNAME),
+    ("cd victim && cmake ../../usr/share/cmake-3.25/Modules/FortranCInterface", UNAME),
+    ("cmake -DCMAKE_BUILD_TYPE=Release ../usr/share/cmake-3.25/Modules/FortranCInterface", UNAME),
+    # F87: install specs read from a file named glued to its option (here: stdin)
+    ("echo /usr/share/doc/python3-pluggy/examples/eggsample | pip install -q --no-index "
+     "--no-deps --no-build-isolation --break-system-packages --requirement=/dev/stdin",
+     wrote("/usr/share/doc/python3-pluggy/examples/eggsample/build")),
 ):  # fmt: skip
     _add(OPTION_READING, script, effect, policy="benign")
 
