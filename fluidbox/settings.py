@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "governance.observability.endpoint.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "fluidbox.body_length.BodyLengthMiddleware",
+    "fluidbox.nul_characters.NulCharactersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -8,10 +8,14 @@ personal connections lives in the services and selectors, so it holds for superu
 import re
 
 from django.contrib import admin
+from django.contrib.admin import helpers
 from django.contrib.admin.utils import get_fields_from_path
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.db.models.constants import LOOKUP_SEP
+from django.http import HttpResponseBadRequest
 
+from governance.admin.changelists import BoundedChangeList
 from governance.authentication import Actor
 from governance.authentication import portal_actor as actor_for_portal_user
 from governance.models import Organization, Role
@@ -94,6 +98,21 @@ class OrgScopedAdmin(admin.ModelAdmin):
             )
             for path in offered
         )
+
+    def get_changelist(self, request, **kwargs):
+        return BoundedChangeList
+
+    def response_action(self, request, queryset):
+        # Django filters the list by the ids as posted: one the primary key cannot read
+        # (`abc`, a NUL) raised a ValueError there, a 500. Nothing is done with such a list.
+        try:
+            for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+                self.model._meta.pk.to_python(value)
+        except ValidationError:
+            return HttpResponseBadRequest(
+                "the selected rows are not rows of this list", content_type="text/plain"
+            )
+        return super().response_action(request, queryset)
 
     def org_of(self, obj) -> int | None:
         value = self.model._base_manager.filter(pk=obj.pk).values_list(self.org_path, flat=True)
