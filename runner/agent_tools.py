@@ -25,9 +25,10 @@ import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from runner.cli_paths import pattern_reaches, real_path
-from runner.codex_patch import patch_targets
+from runner.codex_patch import patch_targets, shell_patch
 
 
 @dataclass(frozen=True)
@@ -107,22 +108,33 @@ def claude_code_call(name: str, tool_input: dict, cwd: str, root: str) -> list[G
     return [GateCall(name, tool_input)]
 
 
+def _patch_writes(patch: str, cwd: str) -> list[GateCall]:
+    # Each file the patch changes is a write of its own; the approver of any of them reads
+    # the whole patch.
+    return [
+        GateCall("write_file", {"path": real_path(target, cwd), "content": patch})
+        for target in patch_targets(patch)
+    ]
+
+
 def codex_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
     if name in ("Bash", "shell", "shell_command", "exec_command", "local_shell"):
         command = tool_input.get("command", tool_input.get("cmd", ""))
+        parts = command if isinstance(command, list) else [command]
         if isinstance(command, list):
             command = shlex.join(str(part) for part in command)
-        return [_shell(str(command), cwd, root, tool_input.get("workdir"))]
+        workdir = tool_input.get("workdir")
+        where = real_path(workdir, cwd) if isinstance(workdir, str) and workdir else cwd
+        # Codex applies `apply_patch <<'EOF' … EOF` itself instead of running it: its files
+        # are asked about as an apply_patch call's are, besides the command.
+        patch = shell_patch([str(part) for part in parts], where)
+        writes = _patch_writes(patch.text, patch.folder) if patch else []
+        return [_shell(str(command), cwd, root, workdir), *writes]
     if name == "apply_patch":
         patch = tool_input.get("patch", tool_input.get("input", tool_input.get("command", "")))
         if isinstance(patch, list):
             patch = "\n".join(str(part) for part in patch)
-        # Each file the patch changes is a write of its own; the approver of any of them
-        # reads the whole patch.
-        return [
-            GateCall("write_file", {"path": real_path(target, cwd), "content": str(patch)})
-            for target in patch_targets(str(patch))
-        ]
+        return _patch_writes(str(patch), cwd)
     return claude_code_call(name, tool_input, cwd, root)
 
 
@@ -145,7 +157,27 @@ def _gemini_fetched_urls(tool_input: dict) -> list[Any]:
             if "://" in word and word not in urls:
                 urls.append(word)
     # Nothing the CLI would fetch: asked as it came (the CLI refuses such a call itself).
-    return urls or [prompt]
+    if not urls:
+        return [prompt]
+    rewritten = [_github_raw(url) for url in urls if isinstance(url, str)]
+    return urls + [url for url in rewritten if url and url not in urls]
+
+
+def _github_raw(url: str) -> str | None:
+    """Where Gemini CLI fetches a `github.com/…/blob/…` URL from (`convertGithubUrlToRaw`,
+    after its checks): `raw.githubusercontent.com`, a host of its own. The URL is read as
+    browsers do (`\\` a `/`, the host's case folded), so what the CLI rewrites is asked."""
+    try:
+        parts = urlsplit(url.replace("\\", "/"))
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return None
+    if host != "github.com" or "/blob/" not in parts.path:
+        return None
+    path = re.sub(r"^/([^/]+/[^/]+)/blob/", r"/\1/", parts.path)
+    netloc = parts.netloc.rsplit("@", 1)
+    netloc[-1] = netloc[-1].lower().replace("github.com", "raw.githubusercontent.com", 1)
+    return urlunsplit(parts._replace(netloc="@".join(netloc), path=path))
 
 
 def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -26,8 +27,11 @@ def hook(
     run_id: str,
     token: str | None,
     options: tuple[str, ...] = (),
+    cwd: Path = ROOT,
 ) -> dict:
+    """The hook's answer; `cwd` is where the CLI starts it (Codex: the project's folder)."""
     env = {k: v for k, v in os.environ.items() if k != "FLUIDBOX_RUN_TOKEN"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     if token is not None:
         env["FLUIDBOX_RUN_TOKEN"] = token
     done = subprocess.run(
@@ -35,7 +39,7 @@ def hook(
         input=json.dumps(event),
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         timeout=120,
     )
