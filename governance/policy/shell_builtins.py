@@ -2,12 +2,16 @@
 
 Without `$` a script cannot use a variable, yet some variables change what runs on
 their own (`PATH=`, `LD_PRELOAD=`, `BASH_ENV=`, `GIT_SSH_COMMAND=`, `PAGER=`): only a
-short list of inert ones is let through. Some builtins change how the rest of the script
+short list of inert ones is let through, by plain name only (`declare 'LC_x[$(cmd)]=1'`
+runs its subscript) and, for TZ, only with a value inside the zone database (bash reads
+the file `TZ=/etc/passwd` names at once). Some builtins change how the rest of the script
 is read or run (`alias`, `hash -p`, `set -k`, `source`, `read PATH`, `export PATH=…`),
 and some evaluate a variable name's subscript as code (`test -v 'a[$(cmd)]'`,
 `printf -v`, `let`, `read`, `declare`): their effects are outside what the subset
 models, so they are concerns (ASK), not rules.
 """
+
+import re
 
 INERT_VARIABLES = frozenset(
     {"LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "CLICOLOR"}
@@ -34,10 +38,30 @@ _SET_OPTIONS = frozenset(
 )
 
 
-def variable_concern(name: str) -> str | None:
+_ZONE_DATABASE = "/usr/share/zoneinfo/"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def variable_concern(name: str, value: str | None = None) -> str | None:
+    """Why assigning `value` to `name` keeps the command at ASK; None for an inert one.
+    `value` None: not known (`export NAME`), the name alone decides."""
+    if not _IDENTIFIER.fullmatch(name):
+        # `declare 'LC_x[$(cmd)]=1'`, `unset 'LC_x[$(cmd)]'`: the subscript runs as code.
+        return f"{name} is not a plain variable name: bash evaluates its subscript as code"
+    if name == "TZ" and value is not None and _names_a_file_outside_the_zones(value):
+        return f"TZ={value} makes the shell read that file (bash sets the time zone at once)"
     if name in INERT_VARIABLES or name.startswith("LC_"):
         return None
     return f"the assignment to {name} can change what the command runs"
+
+
+def _names_a_file_outside_the_zones(value: str) -> bool:
+    # glibc reads TZ (a leading `:` dropped) as a file: a relative one under the zone
+    # database, through `..` too, an absolute one as it is.
+    path = value.removeprefix(":")
+    if ".." in path.split("/"):
+        return True
+    return path.startswith("/") and not path.startswith(_ZONE_DATABASE)
 
 
 def command_concerns(base: str, arguments: list[str]) -> list[str]:
@@ -50,8 +74,10 @@ def command_concerns(base: str, arguments: list[str]) -> list[str]:
             if argument.startswith(("-", "+")):
                 if argument not in ("-x", "-p", "--"):
                     reasons.append(f"{base} {argument} is not read")
-            elif reason := variable_concern(argument.split("=", 1)[0]):
-                reasons.append(reason)
+            else:
+                name, assigns, value = argument.partition("=")
+                if reason := variable_concern(name, value if assigns else None):
+                    reasons.append(reason)
         return reasons
     if base == "set":
         return _set_concerns(arguments)

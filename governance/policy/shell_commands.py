@@ -175,19 +175,27 @@ _MAX_CWDS = 4
 
 def _directory_change(command: Command, cwds: tuple[str | None, ...]) -> tuple | None:
     """Where `cd DIR` (or `pushd DIR`) moves the shell; None for any other command, and an
-    unknown cwd (None) for a `cd` the engine cannot follow (`cd`, `cd -`, options)."""
+    unknown cwd (None) for a `cd` the engine cannot follow (`cd`, `cd -`, options, `+N`,
+    `popd`, one behind `builtin` or `command`)."""
     argv = command.argv
     if argv[0] == "time":
         argv = argv[1:]  # bash's and zsh's keyword: `time cd /etc` moves the shell
-    if argv[0] in ("builtin", "command") and argv[1:2] in (["cd"], ["pushd"]):
-        return (None,)
-    if argv[0] not in ("cd", "pushd", "popd"):
+    wrapped = False
+    while argv and argv[0] in ("builtin", "command"):
+        # `builtin popd`, `command -p cd /etc`: the builtin itself runs.
+        argv, wrapped = argv[1:], True
+        while argv[:1] and argv[0].startswith("-") and argv[0] not in ("-v", "-V"):
+            argv = argv[1:]
+    if not argv or argv[0] not in ("cd", "pushd", "popd"):
         return None
     if (
-        argv[0] == "popd"
+        wrapped
+        or argv[0] == "popd"
         or command.glob_at is not None
         or len(argv) != 2
-        or argv[1].startswith("-")
+        # `pushd +N` (and zsh's `cd +N`) rotates the directory stack: it moves to a folder
+        # pushed earlier.
+        or argv[1].startswith(("-", "+"))
         or not argv[1]
     ):
         return (None,)
@@ -211,8 +219,8 @@ def _at_most(cwds: tuple[str | None, ...]) -> tuple[str | None, ...]:
 
 def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReading) -> None:
     source = " ".join(command.argv)
-    for name, _ in command.assignments:
-        _check_variable(name, source, reading)
+    for name, value in command.assignments:
+        _check_variable(name, value, source, reading)
     for redirect in command.redirects:
         if redirect.operator != ">&":
             kind = "read" if redirect.operator == "<" else "write"
@@ -464,11 +472,12 @@ def _check_step(step: Unwrapped, text: str, reading: ShellReading) -> None:
     if step.concern:
         reading.concern(text, step.concern)
     for assignment in step.assignments:
-        _check_variable(assignment.split("=", 1)[0], text, reading)
+        name, _, value = assignment.partition("=")
+        _check_variable(name, value, text, reading)
 
 
-def _check_variable(name: str, text: str, reading: ShellReading) -> None:
-    reason = variable_concern(name)
+def _check_variable(name: str, value: str, text: str, reading: ShellReading) -> None:
+    reason = variable_concern(name, value)
     if reason:
         reading.concern(text, reason)
 

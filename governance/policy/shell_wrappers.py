@@ -271,7 +271,9 @@ def _nice(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
 def _command(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     spec = _Options(flags="pvV")
     k = _skip_options(program, args, spec)
-    if any(_sets_flag(w, "v", "", spec) or _sets_flag(w, "V", "", spec) for w in args[:k]):
+    # `--` ends the options: it is no `-v` (an empty long name matched it, hiding the command).
+    options = [w for w in args[:k] if w != "--"]
+    if any(_sets_flag(w, "v", "", spec) or _sets_flag(w, "V", "", spec) for w in options):
         return None  # a lookup, not a run
     return Unwrapped(words=args[k:]) if args[k:] else None
 
@@ -290,6 +292,11 @@ def _exec(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
 
 def _rest(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     return Unwrapped(words=args) if args else None
+
+
+def _builtin(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    # `builtin -- printf -v NAME`: bash's builtin takes `--` before the name.
+    return _rest(program, args[1:] if args[:1] == ["--"] else args, stdin)
 
 
 def _busybox(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
@@ -402,7 +409,7 @@ WRAPPERS: dict[str, Unwrapper] = {
     "time": _time,
     "nice": _nice,
     "command": _command,
-    "builtin": _rest,
+    "builtin": _builtin,
     "busybox": _busybox,
     "eval": _eval,
     "trap": _trap,

@@ -15,8 +15,10 @@ touch /workspace/PWNED: what an agent allowed to write in the workspace could ha
 left there.
 
 `policy` names the policy of tests/shell_corpus/policies.py the attack is aimed at:
-`review` (the outside review's) or `benign` (which also admits sed, sort, awk, tee,
-make, git subcommands, ...: the acting options of those programs need it).
+`review` (the outside review's), `benign` (which also admits sed, sort, awk, tee,
+make, git subcommands, ...: the acting options of those programs need it) or
+`builtins` (benign, with `pushd`, `popd`, `builtin`, `command`, `declare`, `typeset`,
+`export` and `unset` too).
 """
 
 import shlex
@@ -912,6 +914,85 @@ for script, effect in (
      wrote("/usr/share/doc/python3-pluggy/examples/eggsample/build")),
 ):  # fmt: skip
     _add(OPTION_READING, script, effect, policy="benign")
+
+# -- bash's own state: a variable it acts on at once, the directory stack ------------------
+SHELL_STATE = "the shell's own state"
+for script, effect, policy, shell in (
+    # F89: bash sets the time zone as soon as TZ is assigned: it reads the file TZ names
+    ("TZ=/etc/passwd cd .", read("/etc/passwd"), "benign", "bash"),
+    ("TZ=:/etc/hostname true", read("/etc/hostname"), "benign", "bash"),
+    ("TZ=../../../../etc/passwd echo x", read("/etc/passwd"), "benign", "bash"),
+    ("echo x; TZ=/usr/share/zoneinfo/../../../etc/passwd pwd", read("/etc/passwd"), "benign",
+     "bash"),
+    ("TZ=/etc/hostname printf '%(%F)T\\n' -1", read("/etc/hostname"), "benign", "bash"),
+    # F90: `pushd +N` rotates the directory stack; `builtin popd` and `command popd` move too
+    ("pushd /etc && pushd /workspace && pushd +1 && touch x", wrote("/etc/x"), "builtins",
+     "bash"),
+    ("pushd /tmp >/dev/null && pushd /workspace >/dev/null && pushd +1 >/dev/null && touch x",
+     wrote("/tmp/x"), "builtins", "bash"),
+    ("pushd /etc && pushd /workspace && builtin popd && touch x", wrote("/etc/x"), "builtins",
+     "bash"),
+    ("pushd /etc && pushd /workspace && command popd && touch x", wrote("/etc/x"), "builtins",
+     "bash"),
+    ("pushd /etc && pushd /workspace && command -p popd && touch x", wrote("/etc/x"),
+     "builtins", "bash"),
+    ("pushd /etc && pushd /workspace && cd +1 && touch x", wrote("/etc/x"), "builtins", "zsh"),
+    # F91: an LC_ name with a subscript was an inert variable; bash evaluates the subscript
+    ("declare 'LC_x[$(rm -rf /workspace/victim)]=1'", ran(RM), "builtins", "bash"),
+    ("typeset -x 'LC_x[$(rm -rf /workspace/victim)]=1'", ran(RM), "builtins", "bash"),
+    ("declare LC_x=1; unset 'LC_x[$(rm -rf /workspace/victim)]'", ran(RM), "builtins", "bash"),
+    ("declare 'LC_x[0]=1'; unset 'LC_x[$(rm -rf /workspace/victim)]'", ran(RM), "builtins",
+     "bash"),
+    # F92: `command --` read as `command -v`: the command it runs was never matched
+    ("command -- rm -rf /workspace/victim", ran(RM), "builtins", "bash"),
+    ("command -p -- rm -rf /workspace/victim", ran(RM), "builtins", "bash"),
+    ("command -- test -v 'a[$(rm -rf /workspace/victim)]'", ran(RM), "builtins", "bash"),
+    ("command -- printf -v 'a[$(rm -rf /workspace/victim)]' x", ran(RM), "builtins", "bash"),
+):  # fmt: skip
+    _add(SHELL_STATE, script, effect, policy=policy, shell=shell)
+
+# -- code bash runs from data, and syntax that changes what later words mean (the eighth
+# review: each held, outside the subset or a concern) -------------------------------------
+CODE_FROM_DATA = "code run from data"
+for template in (
+    "(( a[$(%s)] ))",
+    "x='a[$(%s)]'; echo $(( x ))",
+    "[[ -v 'a[$(%s)]' ]]",
+    "test -v 'a[$(%s)]'",
+    "let 'a[$(%s)]=1'",
+    "declare -i x='a[$(%s)]'",
+    "echo x | read 'a[$(%s)]'",
+    "x=1; echo ${x[$(%s)]}",
+    "echo 'a[$(%s)]' > n; [[ $(< n) -eq 1 ]]",
+    "x='$(%s)'; echo ${x@P}",
+    "x='a[$(%s)]'; echo ${!x}",
+    "declare -n r='a[$(%s)]'; echo $r",
+    "printf 'a\\n' | mapfile -C '%s #' -c 1 arr",
+    "trap '%s' DEBUG; ls",
+    "trap -- '%s' EXIT",
+    "set -E; trap '%s' ERR; false",
+    "shopt -s expand_aliases; alias ls='%s'\nls",
+    "ls(){ %s; }; ls",
+    "command_not_found_handle(){ %s; }; nosuch",
+    "set -x; PS4='$(%s)'; ls",
+    "echo '%s' > s; . s",
+    "source <(echo '%s')",
+    "select x in a; do %s; break; done <<< 1",
+    "echo $(case x in x) %s;; esac)",
+    "[[ x =~ $(%s) ]]",
+    "echo `echo \\`%s\\``",
+):
+    _add(CODE_FROM_DATA, template % RM, ran(RM))
+for script, effect in (
+    ("hash -p /usr/bin/rm ls; ls -rf /workspace/victim", ran("/usr/bin/rm -rf /workspace/victim")),
+    ("exec -a ls rm -rf /workspace/victim", ran("/usr/bin/rm -rf /workspace/victim")),
+    ("{rm,-rf,/workspace/victim}", ran(RM)),
+    ("$'rm' -rf /workspace/victim", ran(RM)),
+    ('$"rm" -rf /workspace/victim', ran(RM)),
+    ("time -p rm -rf /workspace/victim", ran(RM)),
+    ("IFS=/; x=rm/-rf; $x /workspace/victim", ran(RM)),
+):  # fmt: skip
+    _add(CODE_FROM_DATA, script, effect)
 
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape

@@ -248,6 +248,20 @@ BENIGN_RULES: list[tuple[str, str]] = [
 ]
 
 
+# The benign rules, and more of the shell's builtins an admin may allow: the directory stack
+# (`pushd`, `popd`), the `builtin`/`command` prefixes, declarations (`declare`, `export`).
+BUILTIN_RULES: list[tuple[str, str]] = [
+    *BENIGN_RULES[:2],
+    *[
+        (pattern, ALWAYS)
+        for program in ("pushd", "popd", "dirs", "builtin", "command")
+        + ("declare", "typeset", "export", "unset")
+        for pattern in (f"run_command:{program}", f"run_command:{program} *")
+    ],
+    *BENIGN_RULES[2:],
+]
+
+
 def _document(name: str, rules: list[tuple[str, str]]) -> PolicyDocument:
     return PolicyDocument.from_dict(
         {"name": name, "rules": [{"pattern": p, "action": a} for p, a in rules]}
@@ -262,6 +276,11 @@ def review_policy() -> CompiledPolicy:
 @cache
 def benign_policy() -> CompiledPolicy:
     return compile_policy(_document("shell-benign", BENIGN_RULES))
+
+
+@cache
+def builtins_policy() -> CompiledPolicy:
+    return compile_policy(_document("shell-builtins", BUILTIN_RULES))
 
 
 def kinds(shell: str = "bash") -> dict[str, MatchArgument]:

@@ -91,8 +91,16 @@ NOT_FILES = frozenset(
         "/proc/self/fd/2",
     }
 )
-# Locale data a shell loads when a script sets LANG/LC_*: the shell's own doing.
-_SYSTEM_READS = ("/usr/lib/locale/", "/usr/share/locale/", "/usr/lib/x86_64-linux-gnu/gconv/")
+# Locale data a shell loads when a script sets LANG/LC_*, and time-zone data when it sets TZ
+# (bash calls tzset at once) or formats a time (`printf '%(%F)T'`): the shell's own doing.
+# Paths are normalised first: `TZ=../../etc/passwd` reads /etc/passwd, not zone data.
+_SYSTEM_READS = (
+    "/usr/lib/locale/",
+    "/usr/share/locale/",
+    "/usr/lib/x86_64-linux-gnu/gconv/",
+    "/usr/share/zoneinfo/",
+)
+_SYSTEM_FILES = frozenset({"/etc/localtime"})
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND", "O_TMPFILE")
 # For each call that changes paths: (index of its dirfd or None, index of the path).
 _PATH_CHANGES = {
@@ -145,6 +153,10 @@ class _Segment:
     opens: list[tuple[str, str, str | None, int]] = field(default_factory=list)
 
 
+def _system_read(path: str) -> bool:
+    return path.startswith(_SYSTEM_READS) or path in _SYSTEM_FILES
+
+
 def _text(value) -> str | None:
     return value.text if isinstance(value, CString) else None
 
@@ -195,7 +207,7 @@ class _Replay:
             for path, flags, error, seq in opens:
                 if any(flag in flags for flag in _WRITE_FLAGS):
                     observation.writes.append(FileEvent(path, "open", None, error, seq))
-                elif "O_DIRECTORY" not in flags and not path.startswith(_SYSTEM_READS):
+                elif "O_DIRECTORY" not in flags and not _system_read(path):
                     observation.shell_reads.append(FileEvent(path, "read", None, error, seq))
         for o in self.observations:
             for events in (o.runs, o.children, o.writes, o.shell_reads, o.program_reads, o.sockets):
