@@ -56,6 +56,18 @@ def url_credentials_refused(url: str, *, what: str, secret_goes: str) -> None:
         raise Invalid(f"{what} cannot carry a user or password: put the secret in {secret_goes}")
 
 
+def url_address_refused(org, url: str) -> None:
+    """Invalid (`address_refused`) when `url`'s host is, or resolves to, an address the
+    organization may not reach: checked when a connection, webhook or sink is saved, so an
+    admin learns it there, and again on every request (DNS may answer otherwise later)."""
+    from governance.errors import Invalid
+
+    try:
+        rules_for_org(org).check_url(url)
+    except EgressRefused as refused:
+        raise Invalid(str(refused), code="address_refused") from None
+
+
 class EgressRefused(Exception):
     """A connection URL or an address it resolves to is not one fluidbox may connect to."""
 

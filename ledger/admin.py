@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
+from governance.admin.url_fields import address_checked
 from governance.errors import Invalid
 from governance.portal.verbatim import highlighted, url_shown
 from ledger.models import AuditSink, Event, SinkKind
@@ -93,6 +94,7 @@ class AuditSinkForm(forms.ModelForm):
         creating = not self.instance.pk
         if kind == SinkKind.SPLUNK_HEC and creating and not data.get("token"):
             self.add_error("token", "A Splunk HEC sink needs its HEC token.")
+        address_checked(self, data)
         if (
             not creating
             and data.get("url")

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 
 from governance import vault
-from governance.egress import url_credentials_refused
+from governance.egress import url_address_refused, url_credentials_refused
 from governance.errors import Invalid
 from ledger.models import AuditSink, SinkKind
 from ledger.redaction import SECRET_KEY_PATTERN, register_secret
@@ -108,6 +108,7 @@ def sink_create(*, org, name: str, kind: str, url: str, token: str = "") -> Audi
     if kind == SinkKind.SPLUNK_HEC and not token:
         raise Invalid("a Splunk HEC sink needs its HEC token")
     url = sink_url_check(url)
+    url_address_refused(org, url)
     return AuditSink.objects.create(
         org=org,
         name=name,
@@ -129,6 +130,8 @@ def sink_update(
     sink_token_check(new_token)
     if url != sink.url and sink.token_sealed and not new_token:
         raise Invalid("changing a sink's URL needs its token again")
+    if url != sink.url:
+        url_address_refused(sink.org, url)
     sink.url = url
     sink.is_active = is_active
     sink.max_backlog = max_backlog

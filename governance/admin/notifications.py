@@ -4,6 +4,7 @@ from django import forms
 from django.contrib import admin
 
 from governance.admin.roles import OrgScopedAdmin, ReadOnlyAdmin
+from governance.admin.url_fields import address_checked
 from governance.errors import Invalid
 from governance.models import ChannelKind, NotificationChannel, NotificationDelivery
 from governance.portal.verbatim import url_shown
@@ -49,6 +50,7 @@ class ChannelForm(forms.ModelForm):
                 self.add_error("url", "A webhook needs a URL.")
             if not self.instance.pk and not data.get("secret"):
                 self.add_error("secret", "A webhook needs a signing secret.")
+            address_checked(self, data)
         elif kind == ChannelKind.EMAIL:
             lines = [line.strip() for line in data.get("emails", "").splitlines() if line.strip()]
             if not lines or any("@" not in line for line in lines):

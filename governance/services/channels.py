@@ -4,7 +4,7 @@ under the machine key and never read back out except to sign."""
 from django.db import transaction
 
 from governance import vault
-from governance.egress import url_credentials_refused
+from governance.egress import url_address_refused, url_credentials_refused
 from governance.errors import Invalid
 from governance.models import ChannelKind, NotificationChannel, Organization
 
@@ -28,6 +28,7 @@ def channel_create(
         if not url or not secret:
             raise Invalid("a webhook channel needs a url and a signing secret")
         webhook_url_check(url)
+        url_address_refused(org, url)
         return NotificationChannel.objects.create(
             org=org,
             name=name,
@@ -62,6 +63,8 @@ def channel_update(
         if not url:
             raise Invalid("a webhook channel needs a url")
         webhook_url_check(url)
+        if url != channel.url:
+            url_address_refused(channel.org, url)
         channel.url = url
         fields.append("url")
         if new_secret:

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from governance import vault
 from governance.authentication import Actor, ActorKind
-from governance.egress import EgressRefused, rules_for_org, url_credentials_refused
+from governance.egress import rules_for_org, url_address_refused, url_credentials_refused
 from governance.errors import Conflict, Forbidden, Invalid
 from governance.mcp_stdio import env_name_refused
 from governance.mcp_wire import (
@@ -161,10 +161,7 @@ def _url_checked(org: Organization, url: str) -> None:
     if not url:
         raise Invalid("a streamable-http connection needs a url")
     url_credentials_refused(url, what="a connection URL", secret_goes="the credential")
-    try:
-        rules_for_org(org).check_url(url)
-    except EgressRefused as refused:
-        raise Invalid(str(refused), code="address_refused") from None
+    url_address_refused(org, url)
 
 
 @transaction.atomic

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from governance import vault
 from governance.errors import Invalid
 from governance.models import Role
-from governance.services.orgs import user_create
+from governance.services.orgs import org_allowed_hosts_set, user_create
 from ledger.models import AuditSink, Event
 from ledger.sinks import sink_create, sink_update
 from ledger.streaming import sinks_deliver
@@ -238,6 +238,9 @@ def test_a_url_that_can_never_be_delivered_to_is_refused(org, admin_user, url):
     ],
 )
 def test_urls_a_sink_can_deliver_to_are_accepted(org, admin_user, url):
+    # Internal addresses only once the organization allows them (tests/security/
+    # test_control_plane_egress.py has the refusals).
+    org_allowed_hosts_set(org=org, text="10.0.0.0/8, 2001:db8::/32")
     added = add(Api(user=admin_user).client, org, url=url)
     assert added.status_code == 302, added.content.decode()[:2000]
 
