@@ -24,6 +24,7 @@ import ipaddress
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -323,16 +324,19 @@ class GuardedSyncTransport(httpx.BaseTransport):
     whose URLs an organization's admin sets, are held to the organization's egress rules
     like its connections."""
 
-    def __init__(self, rules: EgressRules) -> None:
+    def __init__(self, rules: EgressRules, deadline: _Deadline | None = None) -> None:
         self._rules = rules
+        self._deadline = deadline
         self._inner = httpx.HTTPTransport()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         scheme, host, port = _target(str(request.url))
         try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            infos = _literal_infos(host, port) or _resolved(host, port, self._deadline)
         except (socket.gaierror, UnicodeError) as error:
             raise httpx.ConnectError(f"{host} does not resolve: {error}", request=request) from None
+        except TimeoutError:
+            raise httpx.ConnectTimeout(f"{host} did not resolve in time", request=request) from None
         _pin(request, self._rules, infos, scheme, host, port)
         response = self._inner.handle_request(request)
         response.stream = _CappedSyncStream(response.stream, request)
@@ -340,6 +344,30 @@ class GuardedSyncTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _resolved(host: str, port: int, deadline: _Deadline | None) -> list:
+    """getaddrinfo, within what is left of `deadline`: a resolver that never answers would
+    otherwise hold the caller as long as the C library's own retries last (no socket of
+    ours to shut). Past it, TimeoutError; the lookup's thread ends when the resolver does."""
+    if deadline is None:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    outcome: dict = {}
+
+    def resolve() -> None:
+        try:
+            outcome["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as error:
+            outcome["error"] = error
+
+    lookup = threading.Thread(target=resolve, name=f"resolve {host}", daemon=True)
+    lookup.start()
+    lookup.join(deadline.remaining())
+    if lookup.is_alive():
+        raise TimeoutError(host)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["infos"]
 
 
 class _Deadline:
@@ -356,6 +384,10 @@ class _Deadline:
         self._lock = threading.Lock()
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
+        self._ends = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return max(0.0, self._ends - time.monotonic())
 
     def trace(self, event: str, info: dict) -> None:
         """httpcore's `trace` extension: told of each connection it opens."""
@@ -395,7 +427,7 @@ def guarded_post(org, url: str, *, timeout: float, **kwargs) -> httpx.Response:
     httpx.ReadTimeout."""
     with (
         _Deadline(timeout) as deadline,
-        httpx.Client(transport=GuardedSyncTransport(rules_for_org(org))) as client,
+        httpx.Client(transport=GuardedSyncTransport(rules_for_org(org), deadline)) as client,
     ):
         try:
             return client.post(url, timeout=timeout, extensions={"trace": deadline.trace}, **kwargs)

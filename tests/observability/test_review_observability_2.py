@@ -132,6 +132,41 @@ def test_a_webhook_answering_a_byte_at_a_time_is_cut_off_at_its_timeout(org, mak
     assert delivery.last_error == "ReadTimeout: no complete answer within 5 s"
 
 
+@pytest.mark.django_db(transaction=True)
+@override_settings(FLUIDBOX_SINK_TIMEOUT=1)
+def test_a_sink_whose_name_never_resolves_is_given_up_at_its_timeout(org, make_run, monkeypatch):
+    """A sink's hostname whose resolver never answers: the lookup has no socket of ours to
+    shut at the deadline, so the streamer waited as long as the C library's retries last.
+    The resolver here (the network's stand-in) holds the lookup until the test lets it go:
+    the pass must come back while it is still held, with the timeout as the sink's error."""
+    stalled = "siem.stalled.example"
+    sink = sink_create(org=org, name="stalled", kind="jsonl", url=f"https://{stalled}/in")
+    make_run()
+    released = threading.Event()
+    real_getaddrinfo = socket.getaddrinfo
+
+    def resolver(host, *args, **kwargs):
+        # A name given as a number only (AI_NUMERICHOST) is never sent to a resolver.
+        if host == stalled and not kwargs.get("flags", 0) & socket.AI_NUMERICHOST:
+            released.wait()
+            raise socket.gaierror(socket.EAI_AGAIN, "released")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    safety = threading.Timer(120, released.set)  # a hang fails the test instead
+    safety.start()
+    try:
+        sinks_deliver()
+        held_throughout = not released.is_set()
+    finally:
+        safety.cancel()
+        released.set()
+    assert held_throughout, "the pass waited for the resolver"
+    sink.refresh_from_db()
+    assert sink.failed_attempts == 1 and sink.delivered_events == 0
+    assert sink.last_error == "no complete answer within 1 s"
+
+
 class RedirectingSink(DribblingSink):
     """A sink that answers every batch with a redirect to `location`, at once."""
 
