@@ -317,6 +317,8 @@ else:
 FLUIDBOX_SINK_ALLOW_HTTP = env_bool("FLUIDBOX_SINK_ALLOW_HTTP", DEVELOPMENT)
 FLUIDBOX_SINK_BATCH = env_int("FLUIDBOX_SINK_BATCH", 200, minimum=1)
 FLUIDBOX_SINK_TIMEOUT = env_int("FLUIDBOX_SINK_TIMEOUT", 10, minimum=1)
+# How many sinks one streamer delivers to at once (a thread and a database connection each).
+FLUIDBOX_SINK_PARALLEL = env_int("FLUIDBOX_SINK_PARALLEL", 8, minimum=1)
 # The auditor's ledger: Merkle log origin, checkpoint cadence, witnesses (README "The auditor's
 # ledger"). The origin names each organization's log for ever: set it before the first event.
 FLUIDBOX_LEDGER_ORIGIN_PREFIX = env_str(

@@ -17,12 +17,13 @@ import logging
 import socket
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import httpx
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 from django.db.models import F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -267,29 +268,49 @@ def sink_deliver_batch(sink: AuditSink) -> Pass:
     return Pass(delivered=len(events), dropped=dropped)
 
 
+def _deliver_leased(sink: AuditSink, owner: str) -> Pass:
+    if not _lease(sink.pk, owner):
+        return Pass()
+    try:
+        return sink_deliver_batch(sink)
+    except Exception:  # one broken sink must not stop the others
+        logger.exception("audit sink %s: delivery pass failed", sink.label)
+        _failed(sink, "internal error (see the streamer's log)")
+        return Pass(failed=True)
+    finally:
+        _release(sink.pk, owner)
+
+
+def _deliver_in_thread(sink: AuditSink, owner: str) -> Pass:
+    try:
+        return _deliver_leased(sink, owner)
+    finally:
+        connections.close_all()  # this thread's own connection
+
+
 def sinks_deliver(*, owner: str | None = None) -> Pass:
-    """One batch for every active sink that is due and not leased by another deliverer."""
+    """One batch for every active sink that is due and not leased by another deliverer.
+    Sinks are delivered side by side (up to FLUIDBOX_SINK_PARALLEL at once), those without
+    failures first: a sink that waits out its timeout holds no other sink back."""
     owner = owner or uuid.uuid4().hex
     now = timezone.now()
     due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
-    sinks = AuditSink.objects.filter(due, is_active=True).select_related("org").order_by("pk")
-    delivered = dropped = 0
-    failed = False
-    for sink in sinks:
-        if not _lease(sink.pk, owner):
-            continue
-        try:
-            outcome = sink_deliver_batch(sink)
-        except Exception:  # one broken sink must not stop the others
-            logger.exception("audit sink %s: delivery pass failed", sink.label)
-            _failed(sink, "internal error (see the streamer's log)")
-            outcome = Pass(failed=True)
-        finally:
-            _release(sink.pk, owner)
-        delivered += outcome.delivered
-        dropped += outcome.dropped
-        failed = failed or outcome.failed
-    return Pass(delivered=delivered, dropped=dropped, failed=failed)
+    sinks = list(
+        AuditSink.objects.filter(due, is_active=True)
+        .select_related("org")
+        .order_by("consecutive_failures", "pk")
+    )
+    if len(sinks) <= 1:
+        outcomes = [_deliver_leased(sink, owner) for sink in sinks]
+    else:
+        workers = min(len(sinks), settings.FLUIDBOX_SINK_PARALLEL)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sink") as pool:
+            outcomes = list(pool.map(lambda sink: _deliver_in_thread(sink, owner), sinks))
+    return Pass(
+        delivered=sum(outcome.delivered for outcome in outcomes),
+        dropped=sum(outcome.dropped for outcome in outcomes),
+        failed=any(outcome.failed for outcome in outcomes),
+    )
 
 
 def stream(*, stop, poll: float = 0.5, idle_pass: float = 2.0, owner: str | None = None) -> None:

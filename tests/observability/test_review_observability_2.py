@@ -1,6 +1,7 @@
 """A second attacker's review of what operators and security teams get out of fluidbox:
 audit sinks and traces, from the side of someone who wants them to stall or to leak."""
 
+import contextlib
 import json
 import logging
 import socket
@@ -165,6 +166,63 @@ def test_a_sink_whose_name_never_resolves_is_given_up_at_its_timeout(org, make_r
     sink.refresh_from_db()
     assert sink.failed_attempts == 1 and sink.delivered_events == 0
     assert sink.last_error == "no complete answer within 1 s"
+
+
+class HoldingSink(DribblingSink):
+    """A dead sink: it reads the request and answers nothing until `released` is set."""
+
+    def __init__(self, released: threading.Event) -> None:
+        super().__init__()
+        self.released = released
+
+    def _dribble(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.recv(1 << 20)
+            except OSError:
+                return
+            self.released.wait()
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(FLUIDBOX_SINK_TIMEOUT=60)
+def test_dead_sinks_do_not_hold_back_a_live_one(org, other_org, make_run):
+    """Four sinks of one organization that take every batch and never answer, each held to
+    its whole timeout: delivered in turn, the other organization's live sink waited behind
+    all four (4 × 60 s a pass). It gets its events while they are still held."""
+    released = threading.Event()
+    dead = [HoldingSink(released) for _ in range(4)]
+    with contextlib.ExitStack() as stack, SinkReceiver() as live:
+        for n, sink in enumerate(dead):
+            stack.enter_context(sink)
+            sink_create(
+                org=org, name=f"dead{n}", kind="jsonl", url=f"http://127.0.0.1:{sink.port}/"
+            )
+        sink_create(
+            org=other_org, name="live", kind="jsonl", url=f"http://127.0.0.1:{live.port}/in"
+        )
+        make_run()
+        other = Api(api_key_create(org=other_org, name="ci2").plaintext)
+        assert other.post("/v1/runs", run_body()).status_code == 201
+        delivering = threading.Thread(target=sinks_deliver, daemon=True)
+        delivering.start()
+        try:
+            wait_until(lambda: live.lines(), what="the live sink's batch")
+            assert not released.is_set() and all(sink.requests == 1 for sink in dead)
+        finally:
+            released.set()
+            delivering.join(timeout=120)
+    assert not delivering.is_alive()
+    expected = Event.objects.filter(run__org=other_org).count()
+    assert AuditSink.objects.get(name="live").delivered_events == expected == len(live.lines())
+    assert {line["org"] for line in live.lines()} == {other_org.slug}
+
+
+def wait_until(condition, *, what: str, timeout: float = 45.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"no {what} within {timeout:g} s"
+        time.sleep(0.05)
 
 
 class RedirectingSink(DribblingSink):
