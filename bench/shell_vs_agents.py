@@ -62,7 +62,12 @@ from governance.policy import Verdict  # noqa: E402
 from tests.shell_corpus.agent_rules import POLICIES, claude_settings, translations  # noqa: E402
 from tests.shell_corpus.attacks import ATTACKS  # noqa: E402
 from tests.shell_corpus.benign import BENIGN  # noqa: E402
-from tests.shell_corpus.policies import benign_policy, kinds, review_policy  # noqa: E402
+from tests.shell_corpus.policies import (  # noqa: E402
+    benign_policy,
+    builtins_policy,
+    kinds,
+    review_policy,
+)
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fluidbox"
 CLAUDE_CODE_VERSION = "2.1.328"
@@ -78,7 +83,7 @@ class Case:
     key: str  # unique: "attack:<index>" or "benign:<index>"
     corpus: str  # attack | benign
     script: str
-    policy: str  # review | benign
+    policy: str  # review | benign | builtins
     shell: str  # the dialect the corpus entry is written for
     klass: str
 
@@ -103,7 +108,7 @@ def cases(sample: int | None, seed: int) -> list[Case]:
 
 
 def fluidbox_decide(items: list[Case]) -> dict[str, dict]:
-    policies = {"review": review_policy(), "benign": benign_policy()}
+    policies = {"review": review_policy(), "benign": benign_policy(), "builtins": builtins_policy()}
     decided = {}
     for case in items:
         kind = kinds(case.shell)["run_command"]
