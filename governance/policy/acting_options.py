@@ -1494,11 +1494,8 @@ def _go_tool_flags(args: list[str]) -> list[Acting]:
             continue
         if not equals:
             value, k = (args[k] if k < len(args) else ""), k + 1
-        value = (
-            value[_GO_PACKAGE_PATTERN.match(value).end() :]
-            if _GO_PACKAGE_PATTERN.match(value)
-            else value
-        )
+        if packages := _GO_PACKAGE_PATTERN.match(value):
+            value = value[packages.end() :]
         inert = _GO_INERT_TOOL_FLAGS.get(option, frozenset())
         for word in value.replace("'", " ").replace('"', " ").split():
             flag = word.lstrip("-").split("=", 1)[0]
@@ -1694,14 +1691,8 @@ def _maven_plugin_coordinates(args: list[str]) -> list[Acting]:
     """`mvn com.example:evil-maven-plugin:1.0:run`: a goal named by its coordinates makes
     Maven download that plugin and run it, code the project never named (`dependency:tree`,
     a prefix, is one of the plugin groups Maven resolves by default)."""
-    found, k = [], 0
-    while k < len(args):
-        token, k = args[k], k + 1
-        if token in _MAVEN_VALUED:
-            k += 1
-        elif not token.startswith("-") and token.count(":") >= 2:
-            found.append(Acting((token,), "downloads the Maven plugin it names and runs it"))
-    return found
+    goals = [token for token in _operands(args, _MAVEN_VALUED) if token.count(":") >= 2]
+    return [Acting((goal,), "downloads the Maven plugin it names and runs it") for goal in goals]
 
 
 # cmake's options whose value may be the next word, and the modes in which its operands are
@@ -1879,13 +1870,9 @@ def _created_projects(program: str, args: list[str]) -> list[str]:
     words = [a for a in args if not a.startswith("-")]
     if not words or words[0] not in _CREATES_PROJECT[program]:
         return []
-    k = args.index(words[0]) + 1
-    while k < len(args):
-        token, k = args[k], k + 1
-        if token in _CREATING_VALUED:
-            k += 1
-        elif not token.startswith("-"):
-            return [token]
+    named = _operands(args[args.index(words[0]) + 1 :], _CREATING_VALUED)
+    if named:
+        return named[:1]
     default = _CREATES_PROJECT[program][words[0]]
     return [default] if default else []
 

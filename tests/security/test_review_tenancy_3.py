@@ -183,10 +183,8 @@ def what_globex_has(globex: Globex) -> tuple:
     )
 
 
-@pytest.fixture
-def acme_callers(org, approver, admin_user, member):
-    """Each credential an acme attacker may hold, the run token included."""
-    acme_run = run_create(
+def acme_run_create(org):
+    return run_create(
         org=org,
         agent="acme-bot",
         policy_name="default",
@@ -196,6 +194,12 @@ def acme_callers(org, approver, admin_user, member):
         bundles=["sandbox-basic"],
         connections=[],
     )
+
+
+@pytest.fixture
+def acme_callers(org, approver, admin_user, member):
+    """Each credential an acme attacker may hold, the run token included."""
+    acme_run = acme_run_create(org)
     return {
         "operator key": lambda: Api(api_key_create(org=org, name="ci").plaintext),
         "run token": lambda: Api(acme_run.session_token),
@@ -364,16 +368,7 @@ def test_the_ledgers_date_hierarchy_refuses_the_same_years(auditor):
 
 
 def test_a_year_the_list_can_show_still_filters_it(org, auditor):
-    run_create(
-        org=org,
-        agent="acme-bot",
-        policy_name="default",
-        autonomy="autonomous",
-        source={"kind": "manual"},
-        budget_tokens=1000,
-        bundles=["sandbox-basic"],
-        connections=[],
-    )
+    acme_run_create(org)
     page = Api(user=auditor).client
     this_year = Run.objects.get().created_at.year
     assert (
