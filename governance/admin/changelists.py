@@ -1,5 +1,6 @@
 """The portal's lists: Django's change list, with a date it cannot build read as a bad filter."""
 
+from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ChangeList
 
@@ -15,3 +16,26 @@ class BoundedChangeList(ChangeList):
             return super().get_filters(request)
         except (OverflowError, ValueError) as error:
             raise IncorrectLookupParameters(error) from error
+
+
+class BoundedDates:
+    """For the admins of other apps (django-axes' and django-q2's lists, superusers only):
+    their change lists read the same dates."""
+
+    def get_changelist(self, request, **kwargs):
+        return BoundedChangeList
+
+
+def bound_every_date_hierarchy(site: admin.AdminSite) -> None:
+    """Registers again, with BoundedDates first, every admin of the site whose list has a date
+    hierarchy and another change list class: run once the admin modules are all imported."""
+    for model, model_admin in list(site._registry.items()):
+        if not model_admin.date_hierarchy:
+            continue
+        if issubclass(model_admin.get_changelist(None), BoundedChangeList):
+            continue
+        bounded = type(
+            f"Bounded{type(model_admin).__name__}", (BoundedDates, type(model_admin)), {}
+        )
+        site.unregister(model)
+        site.register(model, bounded)

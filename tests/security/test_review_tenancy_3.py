@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from uuid import uuid4
 
 import pytest
+from django.contrib import admin
 
 from governance.authentication import Actor, ActorKind
 from governance.models import (
@@ -365,6 +366,23 @@ def test_the_ledgers_date_hierarchy_refuses_the_same_years(auditor):
     page = Api(user=auditor).client
     page.raise_request_exception = False
     assert page.get("/admin/ledger/event/?at__year=99999999999999").status_code == 302
+
+
+def test_every_date_hierarchy_of_the_portal_refuses_the_same_years(django_user_model):
+    """Other apps' lists too (django-axes' sign-in attempts, django-q2's tasks), which only a
+    superuser sees: each with a date hierarchy, past 9999, is the bad-filter redirect."""
+    page = Api(user=django_user_model.objects.create_superuser("root", password="x" * 16)).client
+    page.raise_request_exception = False
+    lists = [
+        (model, model_admin.date_hierarchy)
+        for model, model_admin in admin.site._registry.items()
+        if model_admin.date_hierarchy
+    ]
+    assert {model._meta.app_label for model, _ in lists} >= {"axes", "governance", "ledger"}
+    for model, dates in lists:
+        listing = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        response = page.get(f"{listing}?{dates}__year=99999999999999")
+        assert (response.status_code, response.headers.get("Location")) == (302, f"{listing}?e=1")
 
 
 def test_a_year_the_list_can_show_still_filters_it(org, auditor):
