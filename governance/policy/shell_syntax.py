@@ -5,9 +5,10 @@ reader looks inside them for what a NEVER rule must still catch: `echo $(rm -rf 
 `f() { rm -rf /; }`, `bash <<< 'rm -rf /'`, `$(< /etc/shadow)`. It resolves quoting
 the way bash does and descends into every place a command can hide (`$(...)`,
 backticks, `<(...)`, `>(...)`, `${...}` operands, arithmetic, unquoted here-document
-bodies, subshells, groups, `if`/`while`/`for` bodies, function bodies). What it does
-not model (`case`, `[[ ]]`, `(( ))`, `coproc`, unbalanced quotes) stops it with an
-error; the commands found before that point are still returned.
+bodies, subshells, groups, `if`/`while`/`for` bodies, function bodies, `case` patterns and
+bodies, `[[ ]]` operands, `(( ))` and `for ((...))` expressions, `coproc` commands). What
+it cannot read (unbalanced quotes, a `case` without `esac`, a newline inside `[[ ]]`)
+stops it with an error; the commands found before that point are still returned.
 
 Why our own and not `bashlex` (0.18, measured, then dropped): on the old bypass
 corpus bashlex kept `${x:-$(rm -rf /)}` and `${a[$(...)]}` as opaque text, read
@@ -48,14 +49,14 @@ _FUNCTION_PARENS = re.compile(r"\([ \t]*\)")
 _FD_DUPLICATE = re.compile(r"\d*-?")
 _BLANKS = re.compile(r"(?:[ \t]|\\\n)+")
 _SKIPPED_RESERVED = frozenset(
-    {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac"}
+    {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"}
 )
-_UNSUPPORTED_RESERVED = {
-    "case": "case statements",
-    "coproc": "coproc",
-    "[[": "[[ ]] conditional expressions",
-    "]]": "[[ ]] conditional expressions",
-}
+_CASE_SEPARATORS = frozenset({";;", ";&", ";;&"})
+# A reserved word ends where a word does: at a blank, a newline or an operator character.
+_ESAC = re.compile(r"esac(?=[ \t\n;&|()<>]|$)")
+_CONDITIONAL_END = re.compile(r"\]\](?=[ \t\n;&|()<>]|$)")
+_CONDITIONAL_OPERATOR = re.compile(r"&&|\|\||[()<>!|]")
+_COPROC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]*(?=[{(])")
 
 
 def parse_script(
@@ -79,11 +80,19 @@ class _Parser(WordReader):
     def __init__(self, text: str, nesting: int, budget: list[int] | None = None):
         super().__init__(text, nesting, budget)
         self.pending_heredocs: list[tuple[SimpleCommand, str, bool, bool]] = []
+        self.open_cases = 0  # `case` statements of the list being read that await `esac`
 
     def parse_list(self, closer: str | None) -> None:
         self.nesting += 1
         if self.nesting > MAX_NESTING:
             raise ShellSyntaxError("commands are nested too deeply")
+        # A `;;` inside `$(...)` or `( )` is not the enclosing case's: each list counts its own.
+        enclosing_cases, self.open_cases = self.open_cases, 0
+        self._parse_commands(closer)
+        self.open_cases = enclosing_cases
+        self.nesting -= 1
+
+    def _parse_commands(self, closer: str | None) -> None:
         command = SimpleCommand()
         s = self.s
         while True:
@@ -97,6 +106,8 @@ class _Parser(WordReader):
                 self._finish(command)
                 if self.pending_heredocs:
                     raise ShellSyntaxError("here-document without a body")
+                if self.open_cases:
+                    raise ShellSyntaxError("case without esac")
                 break
             c = s[self.i]
             if c == "#":
@@ -120,18 +131,25 @@ class _Parser(WordReader):
                 self._finish(command)
                 self.i = operator.end()
                 command = SimpleCommand()
+                if operator.group() in _CASE_SEPARATORS and self.open_cases:
+                    self._read_case_patterns()
             elif c == "(":
                 command = self._open_parenthesis(command)
             elif c == ")":
                 raise ShellSyntaxError("unexpected `)`")
             else:
                 command = self._read_command_word(command)
-        self.nesting -= 1
 
     def _open_parenthesis(self, command: SimpleCommand) -> SimpleCommand:
+        if command.is_empty() and self.s.startswith("((", self.i):
+            # `((expression))`, or `for ((init; test; step))`: commands hide only in its
+            # expansions. One that does not close with `))` is two subshells to bash.
+            self.i += 2
+            if not self._scan_arithmetic(closing="))", quotes=True):
+                raise ShellSyntaxError("`((` that is not arithmetic is not supported")
+            command.header = False
+            return command
         if command.is_empty() and not command.header:
-            if self.s.startswith("((", self.i):
-                raise ShellSyntaxError("arithmetic commands `((...))` are not supported")
             self.i += 1
             self.parse_list(closer=")")
             return command
@@ -147,8 +165,23 @@ class _Parser(WordReader):
         if not command.words and not command.header and not word.quoted and command.is_empty():
             if word.text in _SKIPPED_RESERVED:
                 return command
-            if word.text in _UNSUPPORTED_RESERVED:
-                raise ShellSyntaxError(f"{_UNSUPPORTED_RESERVED[word.text]} are not supported")
+            if word.text == "esac":
+                self.open_cases = max(self.open_cases - 1, 0)
+                return command
+            if word.text == "case":
+                self._read_case_head()
+                return command
+            if word.text == "[[":
+                self._read_conditional()
+                return command
+            if word.text == "]]":
+                raise ShellSyntaxError("`]]` without `[[`")
+            if word.text == "coproc":
+                # `coproc NAME { ...; }` names the coprocess; `coproc cmd args` runs cmd.
+                self._skip_blanks()
+                if name := _COPROC_NAME.match(self.s, self.i):
+                    self.i = name.end()
+                return command
             if word.text in ("for", "select"):
                 command.header = True
                 return command
@@ -165,6 +198,80 @@ class _Parser(WordReader):
         else:
             command.words.append(word.text)
         return command
+
+    # -- case, [[ ]] ---------------------------------------------------------------------
+
+    def _read_case_head(self) -> None:
+        """`case WORD in`, then the first patterns; the body is read as any list."""
+        self._skip_blanks()
+        if self.i >= self.n or self.s[self.i] in "\n;&|()<>":
+            raise ShellSyntaxError("case without a word")
+        self.read_word()
+        self._skip_blanks_and_newlines()
+        if self.read_word().source != "in":
+            raise ShellSyntaxError("case without `in`")
+        self.open_cases += 1
+        self._read_case_patterns()
+
+    def _read_case_patterns(self) -> None:
+        """`esac`, or the patterns `(a|b)` of the next clause up to its `)`. Patterns are
+        data, but their expansions run when bash compares them: read as words."""
+        self._skip_blanks_and_newlines()
+        if _ESAC.match(self.s, self.i):
+            self.i += len("esac")
+            self.open_cases -= 1
+            return
+        if self.s.startswith("(", self.i):
+            self.i += 1
+        while True:
+            self._skip_blanks()
+            if self.i >= self.n or self.s[self.i] in "\n;&|()<>":
+                raise ShellSyntaxError("case clause without a pattern")
+            self.read_word()
+            self._skip_blanks()
+            if self.s.startswith("|", self.i):
+                self.i += 1
+            elif self.s.startswith(")", self.i):
+                self.i += 1
+                return
+            else:
+                raise ShellSyntaxError("case pattern without `)`")
+
+    def _read_conditional(self) -> None:
+        """`[[ ... ]]`: its words are data (`<`, `>`, `(`, `)`, `!`, `&&`, `||` operators of
+        the test; `(` and `|` of a `=~` regular expression), but their expansions run."""
+        s = self.s
+        while True:
+            self.spend()
+            self._skip_blanks()
+            if self.i >= self.n or s[self.i] == "\n":
+                raise ShellSyntaxError("[[ without ]] on its line")
+            if end := _CONDITIONAL_END.match(s, self.i):
+                self.i = end.end()
+                return
+            if s[self.i] in "<>" and s.startswith("(", self.i + 1):
+                self.read_word()  # a process substitution: its commands run
+            elif operator := _CONDITIONAL_OPERATOR.match(s, self.i):
+                self.i = operator.end()
+            elif s[self.i] in ";&":
+                raise ShellSyntaxError(f"unexpected {s[self.i]!r} inside [[ ]]")
+            else:
+                self.read_word()
+
+    def _skip_blanks_and_newlines(self) -> None:
+        """Blanks, newlines and comments between words, reading any here-document bodies
+        a newline starts."""
+        while True:
+            self._skip_blanks()
+            if self.s.startswith("#", self.i):
+                newline = self.s.find("\n", self.i)
+                self.i = self.n if newline < 0 else newline
+            elif self.s.startswith("\n", self.i):
+                self.i += 1
+                if self.pending_heredocs:
+                    self._read_heredoc_bodies()
+            else:
+                return
 
     def _finish(self, command: SimpleCommand) -> None:
         if command.header:

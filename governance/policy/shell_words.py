@@ -233,8 +233,9 @@ class WordReader:
             return s[start : self.i]
         return None
 
-    def _scan_arithmetic(self, closing: str) -> bool:
-        """Skip an arithmetic body; False when `$((` turns out to open a subshell."""
+    def _scan_arithmetic(self, closing: str, quotes: bool = False) -> bool:
+        """Skip an arithmetic body; False when `$((` turns out to open a subshell. `quotes`:
+        the `((...))` command, where bash reads quoted text (double quotes expand)."""
         s = self.s
         depth = 0
         while True:
@@ -259,6 +260,14 @@ class WordReader:
             elif c in "$`":
                 expansion = self._read_dollar() if c == "$" else self._read_backticks(True)
                 self.i += expansion is None
+            elif c == '"' and quotes:
+                self.i += 1
+                self.read_quoted(end='"')
+            elif c == "'" and quotes:
+                end = s.find("'", self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("unterminated single quote")
+                self.i = end + 1
             elif c in "'\"\\":
                 raise ShellSyntaxError("quotes inside arithmetic are not supported")
             else:

@@ -994,6 +994,32 @@ for script, effect in (
 ):  # fmt: skip
     _add(CODE_FROM_DATA, script, effect)
 
+# -- compound commands the tolerant reader once stopped at (`case`, `[[ ]]`, `(( ))`,
+# `for ((...))`, `coproc`): the commands inside are found, so NEVER rules see them -----------
+COMPOUND = "compound commands"
+for template in (
+    "case x in *) %s;; esac",
+    "case x in\n  (a|b) echo a ;;\n  x) %s ;;\nesac",
+    "case x in a) echo a;; esac; %s",
+    "case x in a) case y in b) echo;; esac;; *) %s;; esac",
+    "case $(%s) in *) ;; esac",
+    "case x in $(%s)) ;; esac",
+    "case x in x) cat <<E ;;\n$(%s)\nE\nesac",
+    "[[ $(%s) ]]",
+    "[[ -f <(%s) ]]",
+    "[[ x =~ ^(x|y)$ ]] && %s",
+    "[[ a < b ]]; %s",
+    "(( $(%s) ))",
+    '(( "$(%s)" ))',
+    "((x = 1)); %s",
+    "for ((i = 0; i < 1; i++)); do %s; done",
+    "coproc %s; wait",
+    "coproc X { %s; }; wait",
+    "coproc X (%s); wait",
+    "((echo a); %s)",  # two subshells to bash; the reader stops (ASK, and denied as autonomous)
+):
+    _add(COMPOUND, template % RM, ran(RM))
+
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape
 # with which a real shell does nothing the rules forbid was dropped ----------------------

@@ -41,6 +41,19 @@ def check_approval(ctx: CallContext) -> Decision:
     if ctx.run.autonomy == Autonomy.AUTONOMOUS:
         fallback = ctx.run.policy_version.autonomous_fallback
         reason = f"autonomous run: require_approval becomes the policy's fallback '{fallback}'"
+        if fallback == "allow" and evaluation.error:
+            # The rules could not be applied in full (a script the reader cannot finish, a
+            # pattern that failed): a NEVER rule may be among those not applied. `allow`
+            # stands in for a person who reads the call; nobody read this one.
+            return deny(
+                Source.APPROVAL,
+                f"autonomous run: the fallback 'allow' is not applied to a call the policy "
+                f"could not read in full ({why})",
+                rule=rule,
+                original_verdict=REQUIRE_APPROVAL,
+                segments=segments,
+                fail_closed=failed,
+            )
         if fallback == "allow":
             return allow(
                 Source.APPROVAL,
