@@ -143,12 +143,16 @@ class _Parser(WordReader):
     def _open_parenthesis(self, command: SimpleCommand) -> SimpleCommand:
         if command.is_empty() and self.s.startswith("((", self.i):
             # `((expression))`, or `for ((init; test; step))`: commands hide only in its
-            # expansions. One that does not close with `))` is two subshells to bash.
+            # expansions. One that does not close with `))` is a subshell in a subshell to
+            # bash, read again as such (the step budget bounds the re-reading).
+            start = self.i
             self.i += 2
-            if not self._scan_arithmetic(closing="))", quotes=True):
-                raise ShellSyntaxError("`((` that is not arithmetic is not supported")
-            command.header = False
-            return command
+            if self._scan_arithmetic(closing="))", quotes=True):
+                command.header = False
+                return command
+            if command.header:
+                raise ShellSyntaxError("`for ((` that is not arithmetic")
+            self.i = start
         if command.is_empty() and not command.header:
             self.i += 1
             self.parse_list(closer=")")

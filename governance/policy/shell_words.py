@@ -209,11 +209,10 @@ class WordReader:
         if following == "(":
             if s.startswith("((", start + 1):
                 self.i = start + 3
-                if not self._scan_arithmetic(closing="))"):
-                    # `$((cmd) ...)`: bash would retry it as a substitution; re-reading
-                    # could cost exponential time on nested input, so refuse instead.
-                    raise ShellSyntaxError("`$((` that is not arithmetic is not supported")
-                return s[start : self.i]
+                if self._scan_arithmetic(closing="))", quotes=True):
+                    return s[start : self.i]
+                # `$((cmd) ...)`: bash reads it again as a substitution, and so does this
+                # reader; the step budget bounds the re-reading of nested ones.
             self.i = start + 2
             self.parse_list(closer=")")
             return s[start : self.i]
@@ -235,7 +234,7 @@ class WordReader:
 
     def _scan_arithmetic(self, closing: str, quotes: bool = False) -> bool:
         """Skip an arithmetic body; False when `$((` turns out to open a subshell. `quotes`:
-        the `((...))` command, where bash reads quoted text (double quotes expand)."""
+        `$((...))` and `((...))`, where bash reads quoted text (double quotes expand)."""
         s = self.s
         depth = 0
         while True:

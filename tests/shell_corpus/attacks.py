@@ -1016,9 +1016,14 @@ for template in (
     "coproc %s; wait",
     "coproc X { %s; }; wait",
     "coproc X (%s); wait",
-    "((echo a); %s)",  # two subshells to bash; the reader stops (ASK, and denied as autonomous)
+    "((echo a); %s)",  # not arithmetic: a subshell in a subshell to bash
+    '(( "$((( "$(%s)" )))" ))',
+    "[[ -n x && $(((x++)) ; %s) ]]",
 ):
     _add(COMPOUND, template % RM, ran(RM))
+# Past the tolerant reader's ceiling (2,000 steps) the rest is unread: ASK, and an
+# autonomous run denies it whatever its fallback.
+_add(COMPOUND, "echo " + "$x " * 1500 + "; " + RM, ran(RM))
 
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape

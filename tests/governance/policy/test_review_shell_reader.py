@@ -40,14 +40,19 @@ HIDDEN_RM = [
     "coproc rm -rf /",
     "coproc X { rm -rf /; }",
     "coproc X (rm -rf /)",
+    "((echo a); rm -rf /)",  # not arithmetic: a subshell in a subshell, as bash reads it
+    '(( "$((( "$(rm -rf /)" )))" ))',
+    "[[ -n x && $(((x++)) ; rm -rf /) ]]",
 ]
+# Past the tolerant reader's ceiling of 2,000 steps, the rest of a script is not read.
+PADDED_RM = "echo " + "$x " * 1500 + "; rm -rf /"
 
 UNREADABLE = [
     "case x in",  # no esac
     "case x in a) echo;; esac; case y in b) rm -rf /",  # no esac, the rm seen all the same
     "[[ -n x\n]]",  # a newline inside [[ ]]: bash's syntax error
-    "((echo a); rm -rf /)",  # two subshells to bash, not arithmetic: not read
     "]] x",
+    PADDED_RM,
 ]
 
 
@@ -92,12 +97,12 @@ def test_what_the_reader_cannot_finish_is_an_error_never_always(command):
 def test_an_autonomous_fallback_allow_is_not_given_to_a_script_the_policy_could_not_read(
     org, make_run
 ):
-    """Attack: hide `rm` where the reader stops (`((echo a); rm ...)` is two subshells to
-    bash) in an autonomous run whose policy falls back to `allow`."""
+    """Attack: hide `rm` past where the reader stops (a script padded past its ceiling) in an
+    autonomous run whose policy falls back to `allow`: the call was ASK, then allowed."""
     policy_save(org=org, text=FALLBACK_ALLOW, author=None)
     run_id, runner = make_run(autonomy="autonomous")
 
-    hidden = ask(runner, run_id, "run_command", {"command": "((echo a); rm -rf /)"})
+    hidden = ask(runner, run_id, "run_command", {"command": PADDED_RM})
     case = ask(
         runner, run_id, "run_command", {"command": "case x in *) rm -rf /;; esac"}, call_id="c-2"
     )
