@@ -49,12 +49,17 @@ def access_run(run_id, actor: Actor) -> Run:
         if actor.org_id != run.org_id:
             raise NotFound("no such run")
         return run
-    role = actor.role_in(run.org_id)
-    if role is None:
-        raise NotFound("no such run")
-    if role not in READ_ROLES and run.invoked_by_id != actor.user.pk:
+    if not may_read_run(run, actor):
         raise NotFound("no such run")
     return run
+
+
+def may_read_run(run: Run, actor: Actor) -> bool:
+    """For a person: a reading role in the run's org, or a member who invoked the run."""
+    role = actor.role_in(run.org_id)
+    if role is None:
+        return False
+    return role in READ_ROLES or run.invoked_by_id == actor.user.pk
 
 
 def access_run_as_runner(run_id, actor: Actor) -> Run:

@@ -8,9 +8,14 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from governance.authentication import Actor
-from governance.errors import Conflict, Forbidden, ServiceError
+from governance.errors import Conflict, Forbidden, NotFound, ServiceError
 from governance.models import Approval, ApprovalStatus, RememberScope, RunGrant
-from governance.selectors import access_approval, may_decide, may_remember_in_policy
+from governance.selectors import (
+    access_approval,
+    may_decide,
+    may_read_run,
+    may_remember_in_policy,
+)
 from governance.services.policies import exact_rule_pattern, policy_prepend_exact_rule
 from governance.services.settlement import TIMED_OUT_REASON, approval_settle
 from ledger.services import chain_lock
@@ -39,6 +44,10 @@ def approval_decide(
         raise Conflict("remember must be run or policy", code="invalid")
     approval = access_approval(approval_id, actor)
     if not may_decide(approval, actor):
+        if not actor.is_human or not may_read_run(approval.run, actor):
+            # A member's key aimed at another person's run: the same answer as a made-up id,
+            # so an id does not tell that a call of theirs waits.
+            raise NotFound("no such approval")
         raise Forbidden("you may not decide this approval")
     if remember and not approve:
         raise Conflict("remember applies to approvals only", code="invalid")

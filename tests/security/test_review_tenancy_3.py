@@ -33,6 +33,7 @@ from governance.services.policies import policy_save
 from governance.services.runs import run_create
 from ledger.models import Event
 from tests.conftest import TEST_POLICY, Api
+from tests.governance.admin.scenarios import pending_approval, personal_pending_approval
 from tests.governance.broker.support import ECHO_TOOLS
 
 pytestmark = pytest.mark.django_db
@@ -396,3 +397,34 @@ def test_a_year_the_list_can_show_still_filters_it(org, auditor):
     assert (
         "acme-bot" not in page.get("/admin/governance/run/?created_at__year=2001").content.decode()
     )
+
+
+@pytest.mark.parametrize("decision", ["approve", "deny"])
+def test_a_member_aiming_at_another_persons_approval_gets_what_a_made_up_id_gets(
+    org, member, decision
+):
+    """A member sees only their own runs: a decision posted on another member's pending
+    call (its id guessed: ids count up) must not tell that the call exists."""
+    user_create(username="bob", org=org, role=Role.MEMBER, password="pw-bob-123")
+    approval = personal_pending_approval(org, owner="bob")
+    mo = Api(api_key_create(org=org, user=member, name="mo").plaintext)
+
+    theirs = mo.post(f"/v1/approvals/{approval.pk}/decision", {"decision": decision})
+    made_up = mo.post(f"/v1/approvals/{approval.pk + 1000}/decision", {"decision": decision})
+
+    assert (theirs.status_code, theirs.json()) == (made_up.status_code, made_up.json())
+    assert theirs.status_code == 404
+    approval.refresh_from_db()
+    assert approval.status == "pending"
+    assert not Event.objects.filter(run_id=approval.run_id, type="approval.decided").exists()
+
+
+def test_an_auditor_who_reads_the_run_is_still_told_they_may_not_decide(org, auditor):
+    approval = pending_approval(org)
+    audrey = Api(api_key_create(org=org, user=auditor, name="audrey").plaintext)
+
+    response = audrey.post(f"/v1/approvals/{approval.pk}/decision", {"decision": "approve"})
+
+    assert response.status_code == 403
+    approval.refresh_from_db()
+    assert approval.status == "pending"
