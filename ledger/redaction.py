@@ -87,6 +87,17 @@ _INLINE_SECRETS = (
     # Secrets that say what they are: a PEM private key's body, a JSON Web Token.
     re.compile(r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)((?:[^-]|-(?!----END))+)"),
     re.compile(r"((?<![A-Za-z0-9_-]))(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"),
+    # Tokens whose form says whose they are, named by nothing (`OPENAI_KEY=sk-…`, a GitHub
+    # token as a clone URL's user, `npm config set …:_authToken npm_…`): GitHub, GitLab,
+    # Slack, npm, OpenAI, Anthropic, Stripe, Google API keys, AWS access key ids.
+    re.compile(
+        r"((?<![A-Za-z0-9_-]))("
+        r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|glpat-[A-Za-z0-9_-]{20,}"
+        r"|xox[abposr]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{36}"
+        r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"
+        r"|AIza[0-9A-Za-z_-]{35}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+        r")(?![A-Za-z0-9_-])"
+    ),
 )
 # Passwords glued to a flag by the tools that take them so, and curl's cookies: searched
 # when the text names the tool. (Not as `mysql[^|;&]*?-p…`, which rescans the rest of the
@@ -105,6 +116,7 @@ _FLAG_SECRETS = (
 # Inline secrets are searched only in text that holds one of these (lowercased).
 _INLINE_HINT = re.compile(
     _SECRET_WORDS + r"|://|-u\b|--user|--proxy-user|mysql|mariadb|sshpass|curl|private key|eyj"
+    r"|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|npm_|sk-|[rs]k_(?:live|test)_|aiza|akia|asia"
 )
 
 

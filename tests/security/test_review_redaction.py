@@ -4,7 +4,9 @@ Each canary here reached the ledger's `arguments_preview` (and most the decision
 subject too) before the redactor learnt its shape: a header given as a name/value pair or
 an argv's `--password` followed by its value, a key that is itself `password=…`, a URL's
 userinfo, a quoted passphrase with spaces, `auth`, `curl -u user:…`, a PEM private key, a
-JSON Web Token, `mysql -p…`, JSON escaped inside JSON. And a long run of secret words in
+JSON Web Token, `mysql -p…`, JSON escaped inside JSON; and tokens whose form alone says
+what they are (a GitHub token as a clone URL's user, `OPENAI_KEY=sk-…`, npm's `_authToken`
+followed by a space). And a long run of secret words in
 one argument took the redactor's key pattern quadratic time (28 s for 64 KiB of `pass`)."""
 
 import json
@@ -25,6 +27,19 @@ from tests.security.test_canary_arguments import gate
 NAMES = "pair argv key userinfo passphrase auth curluser pem mysql escaped env har"
 SECRET = {name: f"cnry{name}7c3d9a" for name in NAMES.split()}
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjbnJ5and0In0.c2lnbmF0dXJlY25yeQ"
+# Each in the form its issuer gives it, named by nothing around it.
+TOKENS = {
+    "github": "ghp_" + "cnrygithub7c3d9a".ljust(36, "A"),
+    "github_pat": "github_pat_" + "11AAcnrypat7c3d9a".ljust(82, "B"),
+    "gitlab": "glpat-cnrygitlab7c3d9a" + "H" * 4,
+    "slack": "xoxb-123456789012-cnryslack7c3d9a",
+    "npm": "npm_" + "cnrynpm7c3d9a".ljust(36, "J"),
+    "openai": "sk-proj-cnryopenai7c3d9a" + "C" * 20,
+    "anthropic": "sk-ant-api03-cnryant7c3d9a" + "D" * 40,
+    "stripe": "sk_live_cnrystripe7c3d9a" + "E" * 8,
+    "google": "AIza" + "cnrygoogle7c3d9a".ljust(35, "F"),
+    "aws": "AKIA" + "CNRYAWS7C3D9A".ljust(16, "G"),
+}
 
 BUNDLE = """
 name: review-tools
@@ -61,11 +76,21 @@ COMMANDS = {
     + SECRET["pem"]
     + "\\n-----END RSA PRIVATE KEY-----' > k",
     "mysql": f"mysql -uroot -p{SECRET['mysql']} shop",
+    "github": f"git clone https://{TOKENS['github']}@github.com/acme/app",
+    "github_pat": f"gh auth login --with-token <<< {TOKENS['github_pat']}",
+    "gitlab": f"glab auth login --stdin <<< {TOKENS['gitlab']}",
+    "slack": f"echo {TOKENS['slack']} | slackcat -c ops",
+    "npm": f"npm config set //registry.npmjs.org/:_authToken {TOKENS['npm']}",
+    "openai": f"OPENAI_KEY={TOKENS['openai']} python3 agent.py",
+    "anthropic": f"echo {TOKENS['anthropic']} > .claude-key",
+    "stripe": f"stripe charges list --live -k {TOKENS['stripe']}",
+    "google": f"gcloud ml language analyze-entities --content=x --key={TOKENS['google']}",
+    "aws": f"aws configure set aws_access_key_id {TOKENS['aws']}",
 }
 
 
 def canaries() -> list[str]:
-    return [*SECRET.values(), JWT]
+    return [*SECRET.values(), JWT, *(token[:-4] for token in TOKENS.values())]
 
 
 @pytest.mark.django_db
@@ -137,7 +162,22 @@ def test_harmless_look_alikes_are_kept():
     )
 
 
-@pytest.mark.parametrize("unit", ["pass", "token", "api_key", "auth-", "mysql ", "curl ", "eyJ"])
+def test_words_near_a_token_form_are_kept():
+    # A token's prefix inside a word, or not followed by a token's body.
+    arguments = {
+        "branch": "task-" + "x" * 30,
+        "zone": "Asia/Tokyo",
+        "variable": "npm_config_registry",
+        "file": "desk_live_" + "y" * 20,
+    }
+    assert argument_preview(arguments) == json.dumps(
+        arguments, separators=(",", ":"), sort_keys=True
+    )
+
+
+@pytest.mark.parametrize(
+    "unit", ["pass", "token", "api_key", "auth-", "mysql ", "curl ", "eyJ", "sk-", "xoxb-", "AKIA"]
+)
 def test_a_long_run_of_one_shape_is_redacted_in_linear_time(unit):
     text = unit * (64 * 1024 // len(unit))
     started = time.monotonic()
