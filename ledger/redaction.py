@@ -1,6 +1,7 @@
 """The redactor: the only way to build a `Redacted` envelope, which is all the ledger accepts."""
 
 import functools
+import math
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -441,9 +442,25 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
         return items
     if isinstance(value, str):
         return _scrub_text(value, secrets, args)
+    if type(value) is float:
+        return _stored_as_read_back(value)
     if value is None or isinstance(value, (bool, int, float)):
         return value
     return _scrub(str(value), secrets, depth, args)
+
+
+def _stored_as_read_back(number: float) -> float | int | str:
+    """The float as PostgreSQL's jsonb gives it back, so that the hash taken now is the one
+    a verifier recomputes from the stored row: jsonb holds numbers as decimals, so `-0.0`
+    comes back `0.0` and an integral `1e+16` as the integer (and NaN or infinity is no JSON
+    number at all). A hash over the float as written would read as a row altered."""
+    if not math.isfinite(number):
+        return str(number)
+    if number == 0:
+        return 0.0
+    if number.is_integer() and "e" in repr(number):
+        return int(number)
+    return number
 
 
 def redact(
