@@ -41,23 +41,12 @@ def check_approval(ctx: CallContext) -> Decision:
     if ctx.run.autonomy == Autonomy.AUTONOMOUS:
         fallback = ctx.run.policy_version.autonomous_fallback
         reason = f"autonomous run: require_approval becomes the policy's fallback '{fallback}'"
-        if fallback == "allow" and evaluation.error:
-            # The rules could not be applied in full (a script the reader cannot finish, a
-            # pattern that failed): a NEVER rule may be among those not applied. `allow`
-            # stands in for a person who reads the call; nobody read this one.
-            return deny(
-                Source.APPROVAL,
-                f"autonomous run: the fallback 'allow' is not applied to a call the policy "
-                f"could not read in full ({why})",
-                rule=rule,
-                original_verdict=REQUIRE_APPROVAL,
-                segments=segments,
-                fail_closed=failed,
-            )
         if fallback == "allow":
+            # SPEC §2: a failure in matching is the fallback in an autonomous run, `allow`
+            # included; the reason keeps the failure for the auditor.
             return allow(
                 Source.APPROVAL,
-                reason,
+                f"{reason} ({evaluation.error})" if evaluation.error else reason,
                 rule=rule,
                 original_verdict=REQUIRE_APPROVAL,
                 segments=segments,

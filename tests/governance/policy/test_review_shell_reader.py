@@ -1,10 +1,10 @@
-"""The tolerant reader reads the compound commands it once stopped at, and an autonomous run's
-fallback `allow` is never given to a call its policy could not read in full.
+"""The tolerant reader reads the compound commands it once stopped at (FINDINGS F93-F94).
 
 The shapes are proven in real bash by tests/shell_corpus/attacks.py ("compound commands"):
 each ran `rm -rf /workspace/victim`. Before, `case`, `[[ ]]`, `(( ))`, `for ((...))` and
 `coproc` stopped the reader with an error, so a NEVER rule for `rm` never saw the command:
-ASK, which an autonomous run whose policy falls back to `allow` allowed.
+ASK, which an autonomous run whose policy falls back to `allow` allowed (SPEC §2: a failure
+in matching is the fallback there).
 """
 
 import pytest
@@ -94,30 +94,24 @@ def test_what_the_reader_cannot_finish_is_an_error_never_always(command):
 
 
 @pytest.mark.django_db
-def test_an_autonomous_fallback_allow_is_not_given_to_a_script_the_policy_could_not_read(
+def test_an_autonomous_run_gives_what_the_reader_cannot_finish_its_fallback_and_says_why(
     org, make_run
 ):
-    """Attack: hide `rm` past where the reader stops (a script padded past its ceiling) in an
-    autonomous run whose policy falls back to `allow`: the call was ASK, then allowed."""
+    """SPEC §2: a failure in matching is ASK in a supervised run and the fallback in an
+    autonomous one. A `case` is now read, so its `rm` is NEVER even under a fallback of
+    `allow`; a script padded past the reader's ceiling is the fallback, and the ledger says
+    why the rules did not decide it."""
     policy_save(org=org, text=FALLBACK_ALLOW, author=None)
     run_id, runner = make_run(autonomy="autonomous")
+    supervised_id, supervised = make_run()
 
-    hidden = ask(runner, run_id, "run_command", {"command": PADDED_RM})
-    case = ask(
-        runner, run_id, "run_command", {"command": "case x in *) rm -rf /;; esac"}, call_id="c-2"
-    )
-    read = ask(runner, run_id, "run_command", {"command": "echo $(date)"}, call_id="c-3")
+    case = ask(runner, run_id, "run_command", {"command": "case x in *) rm -rf /;; esac"})
+    padded = ask(runner, run_id, "run_command", {"command": PADDED_RM}, call_id="c-2")
+    asked = ask(supervised, supervised_id, "run_command", {"command": PADDED_RM})
 
-    assert (hidden["decision"], hidden["source"]) == ("deny", "approval")
-    assert "could not read in full" in hidden["reason"]
     assert (case["decision"], case["source"]) == ("deny", "policy")
-    # A script read in full, outside the subset: the fallback the admin chose.
-    assert (read["decision"], read["source"]) == ("allow", "approval")
-    decisions = {
-        event.data["tool_call_id"]: event.data
-        for event in Event.objects.filter(run_id=run_id, type="tool.decision")
-    }
-    assert decisions["c-1"]["verdict"] == "deny"
-    assert decisions["c-1"]["fail_closed"] == "policy_error"
-    assert decisions["c-1"]["original_verdict"] == "require_approval"
-    assert "fail_closed" not in decisions["c-3"]
+    assert (padded["decision"], padded["original_verdict"]) == ("allow", "require_approval")
+    assert "longer than the 2000 steps read" in padded["reason"]
+    assert asked["decision"] == "pending"
+    decided = Event.objects.get(run_id=run_id, type="tool.decision", data__tool_call_id="c-2")
+    assert "longer than the 2000 steps read" in decided.data["reason"]
