@@ -50,7 +50,13 @@ _FD_DUPLICATE = re.compile(r"\d*-?")
 _BLANKS = re.compile(r"(?:[ \t]|\\\n)+")
 _SKIPPED_RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"}
+    # zsh's: `{ … } always { … }`, `foreach … end`, and the precommand modifiers
+    | {"always", "end", "noglob", "nocorrect", "-"}
 )
+# zsh closes a group, and opens a short-form body (`if true { … }`), with a brace that is
+# a word of its own anywhere: read so for every dialect (bash would take it as an argument:
+# reading a command there is more than bash runs, never less).
+_BRACES = frozenset({"{", "}"})
 _CASE_SEPARATORS = frozenset({";;", ";&", ";;&"})
 # A reserved word ends where a word does: at a blank, a newline or an operator character.
 _ESAC = re.compile(r"esac(?=[ \t\n;&|()<>]|$)")
@@ -157,6 +163,18 @@ class _Parser(WordReader):
             self.i += 1
             self.parse_list(closer=")")
             return command
+        if command.header:
+            # zsh's `for NAME (WORDS) BODY`, `foreach NAME (WORDS) … end`: the words are data
+            # (their expansions run), then the body is a command.
+            self.i += 1
+            while True:
+                self._skip_blanks_and_newlines()
+                if self.s.startswith(")", self.i):
+                    self.i += 1
+                    return SimpleCommand()
+                if self.i >= self.n or self.s[self.i] in ";&|(<>":
+                    raise ShellSyntaxError("unexpected `(`")
+                self.read_word()
         parens = _FUNCTION_PARENS.match(self.s, self.i)
         if parens and len(command.words) == 1:
             # `name() body`: the name is a definition, not a command; the body is parsed next.
@@ -186,8 +204,14 @@ class _Parser(WordReader):
                 if name := _COPROC_NAME.match(self.s, self.i):
                     self.i = name.end()
                 return command
-            if word.text in ("for", "select"):
+            if word.text in ("for", "select", "foreach"):
                 command.header = True
+                return command
+            if word.text == "repeat":
+                # zsh's `repeat COUNT CMD`: the count is a word, CMD a command.
+                self._skip_blanks()
+                if self.i < self.n and self.s[self.i] not in "\n;&|()<>":
+                    self.read_word()
                 return command
             if word.text == "function":
                 self._skip_blanks()
@@ -197,6 +221,9 @@ class _Parser(WordReader):
                 if parens:
                     self.i = parens.end()
                 return SimpleCommand()
+        if word.source in _BRACES and (command.words or command.header):
+            self._finish(command)
+            return SimpleCommand()
         if not command.words and not command.header and _ASSIGNMENT.match(word.source):
             command.assigned = True
         else:

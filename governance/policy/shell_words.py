@@ -80,6 +80,13 @@ class WordReader:
     def read_word(self) -> Word:
         s = self.s
         start = self.i
+        if s.startswith("=(", start):
+            # zsh's `=(CMD)`: CMD runs, its output a temporary file (bash: a syntax error).
+            self.i += 2
+            self.parse_list(closer=")")
+            return Word(
+                s[start : self.i], s[start : self.i], quoted=False, process_substitution=True
+            )
         plain = _PLAIN.match(s, start)
         if plain and (plain.end() == self.n or s[plain.end()] in _WORD_END):
             self.i = plain.end()  # the common case: no quoting or expansion at all

@@ -1021,9 +1021,23 @@ for template in (
     "[[ -n x && $(((x++)) ; %s) ]]",
 ):
     _add(COMPOUND, template % RM, ran(RM))
-# Past the tolerant reader's ceiling (2,000 steps) the rest is unread: ASK, and an
-# autonomous run denies it whatever its fallback.
+# Past the tolerant reader's ceiling (2,000 steps) the rest is unread: ASK (and, in an
+# autonomous run, the policy's fallback).
 _add(COMPOUND, "echo " + "$x " * 1500 + "; " + RM, ran(RM))
+# zsh's own compound syntax: short-form bodies, `repeat`, `foreach`, `always`, the
+# precommand modifiers, `=(…)`.
+for template in (
+    "repeat 1 %s",
+    "repeat 1 { %s }",
+    "foreach x (a) %s; end",
+    "for x (a) %s",
+    "{ echo } always { %s }",
+    "while (( 1 )) { %s; break; }",
+    "noglob %s",
+    "nocorrect %s",
+    "cat =(%s)",
+):
+    _add(COMPOUND, template % RM, ran(RM), shell="zsh")
 
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape

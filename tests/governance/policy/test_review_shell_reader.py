@@ -69,6 +69,28 @@ def test_a_never_rule_sees_a_command_inside_a_compound_command(command):
     assert evaluation.verdict is Verdict.NEVER, (evaluation.error, evaluation.segments)
 
 
+ZSH_HIDDEN_RM = [
+    "repeat 2 rm -rf /",
+    "repeat 2 { rm -rf / }",
+    "foreach x (a) rm -rf /; end",
+    "for x (a b) rm -rf /",
+    "{ echo } always { rm -rf / }",
+    "while (( 1 )) { rm -rf /; break }",
+    "noglob rm -rf /",
+    "nocorrect rm -rf /",
+    "echo =(rm -rf /)",
+]
+
+
+@pytest.mark.parametrize("command", ZSH_HIDDEN_RM)
+def test_a_never_rule_sees_a_command_inside_zshs_own_syntax(command):
+    evaluation = review_policy().evaluate(
+        "run_command", {"command": command}, kinds("zsh")["run_command"]
+    )
+
+    assert evaluation.verdict is Verdict.NEVER, (evaluation.error, evaluation.segments)
+
+
 @pytest.mark.parametrize(
     "command",
     [
