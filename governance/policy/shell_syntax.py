@@ -65,6 +65,55 @@ _CONDITIONAL_OPERATOR = re.compile(r"&&|\|\||[()<>!|]")
 _COPROC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]*(?=[{(])")
 
 
+_QUALIFIER_COMMAND = re.compile(r"\+([A-Za-z_][A-Za-z0-9_:.-]*)")
+_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def _closing_parenthesis(s: str, i: int) -> int | None:
+    """Where the `(…)` opened just before `i` closes, quotes and escapes skipped."""
+    depth = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c in "'\"":
+            close = s.find(c, i + 1)
+            if close < 0:
+                return None
+            i = close + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            if depth == 0:
+                return i
+            depth -= 1
+        i += 1
+    return None
+
+
+def _qualifier_codes(body: str) -> list[str]:
+    """The CODE of every `e` qualifier: `e:CODE:`, `e'CODE'`, `e{CODE}` (any delimiter;
+    a bracket closes with its pair). Quotes inside CODE are kept for the word reader."""
+    codes, i = [], 0
+    while i < len(body):
+        if body[i] == "e" and i + 1 < len(body):
+            opener = body[i + 1]
+            closer = _CLOSERS.get(opener, opener)
+            j = i + 2
+            while j < len(body) and body[j] != closer:
+                if body[j] in "'\"" and opener not in "'\"":
+                    close = body.find(body[j], j + 1)
+                    j = len(body) if close < 0 else close
+                j += 1
+            codes.append(body[i + 2 : j] if opener not in "'\"" else body[i + 1 : j + 1])
+            i = j + 1
+        else:
+            i += 1
+    return codes
+
+
 def parse_script(
     text: str, budget: list[int] | None = None
 ) -> tuple[list[SimpleCommand], str | None]:
@@ -180,7 +229,41 @@ class _Parser(WordReader):
             # `name() body`: the name is a definition, not a command; the body is parsed next.
             self.i = parens.end()
             return SimpleCommand()
+        if command.words and self.i and self.s[self.i - 1] not in " \t":
+            self._read_glob_qualifiers()
+            return command
         raise ShellSyntaxError("unexpected `(`")
+
+    def _read_glob_qualifiers(self) -> None:
+        """zsh's glob qualifiers, `(…)` glued to a word (`*(e:'CODE':)`, `*(+CMD)`): `e`
+        runs CODE and `+` runs CMD for each file the glob finds (bash: a syntax error)."""
+        s, start = self.s, self.i + 1
+        end = _closing_parenthesis(s, start)
+        if end is None:
+            raise ShellSyntaxError("unterminated glob qualifier")
+        body, self.i = s[start:end], end + 1
+        for code in _qualifier_codes(body):
+            # zsh runs CODE with its quotes removed: `e:'a; b':` is the script `a; b`.
+            words = _Parser(code, self.nesting, self.budget)
+            text = []
+            while words.i < words.n:
+                words._skip_blanks()
+                if words.i >= words.n:
+                    break
+                if words.s[words.i] in "\n;&|()<>":
+                    text.append(words.s[words.i])
+                    words.i += 1
+                else:
+                    text.append(words.read_word().text)
+            inner = _Parser(" ".join(text), self.nesting, self.budget)
+            try:
+                inner.parse_list(closer=None)
+            finally:
+                self.commands.extend(inner.commands)
+        for name in _QUALIFIER_COMMAND.findall(body):
+            called = SimpleCommand()
+            called.words.append(name)
+            self.commands.append(called)
 
     def _read_command_word(self, command: SimpleCommand) -> SimpleCommand:
         word = self.read_word()

@@ -1036,6 +1036,10 @@ for template in (
     "noglob %s",
     "nocorrect %s",
     "cat =(%s)",
+    # glob qualifiers: `e` runs its code, for each file the glob finds
+    "print -l /workspace/*(e:'%s':)",
+    "ls -d /workspace/*(e{%s})",
+    "print /workspace/notes*(.e:'true; %s':)",
 ):
     _add(COMPOUND, template % RM, ran(RM), shell="zsh")
 

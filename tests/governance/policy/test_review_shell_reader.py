@@ -79,6 +79,9 @@ ZSH_HIDDEN_RM = [
     "noglob rm -rf /",
     "nocorrect rm -rf /",
     "echo =(rm -rf /)",
+    "print -l /etc/host*(e:'rm -rf /':)",
+    "ls *(.e:'echo a; rm -rf /':)",
+    "ls *(e{a;rm -rf /})",
 ]
 
 
