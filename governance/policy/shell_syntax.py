@@ -17,6 +17,7 @@ so visible `rm -rf /` calls went unseen; this reader saw all of them.
 """
 
 import re
+from collections.abc import Callable, Iterator
 
 from governance.policy.shell_words import MAX_NESTING, ShellSyntaxError, Word, WordReader
 
@@ -69,34 +70,36 @@ _QUALIFIER_COMMAND = re.compile(r"\+([A-Za-z_][A-Za-z0-9_:.-]*)")
 _CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
-def _closing_parenthesis(s: str, i: int) -> int | None:
-    """Where the `(…)` opened just before `i` closes, quotes and escapes skipped."""
+_QUALIFIER_STOPS = re.compile(r"[\\'\"()]")
+
+
+def _closing_parenthesis(s: str, i: int, spend: Callable[[], None]) -> int | None:
+    """Where the `(…)` opened just before `i` closes, quotes and escapes skipped; `spend`
+    takes a step of the reading's budget at each of them."""
     depth = 0
-    while i < len(s):
-        c = s[i]
+    while stop := _QUALIFIER_STOPS.search(s, i):
+        spend()
+        i, c = stop.start(), stop.group()
         if c == "\\":
             i += 2
-            continue
-        if c in "'\"":
+        elif c in "'\"":
             close = s.find(c, i + 1)
             if close < 0:
                 return None
             i = close + 1
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            if depth == 0:
-                return i
-            depth -= 1
-        i += 1
+        elif c == "(":
+            depth, i = depth + 1, i + 1
+        elif depth == 0:
+            return i
+        else:
+            depth, i = depth - 1, i + 1
     return None
 
 
-def _qualifier_codes(body: str) -> list[str]:
+def _qualifier_codes(body: str) -> Iterator[str]:
     """The CODE of every `e` qualifier: `e:CODE:`, `e'CODE'`, `e{CODE}` (any delimiter;
     a bracket closes with its pair). Quotes inside CODE are kept for the word reader."""
-    codes, i = [], 0
+    i = 0
     while i < len(body):
         if body[i] == "e" and i + 1 < len(body):
             opener = body[i + 1]
@@ -107,11 +110,10 @@ def _qualifier_codes(body: str) -> list[str]:
                     close = body.find(body[j], j + 1)
                     j = len(body) if close < 0 else close
                 j += 1
-            codes.append(body[i + 2 : j] if opener not in "'\"" else body[i + 1 : j + 1])
+            yield body[i + 2 : j] if opener not in "'\"" else body[i + 1 : j + 1]
             i = j + 1
         else:
             i += 1
-    return codes
 
 
 def parse_script(
@@ -238,7 +240,7 @@ class _Parser(WordReader):
         """zsh's glob qualifiers, `(…)` glued to a word (`*(e:'CODE':)`, `*(+CMD)`): `e`
         runs CODE and `+` runs CMD for each file the glob finds (bash: a syntax error)."""
         s, start = self.s, self.i + 1
-        end = _closing_parenthesis(s, start)
+        end = _closing_parenthesis(s, start, self.spend)
         if end is None:
             raise ShellSyntaxError("unterminated glob qualifier")
         body, self.i = s[start:end], end + 1
