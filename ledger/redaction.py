@@ -117,7 +117,9 @@ _FLAG_SECRETS = (
 # Inline secrets are searched only in text that holds one of these (lowercased).
 _INLINE_HINT = re.compile(
     _SECRET_WORDS + r"|://|-u\b|--user|--proxy-user|mysql|mariadb|sshpass|curl|private key|eyj"
-    r"|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|npm_|sk-|[rs]k_(?:live|test)_|aiza|akia|asia"
+    # A token's prefix only where a token can start: `task-`, `Asia` are no hint.
+    r"|(?<![a-z0-9_-])(?:gh[pousr]_|github_pat_|glpat-|xox[abposr]-|npm_|sk-|[rs]k_(?:live|test)_"
+    r"|aiza|akia|asia)"
 )
 
 

@@ -66,11 +66,11 @@ _CONDITIONAL_OPERATOR = re.compile(r"&&|\|\||[()<>!|]")
 _COPROC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]*(?=[{(])")
 
 
+# zsh's glob qualifiers: `+CMD`, the characters that end a qualifier list's scan, and the
+# pairs an `e` qualifier's code may be bracketed by.
 _QUALIFIER_COMMAND = re.compile(r"\+([A-Za-z_][A-Za-z0-9_:.-]*)")
-_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
-
-
 _QUALIFIER_STOPS = re.compile(r"[\\'\"()]")
+_CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
 def _closing_parenthesis(s: str, i: int, spend: Callable[[], None]) -> int | None:
@@ -245,19 +245,7 @@ class _Parser(WordReader):
             raise ShellSyntaxError("unterminated glob qualifier")
         body, self.i = s[start:end], end + 1
         for code in _qualifier_codes(body):
-            # zsh runs CODE with its quotes removed: `e:'a; b':` is the script `a; b`.
-            words = _Parser(code, self.nesting, self.budget)
-            text = []
-            while words.i < words.n:
-                words._skip_blanks()
-                if words.i >= words.n:
-                    break
-                if words.s[words.i] in "\n;&|()<>":
-                    text.append(words.s[words.i])
-                    words.i += 1
-                else:
-                    text.append(words.read_word().text)
-            inner = _Parser(" ".join(text), self.nesting, self.budget)
+            inner = _Parser(self._unquoted(code), self.nesting, self.budget)
             try:
                 inner.parse_list(closer=None)
             finally:
@@ -266,6 +254,21 @@ class _Parser(WordReader):
             called = SimpleCommand()
             called.words.append(name)
             self.commands.append(called)
+
+    def _unquoted(self, code: str) -> str:
+        """`code` with its quotes removed, as zsh runs an `e` qualifier's: `'a; b'` is the
+        script `a; b`. Operator characters outside quotes are kept where they stand."""
+        reader = _Parser(code, self.nesting, self.budget)
+        pieces = []
+        while True:
+            reader._skip_blanks()
+            if reader.i >= reader.n:
+                return " ".join(pieces)
+            if code[reader.i] in "\n;&|()<>":
+                pieces.append(code[reader.i])
+                reader.i += 1
+            else:
+                pieces.append(reader.read_word().text)
 
     def _read_command_word(self, command: SimpleCommand) -> SimpleCommand:
         word = self.read_word()
