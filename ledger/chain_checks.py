@@ -385,7 +385,11 @@ def ledger_check(*, by: str, unless_running: bool = False) -> Verified | None:
     never doubled by the next one due."""
     now = timezone.now()
     window = timedelta(minutes=settings.FLUIDBOX_LEDGER_CHECK_MINUTES or 60)
-    running = LedgerCheck.objects.filter(finished_at=None, started_at__gt=now - window)
+    # A row dated in the future is none this code wrote (it would hold the schedule back
+    # for good): written past fluidbox, it is ignored.
+    running = LedgerCheck.objects.filter(
+        finished_at=None, started_at__gt=now - window, started_at__lte=now
+    )
     if unless_running and running.exists():
         return None
     check = LedgerCheck.objects.create(started_at=now, by=by)
@@ -436,4 +440,7 @@ def _attributed(breaks: list) -> list[dict]:
 
 
 def latest_ledger_check() -> LedgerCheck | None:
-    return LedgerCheck.objects.exclude(finished_at=None).order_by("-finished_at").first()
+    """The newest finished check. One dated in the future was written past fluidbox: it
+    would pass for the latest and hide every real check after it."""
+    finished = LedgerCheck.objects.filter(finished_at__lte=timezone.now())
+    return finished.order_by("-finished_at").first()

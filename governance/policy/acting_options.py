@@ -690,11 +690,13 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         args = _gcc_words(args)
     found = list(_scan(program, args))
     if program == "python":
-        found += _python_module(args) + _django_manage(args)
+        found += _python_module(args) + _django_manage(args) + _warning_categories(program, args)
     elif program == "coverage":
         found += _coverage_run(args)
     elif program == "pylint":
         found += _pylint_reporters(args)
+    elif program == "pytest":
+        found += _warning_categories(program, args)
     elif program == "unittest":
         found += _unittest_modules(args)
     elif program == "sed":
@@ -737,6 +739,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _git_editor(args) + _git_signature_formats(args)
     if program == "uv":
         found += _uv_interpreters(args)
+    if program == "npm":
+        found += _npm_settings(args)
     if program == "pnpm":
         settings = [t for t in args if t.startswith("--config.")]
         found += [Acting((t.split("=", 1)[0], "--config."), CONFIGURES) for t in settings]
@@ -921,6 +925,93 @@ def _django_manage(args: list[str]) -> list[Acting]:
     if "--pdb" in args[2:]:
         found.append(Acting(("--pdb",), RUNS))
     return found + _django_elsewhere(args[1], args[2:])
+
+
+_NPM_PASSES_ON = "npm_config_{} in the environment of every script npm runs"
+
+
+def _npm_settings(args: list[str]) -> list[Acting]:
+    """npm takes any `--KEY=VALUE` as a setting, known or not, and passes each to the scripts
+    it runs as `npm_config_KEY`; an npm or node-gyp those scripts start reads it back as its
+    own setting, with `_` for `-` and in any case (`--script_shell=/x` is the inner npm's
+    `--script-shell`, `--python=/x` node-gyp's Python). A spelling of an acting setting, or a
+    value naming a path outside the working directory, must be named by the rule."""
+    found = []
+    for token in args:
+        if token == "--":
+            break  # the script's own arguments follow
+        name, equals, value = token[2:].partition("=")
+        if not token.startswith("--") or not equals or not name:
+            continue
+        key = name.lower().replace("_", "-")
+        env = _NPM_PASSES_ON.format(key.replace("-", "_"))
+        if key != name and "--" + key in ACTING["npm"]:
+            found.append(
+                Acting((token.split("=", 1)[0], "--" + key), f"{ACTING['npm']['--' + key]}: {env}")
+            )
+        elif _leaves(value) or value.startswith("~"):
+            found.append(
+                Acting((f"--{name}",), f"names a path outside the working directory: {env}")
+            )
+    return found
+
+
+# Modules a warning category may come from without running anything new: pytest's own
+# (`-W ignore::pytest.PytestUnraisableExceptionWarning`), already imported by then.
+_INERT_CATEGORY_MODULES = ("builtins", "warnings", "pytest", "_pytest")
+_IMPORTS_CATEGORY = "imports the module its warning category names (code that runs on import)"
+
+
+def _warning_categories(program: str, args: list[str]) -> list[Acting]:
+    """`pytest -W error::pkg.mod.Class`, `python -W ignore::pkg.mod.Class`: the filter's
+    category is imported from its module before anything else runs, and some modules act on
+    import (lib2to3.__main__ refactors the files its argv names, writing them where `-o`
+    says; test.__main__ runs CPython's test suite). A builtin category imports nothing."""
+    found = []
+    for value in _warning_filters(program, args):
+        parts = value.split(":")
+        category = parts[2].strip() if len(parts) > 2 else ""
+        module = category.rpartition(".")[0]
+        if module and not any(
+            module == inert or module.startswith(inert + ".") for inert in _INERT_CATEGORY_MODULES
+        ):
+            found.append(Acting(("-W", "--pythonwarnings"), _IMPORTS_CATEGORY))
+    return found
+
+
+def _warning_filters(program: str, args: list[str]) -> list[str]:
+    """The values of `-W` (also glued, or ending a cluster: `-qWerror::x.Y`) and, for
+    pytest, `--pythonwarnings`; python's own options end at its script, `-c` or `-m`."""
+    values, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--":
+            break
+        if token.startswith("--") and program == "pytest":
+            name, equals, value = token[2:].partition("=")
+            if len(name) > 1 and "pythonwarnings".startswith(name):
+                if not equals:
+                    value, k = (args[k] if k < len(args) else ""), k + 1
+                values.append(value)
+            continue
+        if not token.startswith("-") or token.startswith("--") or token == "-":
+            if program == "python":
+                break  # the script: the rest are its arguments
+            continue
+        for position, letter in enumerate(token[1:], start=1):
+            if letter not in VALUED_LETTERS[program]:
+                continue
+            value = token[position + 1 :]
+            # argparse takes no option for a value (`pytest -n -W x`: without xdist, `-n` is
+            # unknown and `-W` is read); python's getopt takes whatever follows.
+            if not value and k < len(args) and (program == "python" or args[k][:1] != "-"):
+                value, k = args[k], k + 1
+            if letter == "W":
+                values.append(value)
+            elif program == "python" and letter in "cm":
+                return values  # code, or a module whose arguments follow
+            break
+    return values
 
 
 def _pylint_reporters(args: list[str]) -> list[Acting]:

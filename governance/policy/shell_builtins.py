@@ -3,12 +3,13 @@
 Without `$` a script cannot use a variable, yet some variables change what runs on
 their own (`PATH=`, `LD_PRELOAD=`, `BASH_ENV=`, `GIT_SSH_COMMAND=`, `PAGER=`): only a
 short list of inert ones is let through, by plain name only (`declare 'LC_x[$(cmd)]=1'`
-runs its subscript) and, for TZ, only with a value inside the zone database (bash reads
-the file `TZ=/etc/passwd` names at once). Some builtins change how the rest of the script
-is read or run (`alias`, `hash -p`, `set -k`, `source`, `read PATH`, `export PATH=…`),
-and some evaluate a variable name's subscript as code (`test -v 'a[$(cmd)]'`,
-`printf -v`, `let`, `read`, `declare`): their effects are outside what the subset
-models, so they are concerns (ASK), not rules.
+runs its subscript); TZ only with a value inside the zone database (bash reads the file
+`TZ=/etc/passwd` names at once), LANGUAGE only with names without a `/`
+(`LANGUAGE=../../../../tmp/x`: every program's messages from /tmp/x). Some builtins change
+how the rest of the script is read or run (`alias`, `hash -p`, `set -k`, `source`,
+`read PATH`, `export PATH=…`), and some evaluate a variable name's subscript as code
+(`test -v 'a[$(cmd)]'`, `printf -v`, `let`, `read`, `declare`): their effects are outside
+what the subset models, so they are concerns (ASK), not rules.
 """
 
 import re
@@ -50,6 +51,10 @@ def variable_concern(name: str, value: str | None = None) -> str | None:
         return f"{name} is not a plain variable name: bash evaluates its subscript as code"
     if name == "TZ" and value is not None and _names_a_file_outside_the_zones(value):
         return f"TZ={value} makes the shell read that file (bash sets the time zone at once)"
+    if name == "LANGUAGE" and value is not None and "/" in value:
+        # gettext joins each of its names into the catalog's path, `..` and all: a program's
+        # messages (its printf formats among them) come from the .mo file found there.
+        return f"LANGUAGE={value} loads message catalogs from a folder it names"
     if name in INERT_VARIABLES or name.startswith("LC_"):
         return None
     return f"the assignment to {name} can change what the command runs"

@@ -6,6 +6,7 @@ import json
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 
+from fluidbox.canonical import digest_of
 from governance.models import ApprovalStatus, BrokerStatus, Decision, Run, Source
 from governance.policy import escape_invisible
 from governance.portal.pages import page_context
@@ -13,6 +14,7 @@ from governance.portal.verbatim import arguments_html, highlighted
 from ledger.api import event_json
 from ledger.chain_checks import chain_verify, latest_ledger_check
 from ledger.models import Event, EventType
+from ledger.redaction import redact
 
 MAX_ROWS = 5000
 DECISION_CHOICES = list(
@@ -156,6 +158,70 @@ def frozen_details(run: Run) -> dict:
     }
 
 
+def _as_frozen(run: Run, tools: list[tuple]) -> dict:
+    """The frozen details the page shows, in the shape `run.created` recorded them."""
+    invoker = run.invoked_by.get_username() if run.invoked_by_id else None
+    return {
+        "agent": run.agent,
+        "source": run.source,
+        "invoked_by": invoker,
+        "created_by": run.created_by or None,
+        "policy_version": run.policy_version.number,
+        "policy_digest": run.policy_digest,
+        "autonomy": run.autonomy,
+        "trust_tier": run.trust_tier,
+        "budget_tokens": run.budget_tokens,
+        "tool_set_digest": run.tool_set_digest,
+        "tools": sorted(name for name, _, _ in tools),
+        "uncallable": sorted(name for name, _, callable_ in tools if not callable_),
+        "connections": sorted(
+            [slug, generation]
+            for slug, generation in run.bindings.values_list(
+                "connection__slug", "authorization_generation"
+            )
+        ),
+    }
+
+
+def frozen_disagreements(run: Run) -> list[str]:
+    """Each frozen detail whose row differs from what the run's `run.created` event (seq 1)
+    recorded. The rows are not in the ledger: someone writing to the database could change a
+    run's trust tier or tools under a chain that still verifies. The event is what holds."""
+    created = (
+        Event.objects.filter(run=run, seq=1, type=EventType.RUN_CREATED)
+        .values_list("data", flat=True)
+        .first()
+    )
+    if not isinstance(created, dict):
+        return ["the run has no run.created event to check its frozen details against"]
+    tools = list(run.frozen_tools.values_list("name", "definition_digest", "callable"))
+    shown = _as_frozen(run, tools)
+    # Compared as redacted when the event was written, or as written in full.
+    redacted = redact(shown).data
+    found = []
+    for name, value in shown.items():
+        if name not in created:
+            continue
+        recorded = created[name]
+        if name == "connections" and isinstance(recorded, list):
+            recorded = sorted(
+                [c.get("slug"), c.get("generation")] for c in recorded if isinstance(c, dict)
+            )
+        if name == "invoked_by":
+            recorded = recorded or None
+        if recorded not in (value, redacted[name]):
+            found.append(
+                f"{name}: the row shown says {json.dumps(value)[:120]}, "
+                f"run.created recorded {json.dumps(recorded)[:120]}"
+            )
+    if digest_of(sorted(list(tool) for tool in tools)) != created.get("tool_set_digest"):
+        found.append(
+            "tools: the frozen tools' names, definition digests and callable flags do not "
+            "hash to the tool_set_digest run.created recorded"
+        )
+    return found
+
+
 def _passes(event: Event, filters: dict[str, str]) -> bool:
     decision, source = _decision_and_source(_data(event))
     return filters.get("decision", decision) == decision and filters.get("source", source) == source
@@ -198,6 +264,7 @@ def run_timeline_view(request, run: Run, *, whole_org: bool):
         chain=chain_status(run),
         ledger_check=ledger_check_status(run, whole_org=whole_org),
         frozen=frozen_details(run),
+        frozen_differs=frozen_disagreements(run),
         opts=Run._meta,
     )
     return render(request, "portal/run_timeline.html", context)

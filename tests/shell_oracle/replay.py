@@ -56,7 +56,13 @@ _LAUNCHER = _named(
     "uname", "ls", "expr", "dirname", "basename", "readlink", "which", "sed", "grep", "cat",
     "tr", "cut", "getopt", "java", "node", "nodejs", "lsb_release", "mkdir", "pwd", "id",
 )  # fmt: skip
-_COMPILER = _named("cc1", "cc1plus", "collect2", "as", "ld", "ld.bfd", "ld.gold", "lto-wrapper")
+_COMPILER = _named(
+    "cc1", "cc1plus", "collect2", "as", "ld", "ld.bfd", "ld.gold", "lto-wrapper", "lto1",
+    # `-gsplit-dwarf` (GCC 12): `objcopy --extract-dwo` and `--strip-dwo` on the object it wrote.
+    "objcopy",
+    # lto-wrapper runs the driver again (`gcc @FILE`) for the link-time passes.
+    "gcc", "g++", "cc", "c++",
+)  # fmt: skip
 HELPERS = {
     "git": _git_helper,
     "egrep": _named("grep"),
