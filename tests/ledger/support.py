@@ -3,6 +3,7 @@ offline verifier run as an auditor would (a separate process without Django), an
 tampering a database superuser could do."""
 
 import base64
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from django.utils import timezone
 from ledger.append_only import append_only_suspended
 from ledger.checkpoints import active_key, checkpoint_sign, vkey_of
 from ledger.log_models import Checkpoint, LogKey, LogLeaf, LogTile, OrgLog
-from ledger.models import Event
+from ledger.models import Event, RunCounter
 from ledger.sequencer import log_for_org, sequence
 from ledger.tree import TreeReader
 from ledger.verify.note import ED25519, checkpoint_text, key_id, signature_line
@@ -112,6 +113,23 @@ def rechain_run(run_id) -> None:
             [previous, digest, event.pk],
         )
         previous = digest
+
+
+def allow_a_denial(run_id) -> Event:
+    """Turn one `tool.decision` deny into allow and recompute the chain and the counter."""
+    denied = next(
+        event
+        for event in Event.objects.filter(run_id=run_id, type="tool.decision").order_by("seq")
+        if event.data.get("decision") == "deny"
+    )
+    data = {**denied.data, "decision": "allow"}
+    superuser_sql(
+        f"UPDATE {Event._meta.db_table} SET data = %s WHERE id = %s", [json.dumps(data), denied.pk]
+    )
+    rechain_run(run_id)
+    head = Event.objects.filter(run_id=run_id).order_by("-seq").first()
+    RunCounter.objects.filter(run_id=run_id).update(last_seq=head.seq, last_hash=head.hash)
+    return denied
 
 
 def rebuild_tree(org) -> OrgLog:

@@ -2,7 +2,6 @@
 API, the exporter) against a database superuser who edits the ledger past the append-only
 triggers and then tidies up what the old checks looked at: the run's counter, its chain."""
 
-import json
 from io import StringIO
 
 import pytest
@@ -20,10 +19,10 @@ from ledger.log_models import LogLeaf
 from ledger.models import Event, RunCounter
 from tests.conftest import Api, run_body
 from tests.ledger.support import (
+    allow_a_denial,
     checkpoint_now,
     export,
     gate_traffic,
-    rechain_run,
     run_value,
     superuser_sql,
 )
@@ -96,21 +95,6 @@ def truncate_and_rewind(run_id) -> list[int]:
     SequencedRun.objects.filter(run_id=run_id).update(seq=last)
     Run.objects.filter(pk=run_id).update(status="active", finished_at=None)
     return orphans
-
-
-def allow_a_denial(run_id) -> Event:
-    """Turn one `tool.decision` deny into allow and recompute the chain and the counter."""
-    denied = next(
-        event
-        for event in Event.objects.filter(run_id=run_id, type="tool.decision").order_by("seq")
-        if event.data.get("decision") == "deny"
-    )
-    data = {**denied.data, "decision": "allow"}
-    superuser_sql(f"UPDATE {EVENTS} SET data = %s WHERE id = %s", [json.dumps(data), denied.pk])
-    rechain_run(run_id)
-    head = Event.objects.filter(run_id=run_id).order_by("-seq").first()
-    RunCounter.objects.filter(run_id=run_id).update(last_seq=head.seq, last_hash=head.hash)
-    return denied
 
 
 def test_an_untouched_ledger_passes_every_online_check(ledger, org, tmp_path):

@@ -8,7 +8,6 @@ No event carries such a number from a request today (arguments reach the ledger 
 and digests); an event that did must still verify.
 """
 
-import json
 import math
 from datetime import timedelta
 
@@ -26,7 +25,7 @@ from ledger.models import Event
 from ledger.redaction import redact
 from ledger.services import event_append
 from ledger.tasks import ledger_check_run
-from tests.ledger.support import checkpoint_now, gate_traffic, rechain_run, superuser_sql
+from tests.ledger.support import allow_a_denial, checkpoint_now, gate_traffic
 
 NUMBERS = [1e300, 1e16, -1e22, -0.0, 0.1, 1.5e-300, 1e-7, 123456789.123456789, 2**64, 7]
 
@@ -108,26 +107,13 @@ def test_a_frozen_tool_s_definition_edited_in_the_database_is_named_on_its_page(
 # and /metrics show the latest one, and the worker skips its check while one is running.
 
 
-def deny_turned_allow(run_id) -> None:
-    denied = next(
-        event
-        for event in Event.objects.filter(run_id=run_id, type="tool.decision").order_by("seq")
-        if event.data.get("decision") == "deny"
-    )
-    data = {**denied.data, "decision": "allow"}
-    superuser_sql(
-        f"UPDATE {Event._meta.db_table} SET data = %s WHERE id = %s", [json.dumps(data), denied.pk]
-    )
-    rechain_run(run_id)
-
-
 def test_a_clean_check_dated_in_the_future_hides_no_real_check(org, make_run):
     run_id, runner = make_run()
     gate_traffic(runner, run_id, 3)
     checkpoint_now(org)
     later = timezone.now() + timedelta(days=365)
     LedgerCheck.objects.create(started_at=later, finished_at=later, by="worker")
-    deny_turned_allow(run_id)
+    allow_a_denial(run_id)
 
     assert ledger_check_run() >= 1
 
