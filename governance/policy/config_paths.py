@@ -76,6 +76,17 @@ CONFIG_PATHS: dict[str, str] = {
     # yq or pip imports.
     ".local/lib/python": r"\.local/lib/python[^/]*/site-packages(?:/.*)?",
     ".mavenrc": r"\.mavenrc",  # the mvn launcher sources it
+    # Other version control systems keep the repository's configuration inside it, as git
+    # does, and run what it names on their everyday commands: Mercurial's and Sapling's
+    # `[hooks] pre-status = CMD` (any `pre-COMMAND`), `[extensions] x = /path/x.py`;
+    # Jujutsu's `ui.pager`, `ui.diff.tool`, `fix.tools`; Subversion's `diff-cmd`.
+    ".hg": r"\.hg(?:/.*)?",
+    ".hgrc": r"\.hgrc",
+    ".sl": r"\.sl(?:/.*)?",
+    ".slconfig": r"\.slconfig",
+    ".jj": r"\.jj(?:/.*)?",
+    ".config/jj": r"\.config/jj(?:/.*)?",
+    ".subversion": r"\.subversion(?:/.*)?",
     # From the manuals (not installed or not run where the oracle runs): `GOFLAGS=-toolexec=…`
     # in go's env file, gradle's init scripts (every build runs them), and the aliases file
     # Debian's and Ubuntu's .bashrc source.
@@ -92,7 +103,7 @@ _MATCHERS = [
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
-    r"mavenrc|m2|gradle)|pip\.conf|customize",
+    r"mavenrc|m2|gradle|hg|sl|jj|subversion)|pip\.conf|customize",
     re.IGNORECASE,
 )
 

@@ -42,6 +42,14 @@ def workspace_policy(*extra: str):
         "/workspace/.cursor/mcp.json",
         "/workspace/.envrc",
         "/workspace/.GIT/CONFIG",
+        # Other version control systems' repository settings: hooks, pagers, diff tools.
+        "/workspace/.hg/hgrc",
+        "/workspace/vendor/lib/.hg/hgrc",
+        "/workspace/.sl/config",
+        "/workspace/.jj/repo/config.toml",
+        "/workspace/.home/.config/jj/config.toml",
+        "/workspace/.home/.hgrc",
+        "/workspace/.home/.subversion/config",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
@@ -76,7 +84,16 @@ def test_credentials_are_read_only_through_a_rule_that_names_them():
 
 
 @pytest.mark.parametrize(
-    "path", ["/workspace/src/app.py", "/workspace/conftest.py", "/workspace/.github/x.yml"]
+    "path",
+    [
+        "/workspace/src/app.py",
+        "/workspace/conftest.py",
+        "/workspace/.github/x.yml",
+        "/workspace/.slack/notes.md",
+        "/workspace/src/hg.py",
+        "/workspace/.hgignore",
+        "/workspace/.jjconfig.bak",
+    ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):
     assert workspace_policy().evaluate("write_file", {"path": path}, PATH).verdict is (
