@@ -87,6 +87,22 @@ CONFIG_PATHS: dict[str, str] = {
     ".jj": r"\.jj(?:/.*)?",
     ".config/jj": r"\.config/jj(?:/.*)?",
     ".subversion": r"\.subversion(?:/.*)?",
+    # Command-line clients run their start-up file before the command line's own work, in
+    # batch mode too: sqlite3's `.shell CMD` (`sqlite3 db 'select 1'`), gdb's `shell CMD`
+    # (`gdb -batch`), tmux's `run-shell`, psql's `\! CMD`; mysql's `plugin-dir` and
+    # `default-auth` load a shared object, terraform's `dev_overrides` run a provider from a
+    # folder, mailx's `set sendmail=` runs a program.
+    ".sqliterc": r"\.sqliterc",
+    ".psqlrc": r"\.psqlrc(?:-[^/]*)?",
+    ".gdbinit": r"\.gdbinit",
+    ".config/gdb": r"\.config/gdb(?:/.*)?",
+    ".tmux.conf": r"\.tmux\.conf",
+    ".config/tmux": r"\.config/tmux(?:/.*)?",
+    ".my.cnf": r"\.my\.cnf",
+    ".mylogin.cnf": r"\.mylogin\.cnf",
+    ".terraformrc": r"\.terraformrc",
+    "terraform.rc": r"terraform\.rc",
+    ".mailrc": r"\.mailrc",
     # From the manuals (not installed or not run where the oracle runs): `GOFLAGS=-toolexec=…`
     # in go's env file, gradle's init scripts (every build runs them), and the aliases file
     # Debian's and Ubuntu's .bashrc source.
@@ -103,7 +119,8 @@ _MATCHERS = [
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
-    r"mavenrc|m2|gradle|hg|sl|jj|subversion)|pip\.conf|customize",
+    r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraformrc|"
+    r"mailrc)|pip\.conf|customize|terraform\.rc",
     re.IGNORECASE,
 )
 

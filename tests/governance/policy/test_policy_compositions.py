@@ -50,6 +50,18 @@ def workspace_policy(*extra: str):
         "/workspace/.home/.config/jj/config.toml",
         "/workspace/.home/.hgrc",
         "/workspace/.home/.subversion/config",
+        # Start-up files command-line clients run in batch mode too (FINDINGS F101).
+        "/workspace/.home/.sqliterc",
+        "/workspace/.home/.gdbinit",
+        "/workspace/.home/.config/gdb/gdbinit",
+        "/workspace/.home/.tmux.conf",
+        "/workspace/.home/.config/tmux/tmux.conf",
+        "/workspace/.home/.psqlrc",
+        "/workspace/.home/.psqlrc-15",
+        "/workspace/.home/.my.cnf",
+        "/workspace/.home/.terraformrc",
+        "/workspace/.home/terraform.rc",
+        "/workspace/.home/.mailrc",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
@@ -93,6 +105,9 @@ def test_credentials_are_read_only_through_a_rule_that_names_them():
         "/workspace/src/hg.py",
         "/workspace/.hgignore",
         "/workspace/.jjconfig.bak",
+        "/workspace/db/my.cnf.example",
+        "/workspace/infra/main.tf",
+        "/workspace/docs/tmux.md",
     ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):
