@@ -103,6 +103,16 @@ CONFIG_PATHS: dict[str, str] = {
     ".terraformrc": r"\.terraformrc",
     "terraform.rc": r"terraform\.rc",
     ".mailrc": r"\.mailrc",
+    # Start-up code of Python shells and notebooks (`ipython -c` runs profile_default/startup/
+    # first), the JVM options every Gradle build takes (`org.gradle.jvmargs=-javaagent:…`),
+    # rustup's toolchains (a linked one is a folder of programs cargo runs), and the
+    # programs folder a login shell puts first on PATH (Debian's ~/.profile): Codex runs
+    # each command as `bash -lc`.
+    ".ipython": r"\.ipython(?:/.*)?",
+    ".jupyter": r"\.jupyter(?:/.*)?",
+    ".gradle/gradle.properties": r"\.gradle/gradle\.properties",
+    ".rustup": r"\.rustup(?:/.*)?",
+    ".local/bin": r"\.local/bin(?:/.*)?",
     # From the manuals (not installed or not run where the oracle runs): `GOFLAGS=-toolexec=…`
     # in go's env file, gradle's init scripts (every build runs them), and the aliases file
     # Debian's and Ubuntu's .bashrc source.
@@ -120,7 +130,7 @@ _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraformrc|"
-    r"mailrc)|pip\.conf|customize|terraform\.rc",
+    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc",
     re.IGNORECASE,
 )
 

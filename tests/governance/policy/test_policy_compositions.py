@@ -62,6 +62,11 @@ def workspace_policy(*extra: str):
         "/workspace/.home/.terraformrc",
         "/workspace/.home/terraform.rc",
         "/workspace/.home/.mailrc",
+        "/workspace/.home/.ipython/profile_default/startup/00-x.py",
+        "/workspace/.home/.jupyter/jupyter_server_config.py",
+        "/workspace/.home/.gradle/gradle.properties",
+        "/workspace/.home/.rustup/settings.toml",
+        "/workspace/.home/.local/bin/git",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
@@ -108,6 +113,9 @@ def test_credentials_are_read_only_through_a_rule_that_names_them():
         "/workspace/db/my.cnf.example",
         "/workspace/infra/main.tf",
         "/workspace/docs/tmux.md",
+        "/workspace/gradle.properties",
+        "/workspace/.gradle/8.5/checksums/checksums.lock",
+        "/workspace/notebooks/analysis.ipynb",
     ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):
