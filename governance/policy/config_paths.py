@@ -72,6 +72,11 @@ CONFIG_PATHS: dict[str, str] = {
     # Python runs the `import` lines of every .pth file in its site folders at start-up
     # (the user's ~/.local/lib/pythonX.Y/site-packages, a virtualenv's).
     ".pth": r"[^/]+\.pth",
+    # And what those lines import: a venv's distutils-precedence.pth imports _distutils_hack,
+    # an editable install's .pth its finder module, so any file of a site-packages folder may
+    # run as Python starts (`.venv/bin/python -c 1` ran a planted `_distutils_hack`).
+    "site-packages": r"site-packages(?:/.*)?",
+    "dist-packages": r"dist-packages(?:/.*)?",
     # The user's site-packages comes before the system's: a `yaml.py` or `pip/` there is what
     # yq or pip imports.
     ".local/lib/python": r"\.local/lib/python[^/]*/site-packages(?:/.*)?",
@@ -130,7 +135,7 @@ _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraformrc|"
-    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc",
+    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc|-packages",
     re.IGNORECASE,
 )
 

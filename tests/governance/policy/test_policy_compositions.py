@@ -67,6 +67,11 @@ def workspace_policy(*extra: str):
         "/workspace/.home/.gradle/gradle.properties",
         "/workspace/.home/.rustup/settings.toml",
         "/workspace/.home/.local/bin/git",
+        # A module a .pth file imports runs as Python starts (FINDINGS F102).
+        "/workspace/.venv/lib/python3.11/site-packages/_distutils_hack/__init__.py",
+        "/workspace/venv/lib/python3.12/site-packages/__editable___app_finder.py",
+        "/workspace/.home/.local/lib/python3.11/site-packages/yaml.py",
+        "/workspace/root/usr/lib/python3/dist-packages/apt/__init__.py",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
@@ -116,6 +121,8 @@ def test_credentials_are_read_only_through_a_rule_that_names_them():
         "/workspace/gradle.properties",
         "/workspace/.gradle/8.5/checksums/checksums.lock",
         "/workspace/notebooks/analysis.ipynb",
+        "/workspace/docs/site-packages.md",
+        "/workspace/src/packages/site.py",
     ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):

@@ -100,6 +100,8 @@ REFUSED = [
     "cp notes.txt /workspace/.home/.less",
     "echo 'import os' > /workspace/.home/.local/lib/python3.11/site-packages/x.pth",
     "echo 'import os' > .venv/lib/python3.11/site-packages/evil.pth",
+    # F102: a venv's .pth files import modules from it (distutils-precedence.pth)
+    "echo x > /workspace/.venv/lib/python3.11/site-packages/x.py",
     "tee /workspace/.home/.mavenrc < notes.txt",
     "echo '<settings/>' > /workspace/.home/.m2/settings.xml",
     "echo x > /workspace/.home/.local/lib/python3.11/site-packages/yaml.py",
@@ -197,7 +199,6 @@ STILL_ALLOWED = [
     "less README.md",
     "echo x > /workspace/styles/main.less",
     "echo x > /workspace/depth",
-    "echo x > /workspace/.venv/lib/python3.11/site-packages/x.py",
     "echo x > /workspace/src/local/lib.py",
     "fd -e py",
     "fd -t f test src",
