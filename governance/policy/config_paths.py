@@ -77,6 +77,8 @@ CONFIG_PATHS: dict[str, str] = {
     # run as Python starts (`.venv/bin/python -c 1` ran a planted `_distutils_hack`).
     "site-packages": r"site-packages(?:/.*)?",
     "dist-packages": r"dist-packages(?:/.*)?",
+    # A venv's `home =` names the Python installation whose standard library it loads.
+    "pyvenv.cfg": r"pyvenv\.cfg",
     # The user's site-packages comes before the system's: a `yaml.py` or `pip/` there is what
     # yq or pip imports.
     ".local/lib/python": r"\.local/lib/python[^/]*/site-packages(?:/.*)?",
@@ -135,7 +137,7 @@ _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraformrc|"
-    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc|-packages",
+    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc|-packages|pyvenv",
     re.IGNORECASE,
 )
 

@@ -72,6 +72,7 @@ def workspace_policy(*extra: str):
         "/workspace/venv/lib/python3.12/site-packages/__editable___app_finder.py",
         "/workspace/.home/.local/lib/python3.11/site-packages/yaml.py",
         "/workspace/root/usr/lib/python3/dist-packages/apt/__init__.py",
+        "/workspace/.venv/pyvenv.cfg",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
