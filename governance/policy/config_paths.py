@@ -79,6 +79,23 @@ CONFIG_PATHS: dict[str, str] = {
     "dist-packages": r"dist-packages(?:/.*)?",
     # A venv's `home =` names the Python installation whose standard library it loads.
     "pyvenv.cfg": r"pyvenv\.cfg",
+    # Credentials the command-line tools agents use keep in the home folder (tokens read in
+    # clear), some with settings that run programs too (gh's `pager`, `editor`, `!` aliases).
+    ".pgpass": r"\.pgpass",
+    ".config/gh": r"\.config/gh(?:/.*)?",
+    ".config/hub": r"\.config/hub",
+    ".config/gcloud": r"\.config/gcloud(?:/.*)?",
+    ".azure": r"\.azure(?:/.*)?",
+    ".terraform.d": r"\.terraform\.d(?:/.*)?",
+    ".vault-token": r"\.vault-token",
+    ".pulumi": r"\.pulumi(?:/.*)?",
+    ".gem/credentials": r"\.gem/credentials",
+    ".cargo/credentials": r"\.cargo/credentials(?:\.toml)?",
+    ".composer/auth.json": r"(?:\.config/)?\.?composer/auth\.json",
+    ".nuget": r"\.nuget/NuGet(?:/.*)?",
+    ".config/NuGet": r"\.config/NuGet(?:/.*)?",
+    ".password-store": r"\.password-store(?:/.*)?",
+    ".local/share/keyrings": r"\.local/share/keyrings(?:/.*)?",
     # The user's site-packages comes before the system's: a `yaml.py` or `pip/` there is what
     # yq or pip imports.
     ".local/lib/python": r"\.local/lib/python[^/]*/site-packages(?:/.*)?",
@@ -136,8 +153,8 @@ _MATCHERS = [
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
-    r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraformrc|"
-    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc|-packages|pyvenv",
+    r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
+    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc|-packages|pyvenv|\.(?:pgpass|azure|vault|pulumi|gem|nuget|password)|composer",
     re.IGNORECASE,
 )
 

@@ -97,10 +97,31 @@ def test_a_rule_that_names_the_configuration_path_allows_it():
     assert other.verdict is Verdict.ASK
 
 
-def test_credentials_are_read_only_through_a_rule_that_names_them():
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/workspace/.npmrc",
+        "/workspace/.home/.pgpass",
+        "/workspace/.home/.config/gh/hosts.yml",
+        "/workspace/.home/.config/gcloud/access_tokens.db",
+        "/workspace/.home/.azure/msal_token_cache.json",
+        "/workspace/.home/.terraform.d/credentials.tfrc.json",
+        "/workspace/.home/.vault-token",
+        "/workspace/.home/.pulumi/credentials.json",
+        "/workspace/.home/.gem/credentials",
+        "/workspace/.home/.cargo/credentials.toml",
+        "/workspace/.home/.config/composer/auth.json",
+        "/workspace/.home/.composer/auth.json",
+        "/workspace/.home/.nuget/NuGet/NuGet.Config",
+        "/workspace/.home/.password-store/github.gpg",
+        "/workspace/.home/.local/share/keyrings/login.keyring",
+    ],
+)
+def test_credentials_are_read_only_through_a_rule_that_names_them(path):
     policy = workspace_policy()
 
-    assert policy.evaluate("read_file", {"path": "/workspace/.npmrc"}, PATH).verdict is Verdict.ASK
+    assert policy.evaluate("read_file", {"path": path}, PATH).verdict is Verdict.ASK
+    assert policy.evaluate("write_file", {"path": path}, PATH).verdict is Verdict.ASK
     assert policy.evaluate("read_file", {"path": "/workspace/a.txt"}, PATH).verdict is (
         Verdict.ALWAYS
     )
@@ -124,6 +145,9 @@ def test_credentials_are_read_only_through_a_rule_that_names_them():
         "/workspace/notebooks/analysis.ipynb",
         "/workspace/docs/site-packages.md",
         "/workspace/src/packages/site.py",
+        "/workspace/composer.json",
+        "/workspace/src/gem/credentials_helper.rb",
+        "/workspace/docs/azure.md",
     ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):
