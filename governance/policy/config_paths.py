@@ -147,6 +147,14 @@ CONFIG_PATHS: dict[str, str] = {
     "sitecustomize.py": r"sitecustomize\.py",
     "usercustomize.py": r"usercustomize\.py",
 }
+# Of those, the ones that hold no secret: reading them is reading code or settings an agent
+# reads to do its work (a library's source in site-packages, a toolchain's), only a write
+# acts. Every other name guards reads too.
+EXECUTION_ONLY = frozenset(
+    {".hg", ".sl", ".jj", ".config/jj", ".sqliterc", ".psqlrc", ".gdbinit", ".config/gdb"}
+    | {".tmux.conf", ".config/tmux", ".mailrc", ".ipython", ".rustup", ".local/bin"}
+    | {"site-packages", "dist-packages", "pyvenv.cfg"}
+)
 _MATCHERS = [
     (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
 ]
@@ -154,13 +162,16 @@ _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
-    r"mailrc|ipython|jupyter|rustup)|pip\.conf|customize|terraform\.rc|-packages|pyvenv|\.(?:pgpass|azure|vault|pulumi|gem|nuget|password)|composer",
+    r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
+    r"customize|terraform\.rc|-packages|pyvenv|composer",
     re.IGNORECASE,
 )
 
 
-def config_path_names(path: str) -> list[str]:
-    """The CONFIG_PATHS names a (normalised) path falls under; most paths: none, cheaply."""
+def config_path_names(path: str, *, reading: bool = False) -> list[str]:
+    """The CONFIG_PATHS names a (normalised) path falls under, for a read or a write; most
+    paths: none, cheaply."""
     if not _CANDIDATE.search(path):
         return []
-    return [name for name, matcher in _MATCHERS if matcher.search(path)]
+    names = [name for name, matcher in _MATCHERS if matcher.search(path)]
+    return [name for name in names if not (reading and name in EXECUTION_ONLY)]

@@ -151,7 +151,8 @@ def read_call(tool: str, arguments: Any, match_argument: MatchArgument | None) -
         return CallReading(key, [Probe(key, True)])
     value = argument_value(arguments, match_argument)
     if match_argument.kind == "path":
-        return _read_path(tool, _checked(value))
+        reads_only = tool in READING_PATH_TOOLS or tool == match_argument.read_tool
+        return _read_path(tool, _checked(value), reads_only=reads_only)
     if match_argument.kind == "shell":
         return _read_shell(tool, _checked(value), match_argument)
     subject = value if isinstance(value, str) else canonical_json(value)
@@ -159,26 +160,34 @@ def read_call(tool: str, arguments: Any, match_argument: MatchArgument | None) -
     return CallReading(key, [Probe(key, True)])
 
 
-def config_requirements(path: str) -> tuple[Requirement, ...]:
+def config_requirements(path: str, *, reading: bool = False) -> tuple[Requirement, ...]:
     """A path that configures execution or holds credentials: the rule must name it."""
     return tuple(
         Requirement(
             (name, name.split("/", 1)[0]),
             f"{name} configures what programs run or holds credentials",
         )
-        for name in config_path_names(path)
+        for name in config_path_names(path, reading=reading)
     )
 
 
-def _read_path(tool: str, path: str) -> CallReading:
+# Path tools that only read (the agents' Read, LS, Glob and Grep map to them): any other path
+# tool is taken to write.
+READING_PATH_TOOLS = frozenset({"read_file", "list_dir", "find_files", "search_text"})
+
+
+def _read_path(tool: str, path: str, *, reads_only: bool) -> CallReading:
     normal = normalise_path(path)
     reading = CallReading(f"{tool}:{normal}")
-    reading.add(reading.whole_key, True, requires=config_requirements(normal))
+    requires = config_requirements(normal, reading=reads_only)
+    reading.add(reading.whole_key, True, requires=requires)
     if normal != path:
         reading.add(f"{tool}:{path}", binding=False)
     folded = normalise_path(unicodedata.normalize("NFKC", path))
     if folded != normal:
-        reading.add(f"{tool}:{folded}", True, requires=config_requirements(folded))
+        reading.add(
+            f"{tool}:{folded}", True, requires=config_requirements(folded, reading=reads_only)
+        )
     hidden = first_invisible(path, layout_is_visible=False)
     if hidden:
         reading.concerns.append(
@@ -227,7 +236,7 @@ def _add_shell_reading(
         file_tool = (
             match_argument.read_tool if finding.kind == "read" else match_argument.write_tool
         )
-        requires = finding.requires + config_requirements(path)
+        requires = finding.requires + config_requirements(path, reading=finding.kind == "read")
         reading.add(f"{file_tool}:{path}", finding.binding, finding.never_only, requires)
         if path != finding.text:
             reading.add(f"{file_tool}:{finding.text}", False, finding.never_only, requires)

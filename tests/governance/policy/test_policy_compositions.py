@@ -130,6 +130,40 @@ def test_credentials_are_read_only_through_a_rule_that_names_them(path):
 @pytest.mark.parametrize(
     "path",
     [
+        "/workspace/.venv/lib/python3.11/site-packages/django/db/models/query.py",
+        "/workspace/.venv/pyvenv.cfg",
+        "/workspace/.home/.rustup/toolchains/stable/lib/rustlib/src/rust/library/core/src/lib.rs",
+        "/workspace/.home/.local/bin/black",
+        "/workspace/.hg/hgrc",
+        "/workspace/.home/.tmux.conf",
+    ],
+)
+def test_code_and_settings_that_hold_no_secret_are_read_freely_and_written_by_name(path):
+    policy = workspace_policy("list_dir:/workspace/*")
+
+    read = policy.evaluate("read_file", {"path": path}, PATH)
+    listed = policy.evaluate("list_dir", {"path": path}, PATH)
+    grepped = policy.evaluate("run_command", {"command": f"grep -n def < {path}"}, SHELL)
+    written = policy.evaluate("write_file", {"path": path}, PATH)
+    redirected = policy.evaluate("run_command", {"command": f"echo x >> {path}"}, SHELL)
+
+    assert (read.verdict, listed.verdict, grepped.verdict) == (Verdict.ALWAYS,) * 3
+    assert (written.verdict, redirected.verdict) == (Verdict.ASK,) * 2
+
+
+@pytest.mark.parametrize("path", ["/workspace/.home/.hgrc", "/workspace/.home/.my.cnf"])
+def test_settings_that_may_hold_a_password_are_not_read_freely(path):
+    policy = workspace_policy()
+
+    assert policy.evaluate("read_file", {"path": path}, PATH).verdict is Verdict.ASK
+    assert policy.evaluate("run_command", {"command": f"wc -l < {path}"}, SHELL).verdict is (
+        Verdict.ASK
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
         "/workspace/src/app.py",
         "/workspace/conftest.py",
         "/workspace/.github/x.yml",
