@@ -79,23 +79,6 @@ CONFIG_PATHS: dict[str, str] = {
     "dist-packages": r"dist-packages(?:/.*)?",
     # A venv's `home =` names the Python installation whose standard library it loads.
     "pyvenv.cfg": r"pyvenv\.cfg",
-    # Credentials the command-line tools agents use keep in the home folder (tokens read in
-    # clear), some with settings that run programs too (gh's `pager`, `editor`, `!` aliases).
-    ".pgpass": r"\.pgpass",
-    ".config/gh": r"\.config/gh(?:/.*)?",
-    ".config/hub": r"\.config/hub",
-    ".config/gcloud": r"\.config/gcloud(?:/.*)?",
-    ".azure": r"\.azure(?:/.*)?",
-    ".terraform.d": r"\.terraform\.d(?:/.*)?",
-    ".vault-token": r"\.vault-token",
-    ".pulumi": r"\.pulumi(?:/.*)?",
-    ".gem/credentials": r"\.gem/credentials",
-    ".cargo/credentials": r"\.cargo/credentials(?:\.toml)?",
-    ".composer/auth.json": r"(?:\.config/)?\.?composer/auth\.json",
-    ".nuget": r"\.nuget/NuGet(?:/.*)?",
-    ".config/NuGet": r"\.config/NuGet(?:/.*)?",
-    ".password-store": r"\.password-store(?:/.*)?",
-    ".local/share/keyrings": r"\.local/share/keyrings(?:/.*)?",
     # The user's site-packages comes before the system's: a `yaml.py` or `pip/` there is what
     # yq or pip imports.
     ".local/lib/python": r"\.local/lib/python[^/]*/site-packages(?:/.*)?",
@@ -137,6 +120,23 @@ CONFIG_PATHS: dict[str, str] = {
     ".gradle/gradle.properties": r"\.gradle/gradle\.properties",
     ".rustup": r"\.rustup(?:/.*)?",
     ".local/bin": r"\.local/bin(?:/.*)?",
+    # Credentials the command-line tools agents use keep in the home folder (tokens read in
+    # clear), some with settings that run programs too (gh's `pager`, `editor`, `!` aliases).
+    ".pgpass": r"\.pgpass",
+    ".config/gh": r"\.config/gh(?:/.*)?",
+    ".config/hub": r"\.config/hub",
+    ".config/gcloud": r"\.config/gcloud(?:/.*)?",
+    ".azure": r"\.azure(?:/.*)?",
+    ".terraform.d": r"\.terraform\.d(?:/.*)?",
+    ".vault-token": r"\.vault-token",
+    ".pulumi": r"\.pulumi(?:/.*)?",
+    ".gem/credentials": r"\.gem/credentials",
+    ".cargo/credentials": r"\.cargo/credentials(?:\.toml)?",
+    ".composer/auth.json": r"(?:\.config/)?\.?composer/auth\.json",
+    ".nuget": r"\.nuget/NuGet(?:/.*)?",
+    ".config/NuGet": r"\.config/NuGet(?:/.*)?",
+    ".password-store": r"\.password-store(?:/.*)?",
+    ".local/share/keyrings": r"\.local/share/keyrings(?:/.*)?",
     # From the manuals (not installed or not run where the oracle runs): `GOFLAGS=-toolexec=…`
     # in go's env file, gradle's init scripts (every build runs them), and the aliases file
     # Debian's and Ubuntu's .bashrc source.
