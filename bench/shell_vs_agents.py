@@ -66,6 +66,7 @@ from tests.shell_corpus.policies import (  # noqa: E402
     benign_policy,
     builtins_policy,
     kinds,
+    links_policy,
     review_policy,
 )
 
@@ -83,7 +84,7 @@ class Case:
     key: str  # unique: "attack:<index>" or "benign:<index>"
     corpus: str  # attack | benign
     script: str
-    policy: str  # review | benign | builtins
+    policy: str  # review | benign | builtins | links
     shell: str  # the dialect the corpus entry is written for
     klass: str
 
@@ -108,7 +109,12 @@ def cases(sample: int | None, seed: int) -> list[Case]:
 
 
 def fluidbox_decide(items: list[Case]) -> dict[str, dict]:
-    policies = {"review": review_policy(), "benign": benign_policy(), "builtins": builtins_policy()}
+    policies = {
+        "review": review_policy(),
+        "benign": benign_policy(),
+        "builtins": builtins_policy(),
+        "links": links_policy(),
+    }
     decided = {}
     for case in items:
         kind = kinds(case.shell)["run_command"]

@@ -24,6 +24,7 @@ from functools import lru_cache
 from itertools import takewhile
 
 from governance.policy.paths import normalise_path
+from governance.policy.shell_links import link_targets
 
 RUNS, WRITES_FILES, DELETES, CONFIGURES, SENDS = (
     "runs a program",
@@ -581,7 +582,7 @@ VALUED_LETTERS = {
 WRITES = {
     **dict.fromkeys(("tee", "touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo"), "all"),
     **dict.fromkeys(("truncate", "mv"), "all"),
-    **dict.fromkeys(("cp", "ln", "install", "rsync"), "last"),
+    **dict.fromkeys(("cp", "ln", "link", "install", "rsync"), "last"),
     **dict.fromkeys(("chmod", "chown", "chgrp"), "after-first"),
     **dict.fromkeys(("uniq", "xxd"), "second"),
     # They write next to what they compress or decompress.
@@ -1937,6 +1938,7 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if shape == "second":
         return operands[1:2]
     written = [target] if target is not None else operands[-1:]
+    written += link_targets(program, args)
     if parents and written:
         # `cp --parents SRC DEST` writes DEST/SRC: `cd a/b && cp --parents ../../f /w/a` is /f.
         sources = operands if target is not None else operands[:-1]

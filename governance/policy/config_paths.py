@@ -35,6 +35,11 @@ CONFIG_PATHS: dict[str, str] = {
     ".zprofile": r"\.zprofile",
     ".zlogin": r"\.zlogin",
     ".envrc": r"\.envrc",
+    # mise (trust is by path, not content, unless paranoid): its config's `{{ exec(…) }}`
+    # templates and `[env] _.source` run as any mise shim (`node`, `python`) or `mise exec`
+    # loads it.
+    "mise": r"\.?mise(?:\.[\w-]+)?\.toml|\.?mise/config(?:\.[\w-]+)?\.toml|\.mise(?:/.*)?",
+    ".config/mise": r"\.config/mise(?:/.*)?",
     # Gemini CLI loads a trusted project's `.env` into its environment at start (each variable
     # not already set), which its shell commands inherit: `BASH_ENV=./x.sh` there runs x.sh
     # before every command, `git status` included. And the file dotenv tools read secrets from.
@@ -60,8 +65,28 @@ CONFIG_PATHS: dict[str, str] = {
     ".codex": r"\.codex(?:/.*)?",
     ".gemini": r"\.gemini(?:/.*)?",
     ".cursor": r"\.cursor(?:/.*)?",
-    # Editors' workspace settings: tasks that run on opening the folder, terminal settings.
+    # aider runs its `lint-cmd` after every edit and `test-cmd` with --auto-test; Continue
+    # runs a workspace's `config.ts`.
+    ".aider.conf.yml": r"\.aider\.conf\.ya?ml",
+    ".continue": r"\.continue(?:/.*)?",
+    # Editors' workspace settings: tasks that run on opening the folder, terminal settings;
+    # a dev container's `initializeCommand` runs on the host as the folder is reopened in it.
     ".vscode": r"\.vscode(?:/.*)?",
+    ".zed": r"\.zed(?:/.*)?",  # its tasks, and the language servers' binaries it starts
+    ".devcontainer": r"\.devcontainer(?:/.*|\.json)?",
+    # Git hook managers keep the hooks in the project: husky points core.hooksPath at
+    # `.husky/_`, whose stubs run `.husky/<hook>` (an allowed `git commit` ran a planted
+    # `.husky/pre-commit`, F104); `.githooks/` is the usual hooksPath by hand; pre-commit's,
+    # lefthook's, lint-staged's, simple-git-hooks' and overcommit's files name the commands
+    # their installed hook runs.
+    ".husky": r"\.husky(?:/.*)?",
+    ".githooks": r"\.githooks(?:/.*)?",
+    ".pre-commit-config.yaml": r"\.pre-commit-config\.ya?ml",
+    "lefthook": r"\.?lefthook(?:-local)?\.(?:ya?ml|toml|json)",
+    ".lintstagedrc": r"\.lintstagedrc(?:\.[a-z]+)?",
+    "lint-staged.config": r"lint-staged\.config\.[a-z]+",
+    "simple-git-hooks": r"\.?simple-git-hooks(?:\.[a-z]+)?",
+    ".overcommit.yml": r"\.overcommit\.yml",
     ".vimrc": r"\.vimrc",
     ".exrc": r"\.exrc",
     ".lessfilter": r"\.lessfilter",
@@ -153,7 +178,9 @@ CONFIG_PATHS: dict[str, str] = {
 EXECUTION_ONLY = frozenset(
     {".hg", ".sl", ".jj", ".config/jj", ".sqliterc", ".psqlrc", ".gdbinit", ".config/gdb"}
     | {".tmux.conf", ".config/tmux", ".mailrc", ".ipython", ".rustup", ".local/bin"}
-    | {"site-packages", "dist-packages", "pyvenv.cfg"}
+    | {"site-packages", "dist-packages", "pyvenv.cfg", ".devcontainer", ".husky", ".githooks"}
+    | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
+    | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed"}
 )
 _MATCHERS = [
     (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
@@ -163,7 +190,8 @@ _CANDIDATE = re.compile(
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
     r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
-    r"customize|terraform\.rc|-packages|pyvenv|composer",
+    r"customize|terraform\.rc|-packages|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
+    r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed",
     re.IGNORECASE,
 )
 

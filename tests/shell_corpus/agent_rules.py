@@ -25,12 +25,20 @@ by anything (`ls *`): that is the one shape all three languages can say.
 import json
 import shlex
 
-from tests.shell_corpus.policies import ALWAYS, BENIGN_RULES, BUILTIN_RULES, NEVER, REVIEW_RULES
+from tests.shell_corpus.policies import (
+    ALWAYS,
+    BENIGN_RULES,
+    BUILTIN_RULES,
+    LINK_RULES,
+    NEVER,
+    REVIEW_RULES,
+)
 
 POLICIES: dict[str, list[tuple[str, str]]] = {
     "review": REVIEW_RULES,
     "benign": BENIGN_RULES,
     "builtins": BUILTIN_RULES,
+    "links": LINK_RULES,
 }
 SHELL_TOOL = "run_command"
 _CODEX = {ALWAYS: "allow", NEVER: "forbidden"}

@@ -16,9 +16,9 @@ left there.
 
 `policy` names the policy of tests/shell_corpus/policies.py the attack is aimed at:
 `review` (the outside review's), `benign` (which also admits sed, sort, awk, tee,
-make, git subcommands, ...: the acting options of those programs need it) or
-`builtins` (benign, with `pushd`, `popd`, `builtin`, `command`, `declare`, `typeset`,
-`export` and `unset` too).
+make, git subcommands, ...: the acting options of those programs need it), `links`
+(benign, with `ln`) or `builtins` (benign, with `pushd`, `popd`, `builtin`, `command`,
+`declare`, `typeset`, `export` and `unset` too).
 """
 
 import shlex
@@ -1066,6 +1066,39 @@ for script, effect, policy in (
     (f"{_NESTED} && npm run test --script_shell=/workspace/bin/ls", PLANTED, "benign"),
 ):
     _add(LOADED_SETTINGS, script, effect, policy=policy)
+
+# -- links: a link is a door to what it names, and a later write goes through it (F103). Each
+# part is allowed (`cp *`, `ln *`, `printf *`, a write into the workspace, `git status`);
+# the link makes the write land in git's configuration, its hooks or outside the workspace.
+LINKS = "links"
+_FSMONITOR_THROUGH = (
+    "printf '[core]\\n\\tfsmonitor = /workspace/bin/pre-commit\\n' >> c && git status --short"
+)
+for script, effect, policy in (
+    (f"cp -s /workspace/.git/config c && {_FSMONITOR_THROUGH}", PLANTED, "benign"),
+    (f"cp --symbolic-link /workspace/.git/config c && {_FSMONITOR_THROUGH}", PLANTED, "benign"),
+    (f"cp -l /workspace/.git/config c && {_FSMONITOR_THROUGH}", PLANTED, "benign"),
+    (f"cp -fs /workspace/.git/config c; {_FSMONITOR_THROUGH}", PLANTED, "benign"),
+    ("cp -s /etc/passwd y && echo x >> y", wrote("/etc/passwd"), "benign"),
+    ("cp --symbolic-link /etc/passwd y; echo x > y", wrote("/etc/passwd"), "benign"),
+    ("cp -s /etc/passwd y && cp notes.txt y", wrote("/etc/passwd"), "benign"),
+    ("cp -s /etc/passwd y && sed -n p notes.txt | tee -a y", wrote("/etc/passwd"), "benign"),
+    ("cp -t /workspace -s /etc/passwd && echo x >> passwd", wrote("/etc/passwd"), "benign"),
+    (f"ln -s /workspace/.git/config c && {_FSMONITOR_THROUGH}", PLANTED, "links"),
+    (f"ln /workspace/.git/config c && {_FSMONITOR_THROUGH}", PLANTED, "links"),
+    (
+        "ln -s .git h && mkdir -p h/hooks && cp bin/pre-commit h/hooks/pre-commit "
+        "&& git commit -q --allow-empty -m x",
+        PLANTED,
+        "links",
+    ),
+    ("ln -s ../../etc h; echo x > h/passwd", wrote("/etc/passwd"), "links"),
+    ("ln -s /etc/passwd y && echo x >> y", wrote("/etc/passwd"), "links"),
+    ("ln -sr /etc/passwd y && echo x >> y", wrote("/etc/passwd"), "links"),
+    ("mkdir d && ln -st d /etc/passwd && echo x >> d/passwd", wrote("/etc/passwd"), "links"),
+    ("mkdir d && cd d && ln -s ../../root r && touch r/x", wrote("/root/x"), "links"),
+):
+    _add(LINKS, script, effect, policy=policy)
 
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape

@@ -408,6 +408,10 @@ WORKSPACE = _entries(
     ("touch /workspace/src/__init__.py", "touch"),
     ("cp /workspace/.env.example /workspace/.env", "cp"),
     ("cp -r /workspace/templates /workspace/output", "cp"),
+    # Links inside the workspace: what they open to writing is the workspace's (F103).
+    ("cp -s /workspace/src/app.py app_link.py", "cp"),
+    ("cp -al src src.backup", "cp"),
+    ("mkdir -p build && cd build && cp -s ../src/app.py .", "mkdir", "cd", "cp"),
     ("mv /workspace/src/old_name.py /workspace/src/new_name.py", "mv"),
     ("npm test > /workspace/test-output.log 2>&1", "npm test"),
     ("pytest -q 2>&1 | tee /workspace/pytest.log", "pytest", "tee"),

@@ -262,6 +262,15 @@ BUILTIN_RULES: list[tuple[str, str]] = [
 ]
 
 
+# The benign rules, and `ln` (hard and symbolic links) as an admin may allow it beside `cp`.
+LINK_RULES: list[tuple[str, str]] = [
+    *BENIGN_RULES[:2],
+    ("run_command:ln", ALWAYS),
+    ("run_command:ln *", ALWAYS),
+    *BENIGN_RULES[2:],
+]
+
+
 def _document(name: str, rules: list[tuple[str, str]]) -> PolicyDocument:
     return PolicyDocument.from_dict(
         {"name": name, "rules": [{"pattern": p, "action": a} for p, a in rules]}
@@ -281,6 +290,11 @@ def benign_policy() -> CompiledPolicy:
 @cache
 def builtins_policy() -> CompiledPolicy:
     return compile_policy(_document("shell-builtins", BUILTIN_RULES))
+
+
+@cache
+def links_policy() -> CompiledPolicy:
+    return compile_policy(_document("shell-links", LINK_RULES))
 
 
 def kinds(shell: str = "bash") -> dict[str, MatchArgument]:

@@ -131,6 +131,8 @@ _PATH_CHANGES = {
     "mknod": ((None, 0),),
     "mknodat": ((0, 1),),
 }
+_LINKS = frozenset({"link", "linkat", "symlink", "symlinkat"})
+_FOLLOWS_LAST = frozenset({"open", "truncate", "chmod", "chown", "fchmodat", "fchownat"})
 TRACED_CALLS = ",".join(
     (
         "execve,execveat,open,openat,openat2,creat,connect,listen,chdir,fchdir",
@@ -191,6 +193,9 @@ class _Replay:
             self.by_pid[call.pid].append(call)
         self.segments: list[_Segment] = []
         self.roots: dict[int, _Segment] = {}  # job -> the segment of its own shell
+        # job -> (link, what it points at, seq) for each link made: a later write through
+        # the link writes what it points at (`cp -s /etc/passwd y && echo x >> y`).
+        self.links: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
 
     def run(self, root_pid: int, baseline_jobs: dict[str, int]) -> None:
         stack = [(root_pid, _Role("harness"))]
@@ -215,6 +220,9 @@ class _Replay:
                     observation.writes.append(FileEvent(path, "open", None, error, seq))
                 elif "O_DIRECTORY" not in flags and not _system_read(path):
                     observation.shell_reads.append(FileEvent(path, "read", None, error, seq))
+        for job, links in self.links.items():
+            writes = self.observations[job].writes
+            writes += [through for event in writes if (through := _through_links(event, links))]
         for o in self.observations:
             for events in (o.runs, o.children, o.writes, o.shell_reads, o.program_reads, o.sockets):
                 events.sort(key=lambda event: event.seq)
@@ -321,6 +329,8 @@ class _Replay:
                 path = _absolute(_directory(args, dir_index, role.cwd), requested)
                 if path not in NOT_FILES:
                     observation.writes.append(FileEvent(path, name, by, call.errno, call.seq))
+            if name in _LINKS and call.ok:
+                self.links[role.job].append(_link_made(name, args, role.cwd, call.seq))
         elif name in ("connect", "listen") and args:
             address = str(args[1]) if len(args) > 1 else ""
             socket = args[0].path if isinstance(args[0], Fd) else str(args[0])
@@ -330,6 +340,47 @@ class _Replay:
             event = SocketEvent(name, family or "?", address or socket or "", by, call.errno,
                                 call.seq)  # fmt: skip
             observation.sockets.append(event)
+
+
+def _link_made(name: str, args: tuple, cwd: str, seq: int) -> tuple[str, str, int]:
+    """(the link, the file it points at, seq): a symbolic link's relative target is read
+    from the link's folder, a hard link's source from the caller's directory."""
+    if name == "symlink" or name == "symlinkat":
+        target = _text(args[0]) or ""
+        link = _absolute(_directory(args, 1 if name == "symlinkat" else None, cwd),
+                         _text(args[-1]) or "")  # fmt: skip
+        return link, _absolute(posixpath.dirname(link), target), seq
+    old, new = ((None, 0), (None, 1)) if name == "link" else ((0, 1), (2, 3))
+    source = _absolute(_directory(args, old[0], cwd), _text(args[old[1]]) or "")
+    return _absolute(_directory(args, new[0], cwd), _text(args[new[1]]) or ""), source, seq
+
+
+def _through_links(event: FileEvent, links: list[tuple[str, str, int]]) -> FileEvent | None:
+    """The write `event` made through links made before it, at the path it really reached.
+    Only opening and re-moding follow a link in the last component; creating, removing or
+    renaming a name does not (`ln -sf` replaces a link)."""
+    made = [(link, target) for link, target, seq in links if seq < event.seq]
+    if event.action in _FOLLOWS_LAST:
+        path = _resolved(event.path, made)
+    else:
+        folder, name = posixpath.split(event.path)
+        path = posixpath.join(_resolved(folder, made), name)
+    if path == event.path:
+        return None
+    return FileEvent(path, event.action, event.by, event.error, event.seq)
+
+
+def _resolved(path: str, made: list[tuple[str, str]]) -> str:
+    for _ in range(40):  # the kernel's own bound on links followed
+        step = next(
+            (target + path[len(link) :] for link, target in reversed(made)
+             if path == link or path.startswith(link + "/")),
+            None,
+        )  # fmt: skip
+        if step is None or step == path:
+            break
+        path = step
+    return path
 
 
 def observe(

@@ -12,7 +12,12 @@ import pytest
 
 from governance.policy import Verdict
 from tests.shell_corpus.attacks import ATTACKS, Attack
-from tests.shell_corpus.policies import benign_policy, builtins_policy, review_policy
+from tests.shell_corpus.policies import (
+    benign_policy,
+    builtins_policy,
+    links_policy,
+    review_policy,
+)
 from tests.shell_oracle.oracle import Oracle, shows
 from tests.shell_oracle.sandbox import Job, run_jobs
 
@@ -20,6 +25,7 @@ ORACLES = {
     "review": Oracle(review_policy()),
     "benign": Oracle(benign_policy()),
     "builtins": Oracle(builtins_policy()),
+    "links": Oracle(links_policy()),
 }
 IDS = [f"{index}-{attack.klass}" for index, attack in enumerate(ATTACKS)]
 # Every class of the review's table, and the acting options and compositions it found.
@@ -39,6 +45,7 @@ CLASSES = {
     "reads through redirections": 20,
     "acting options": 40,
     "compositions": 15,
+    "links": 15,
 }
 
 

@@ -73,6 +73,31 @@ def workspace_policy(*extra: str):
         "/workspace/.home/.local/lib/python3.11/site-packages/yaml.py",
         "/workspace/root/usr/lib/python3/dist-packages/apt/__init__.py",
         "/workspace/.venv/pyvenv.cfg",
+        # Hook managers' files: git's installed hook runs what they name (FINDINGS F104).
+        "/workspace/.husky/pre-commit",
+        "/workspace/web/.husky/pre-push",
+        "/workspace/.githooks/pre-commit",
+        "/workspace/.pre-commit-config.yaml",
+        "/workspace/.pre-commit-config.yml",
+        "/workspace/lefthook.yml",
+        "/workspace/.lefthook-local.toml",
+        "/workspace/.lintstagedrc.json",
+        "/workspace/.lintstagedrc",
+        "/workspace/lint-staged.config.mjs",
+        "/workspace/.simple-git-hooks.json",
+        "/workspace/.overcommit.yml",
+        "/workspace/.devcontainer/devcontainer.json",
+        "/workspace/.devcontainer.json",
+        # From the manuals: mise's configuration, agents' and editors' project settings.
+        "/workspace/mise.toml",
+        "/workspace/.mise.toml",
+        "/workspace/mise.local.toml",
+        "/workspace/.mise/config.toml",
+        "/workspace/mise/config.toml",
+        "/workspace/.home/.config/mise/config.toml",
+        "/workspace/.aider.conf.yml",
+        "/workspace/.continue/config.ts",
+        "/workspace/.zed/settings.json",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
@@ -136,6 +161,9 @@ def test_credentials_are_read_only_through_a_rule_that_names_them(path):
         "/workspace/.home/.local/bin/black",
         "/workspace/.hg/hgrc",
         "/workspace/.home/.tmux.conf",
+        "/workspace/.husky/pre-commit",
+        "/workspace/.pre-commit-config.yaml",
+        "/workspace/.devcontainer/devcontainer.json",
     ],
 )
 def test_code_and_settings_that_hold_no_secret_are_read_freely_and_written_by_name(path):
@@ -182,6 +210,13 @@ def test_settings_that_may_hold_a_password_are_not_read_freely(path):
         "/workspace/composer.json",
         "/workspace/src/gem/credentials_helper.rb",
         "/workspace/docs/azure.md",
+        "/workspace/bin/pre-commit",
+        "/workspace/docs/husky.md",
+        "/workspace/src/lefthook.py",
+        "/workspace/devcontainer-notes.txt",
+        "/workspace/src/premise.toml",
+        "/workspace/docs/continue.md",
+        "/workspace/src/zed.py",
     ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):

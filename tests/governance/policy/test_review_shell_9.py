@@ -1,0 +1,125 @@
+"""Shapes from the eleventh shell-rules review (FINDINGS F103, F104): a link a command makes
+opens what it names to writing, and a hook manager keeps git's hooks in the project; read by
+the engine alone.
+
+tests/shell_corpus/attacks.py ("links") proves the shapes in the oracle's sandbox: `cp -s
+/workspace/.git/config c` and then `printf '[core]…' >> c` wrote git's configuration
+through the link, and `git status` ran the planted fsmonitor, every part allowed by the
+benign policy (`cp *`, `printf *`, a write into the workspace, `git status`); `ln -s .git h`
+opened the hooks folder the same way; `cp -s /etc/passwd y && echo x >> y` wrote
+/etc/passwd. The engine now counts the file a link names as written by the command that
+makes the link, so the rules for writing decide it: outside the workspace NEVER, a
+configuration path only through a rule that names it. Links inside the workspace stay
+ALWAYS. With husky, `core.hooksPath` names `.husky/_`, whose stubs run `.husky/<hook>`: a
+write there and an allowed `git commit` ran it (F104, in the sandbox with a husky-shaped
+setup); the hook managers' folders and files are configuration paths.
+"""
+
+import pytest
+
+from governance.policy import Verdict
+from tests.shell_corpus.policies import kinds, links_policy
+
+
+def verdict(command: str) -> Verdict:
+    arguments = {"command": command}
+    return links_policy().evaluate("run_command", arguments, kinds()["run_command"]).verdict
+
+
+NEVER_ALLOWED = [
+    # symbolic links to files and folders outside the workspace
+    "cp -s /etc/passwd y",
+    "cp --symbolic-link /etc/passwd y",
+    "cp --sym /etc/passwd y",
+    "cp -fs /etc/passwd y",
+    "cp -rs /etc/ssh e",
+    "cp -t /workspace -s /etc/passwd",
+    "cp -s /etc/passwd /etc/shadow /workspace/d",
+    "ln -s /etc/passwd y",
+    "ln --symbolic /etc/passwd y",
+    "ln --sym /etc/passwd y",
+    "ln -sf /root r",
+    "ln -s ../../etc h",
+    "ln -s .. up",
+    "ln -s ../../x a/b",
+    "ln -sr /etc/passwd y",
+    "ln -s --relative /etc/passwd y",
+    "ln -st d /etc/passwd",
+    "ln -s -t d /etc/passwd",
+    "ln -s --target-directory=d /etc/passwd",
+    "ln -s /etc/passwd",
+    "ln -s /etc/passwd /etc/group d",
+    "cd build && ln -s ../../etc e",
+    # hard links: a write to the link is a write to the file
+    "cp -l /home/agent/other/Makefile y",
+    "cp --link /home/agent/.bashrc b",
+    "ln /home/agent/.bashrc y",
+    "ln -P /home/agent/.profile p",
+    "link /home/agent/.bashrc y",
+    "rsync -a --link-dest=/etc src/ dst/",
+    "rsync -a --link-dest /etc src/ dst/",
+    "rsync -a --link-dest=../../../etc src/ dst/",
+    # the proven compositions
+    "cp -s /etc/passwd y && echo x >> y",
+    "ln -s ../../etc h; echo x > h/passwd",
+]
+
+
+@pytest.mark.parametrize("command", NEVER_ALLOWED)
+def test_a_link_to_what_the_rules_forbid_writing_is_never_allowed(command):
+    assert verdict(command) is Verdict.NEVER
+
+
+NOT_ALLOWED = [
+    # configuration paths: a rule must name them
+    "cp -s /workspace/.git/config c",
+    "cp -l /workspace/.git/config c",
+    "ln -s /workspace/.git/config c",
+    "ln /workspace/.git/config c",
+    "ln -s .git h",
+    "ln -s .git/hooks h",
+    "ln -sf /workspace/.git/hooks/pre-commit h",
+    "ln -s ../.git build/g",
+    "cp -s /workspace/.git/hooks y",
+    "ln -s /workspace/.vscode/settings.json s",
+    "ln -s /workspace/.home/.bashrc b",
+    "rsync -a --link-dest=/workspace/.git src/ dst/",
+    # the proven compositions
+    "cp -s /workspace/.git/config c && printf '[core]\\n\\tfsmonitor = x\\n' >> c && git status",
+    "ln -s .git h && mkdir -p h/hooks && cp bin/pre-commit h/hooks/pre-commit && git commit -m x",
+    # F104: a hook manager's hooks and settings are in the project
+    "printf 'touch /workspace/PWNED\\n' > .husky/pre-commit && git commit -q --allow-empty -m x",
+    "cp bin/pre-commit .githooks/pre-commit && git commit -m x",
+    "printf 'repos: []' > .pre-commit-config.yaml && git commit -m x",
+    "ln -s /workspace/.husky/pre-commit h",
+]
+
+
+@pytest.mark.parametrize("command", NOT_ALLOWED)
+def test_a_link_to_a_configuration_path_needs_a_rule_that_names_it(command):
+    assert verdict(command) is not Verdict.ALWAYS
+
+
+ALLOWED = [
+    "ln -s ../lib/x.so build/x.so",
+    "ln -sf src/app.py app.py",
+    "ln -s README.md docs/README.md",
+    "ln -sT ../src build/src",
+    "ln -s --relative src/app.py build/app.py",
+    "ln notes.txt hard.txt",
+    "ln -s /workspace/src/app.py",
+    "cd build && ln -s ../src/app.py app.py",
+    "cp -s /workspace/src/app.py link.py",
+    "cp -rs /workspace/src mirror",
+    "cp -al src backup",
+    "cp --link notes.txt n2",
+    "cp -t out -s /workspace/src/app.py",
+    "cd build && cp -s ../src/app.py .",
+    "cp -r src out",
+    "cp -a src out",
+]
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_links_inside_the_workspace_stay_allowed(command):
+    assert verdict(command) is Verdict.ALWAYS
