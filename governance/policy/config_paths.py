@@ -102,6 +102,10 @@ CONFIG_PATHS: dict[str, str] = {
     # run as Python starts (`.venv/bin/python -c 1` ran a planted `_distutils_hack`).
     "site-packages": r"site-packages(?:/.*)?",
     "dist-packages": r"dist-packages(?:/.*)?",
+    # The same for JavaScript: npx, `npm run` and `npm test` put `node_modules/.bin` first on
+    # PATH, and every tool from there runs the package's files (`npx tsc` ran a planted
+    # `node_modules/.bin/tsc`, F105); `~/.npm/_npx/*/node_modules` is npx's own cache.
+    "node_modules": r"node_modules(?:/.*)?",
     # A venv's `home =` names the Python installation whose standard library it loads.
     "pyvenv.cfg": r"pyvenv\.cfg",
     # The user's site-packages comes before the system's: a `yaml.py` or `pip/` there is what
@@ -178,7 +182,8 @@ CONFIG_PATHS: dict[str, str] = {
 EXECUTION_ONLY = frozenset(
     {".hg", ".sl", ".jj", ".config/jj", ".sqliterc", ".psqlrc", ".gdbinit", ".config/gdb"}
     | {".tmux.conf", ".config/tmux", ".mailrc", ".ipython", ".rustup", ".local/bin"}
-    | {"site-packages", "dist-packages", "pyvenv.cfg", ".devcontainer", ".husky", ".githooks"}
+    | {"site-packages", "dist-packages", "node_modules", "pyvenv.cfg", ".devcontainer", ".husky"}
+    | {".githooks"}
     | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
     | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed"}
 )
@@ -190,7 +195,7 @@ _CANDIDATE = re.compile(
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
     r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
-    r"customize|terraform\.rc|-packages|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
+    r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
     r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed",
     re.IGNORECASE,
 )

@@ -73,6 +73,10 @@ def workspace_policy(*extra: str):
         "/workspace/.home/.local/lib/python3.11/site-packages/yaml.py",
         "/workspace/root/usr/lib/python3/dist-packages/apt/__init__.py",
         "/workspace/.venv/pyvenv.cfg",
+        # npx and npm scripts run node_modules/.bin first (FINDINGS F105).
+        "/workspace/node_modules/.bin/tsc",
+        "/workspace/web/node_modules/typescript/lib/tsc.js",
+        "/workspace/.home/.npm/_npx/0a1b/node_modules/prettier/index.js",
         # Hook managers' files: git's installed hook runs what they name (FINDINGS F104).
         "/workspace/.husky/pre-commit",
         "/workspace/web/.husky/pre-push",
@@ -164,6 +168,7 @@ def test_credentials_are_read_only_through_a_rule_that_names_them(path):
         "/workspace/.husky/pre-commit",
         "/workspace/.pre-commit-config.yaml",
         "/workspace/.devcontainer/devcontainer.json",
+        "/workspace/node_modules/react/index.js",
     ],
 )
 def test_code_and_settings_that_hold_no_secret_are_read_freely_and_written_by_name(path):
@@ -217,6 +222,7 @@ def test_settings_that_may_hold_a_password_are_not_read_freely(path):
         "/workspace/src/premise.toml",
         "/workspace/docs/continue.md",
         "/workspace/src/zed.py",
+        "/workspace/docs/node_modules.md",
     ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):

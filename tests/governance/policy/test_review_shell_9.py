@@ -1,4 +1,4 @@
-"""Shapes from the eleventh shell-rules review (FINDINGS F103, F104): a link a command makes
+"""Shapes from the eleventh shell-rules review (FINDINGS F103-F105): a link a command makes
 opens what it names to writing, and a hook manager keeps git's hooks in the project; read by
 the engine alone.
 
@@ -12,7 +12,8 @@ makes the link, so the rules for writing decide it: outside the workspace NEVER,
 configuration path only through a rule that names it. Links inside the workspace stay
 ALWAYS. With husky, `core.hooksPath` names `.husky/_`, whose stubs run `.husky/<hook>`: a
 write there and an allowed `git commit` ran it (F104, in the sandbox with a husky-shaped
-setup); the hook managers' folders and files are configuration paths.
+setup); the hook managers' folders and files are configuration paths. npx ran a planted
+`node_modules/.bin/tsc` written by an earlier call (F105): node_modules is one too.
 """
 
 import pytest
@@ -92,6 +93,10 @@ NOT_ALLOWED = [
     "cp bin/pre-commit .githooks/pre-commit && git commit -m x",
     "printf 'repos: []' > .pre-commit-config.yaml && git commit -m x",
     "ln -s /workspace/.husky/pre-commit h",
+    # F105: npx and npm scripts run node_modules/.bin first (the first of two calls)
+    "mkdir -p node_modules/.bin && cp bin/pre-commit node_modules/.bin/tsc",
+    "printf x > node_modules/typescript/lib/tsc.js",
+    "ln -s /workspace/bin/pre-commit node_modules/.bin/tsc",
 ]
 
 
