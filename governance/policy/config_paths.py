@@ -145,9 +145,17 @@ CONFIG_PATHS: dict[str, str] = {
     # programs folder a login shell puts first on PATH (Debian's ~/.profile): Codex runs
     # each command as `bash -lc`.
     ".ipython": r"\.ipython(?:/.*)?",
+    # R runs `.Rprofile` (the working directory's first, then the home folder's) and reads
+    # `.Renviron` at every start, `Rscript -e` too; Julia runs `~/.julia/config/startup.jl`.
+    ".Rprofile": r"\.Rprofile",
+    ".Renviron": r"\.Renviron",
+    ".julia/config": r"\.julia/config(?:/.*)?",
     ".jupyter": r"\.jupyter(?:/.*)?",
     ".gradle/gradle.properties": r"\.gradle/gradle\.properties",
     ".rustup": r"\.rustup(?:/.*)?",
+    # A project's toolchain file: `[toolchain] path = "/x"` makes every cargo and rustc run
+    # there (`cargo --version`, `cargo fmt`, `cargo tree` included) run /x's programs.
+    "rust-toolchain": r"rust-toolchain(?:\.toml)?",
     ".local/bin": r"\.local/bin(?:/.*)?",
     # Credentials the command-line tools agents use keep in the home folder (tokens read in
     # clear), some with settings that run programs too (gh's `pager`, `editor`, `!` aliases).
@@ -185,7 +193,8 @@ EXECUTION_ONLY = frozenset(
     | {"site-packages", "dist-packages", "node_modules", "pyvenv.cfg", ".devcontainer", ".husky"}
     | {".githooks"}
     | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
-    | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed"}
+    | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed", ".Rprofile"}
+    | {".julia/config", "rust-toolchain"}
 )
 _MATCHERS = [
     (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
@@ -196,7 +205,8 @@ _CANDIDATE = re.compile(
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
     r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
     r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
-    r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed",
+    r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed|"
+    r"\.R(?:profile|environ)|julia|rust-toolchain",
     re.IGNORECASE,
 )
 

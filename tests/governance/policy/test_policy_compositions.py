@@ -102,6 +102,11 @@ def workspace_policy(*extra: str):
         "/workspace/.aider.conf.yml",
         "/workspace/.continue/config.ts",
         "/workspace/.zed/settings.json",
+        "/workspace/.Rprofile",
+        "/workspace/.home/.Renviron",
+        "/workspace/.home/.julia/config/startup.jl",
+        "/workspace/rust-toolchain.toml",
+        "/workspace/crates/x/rust-toolchain",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
@@ -223,6 +228,9 @@ def test_settings_that_may_hold_a_password_are_not_read_freely(path):
         "/workspace/docs/continue.md",
         "/workspace/src/zed.py",
         "/workspace/docs/node_modules.md",
+        "/workspace/src/julia.jl",
+        "/workspace/R/profile.R",
+        "/workspace/docs/rust-toolchain.md",
     ],
 )
 def test_project_files_stay_writable_by_the_workspace_rule(path):
