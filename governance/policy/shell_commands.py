@@ -94,6 +94,14 @@ class ShellReading:
         resolved = (path if cwd is None else normalise_path(f"{cwd}/{path}") for cwd in self.cwds)
         return list(dict.fromkeys(resolved))
 
+    def guessed(self, path: str) -> str:
+        """A path the best-effort reading found, from the tool's working directory: where the
+        script starts, the likeliest place (only a NEVER rule counts for it, so a `cd` the
+        reading did not follow can only turn a NEVER into ASK, never into ALWAYS)."""
+        if self.base is None or path.startswith(("/", "~")):
+            return path
+        return normalise_path(f"{self.base}/{path}")
+
     def outside(self, path: str) -> bool:
         """Whether a path (as `paths` resolves it) leaves the tool's working directory; with
         none declared, whether it is absolute or climbs out through `..`."""
@@ -279,7 +287,9 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
         seen.add(identity)
         for operator, target in command.redirects:
             kind = "read" if operator in ("<", "<&") else "write"
-            reading.findings.append(Finding(kind, target, binding=False, never_only=True))
+            reading.findings.append(
+                Finding(kind, reading.guessed(target), binding=False, never_only=True)
+            )
         if command.words:
             _read_chain(command.words, "bash", depth, reading, exact=False, stdin=command.stdin)
 
@@ -337,7 +347,7 @@ def _read_chain(
         written = written_operands(base, arguments)
         name = canonical_program(base)
         kind = "modify" if name in WRITES_NO_CONTENT else "write"
-        paths = [p for w in written for p in (reading.paths(w) if exact else [w])]
+        paths = [p for w in written for p in (reading.paths(w) if exact else [reading.guessed(w)])]
         writes += [Finding(kind, path, exact, not exact) for path in paths]
         if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
             reading.runs_project_code = True
@@ -367,7 +377,9 @@ def _read_chain(
             break
         if exact:
             _check_step(step, text, reading)
-        step_paths = [p for w in step.writes for p in (reading.paths(w) if exact else [w])]
+        step_paths = [
+            p for w in step.writes for p in (reading.paths(w) if exact else [reading.guessed(w)])
+        ]
         writes += [Finding("write", path, exact, not exact) for path in step_paths]
         appends_input = appends_input or step.appends_input
         if exact and step.appends_input and step.words:

@@ -14,7 +14,7 @@ from governance.services.policies import policy_save
 from ledger.models import Event
 from tests.conftest import TEST_POLICY
 from tests.governance.gate.test_pipeline import ask
-from tests.shell_corpus.policies import kinds, review_policy
+from tests.shell_corpus.policies import benign_policy, kinds, review_policy
 
 FALLBACK_ALLOW = TEST_POLICY.replace("autonomous_fallback: deny", "autonomous_fallback: allow")
 
@@ -140,3 +140,25 @@ def test_an_autonomous_run_gives_what_the_reader_cannot_finish_its_fallback_and_
     assert asked["decision"] == "pending"
     decided = Event.objects.get(run_id=run_id, type="tool.decision", data__tool_call_id="c-2")
     assert "longer than the 2000 steps read" in decided.data["reason"]
+
+
+# What the best-effort reading finds is resolved from the tool's working directory, so a
+# relative write into the workspace is no longer matched as the bare word `y` by the
+# catch-all `write_file:*` NEVER (a loop writing a project file was denied without asking).
+# Only a NEVER rule counts there: a `cd` the reading missed can only turn a NEVER into ASK.
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("for f in a b; do echo x > out.txt; done", Verdict.ASK),
+        ("echo $X > notes/out.txt", Verdict.ASK),
+        ("xargs -I{} cp {} backup.txt", Verdict.ASK),
+        ("for f in a; do echo x > ../../etc/passwd; done", Verdict.NEVER),
+        ("echo $X > /etc/passwd", Verdict.NEVER),
+        ("echo $X > ~/.bashrc", Verdict.NEVER),
+    ],
+)
+def test_the_best_effort_reading_resolves_relative_writes_from_the_working_directory(
+    command, expected
+):
+    verdict = benign_policy().evaluate("run_command", {"command": command}, kinds()["run_command"])
+    assert verdict.verdict is expected
