@@ -1981,6 +1981,12 @@ def _uv_interpreters(args: list[str]) -> list[Acting]:
         value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
         if "/" in value:
             found.append(Acting((name, "--python"), "runs the Python interpreter it names"))
+    if args[:2] == ["python", "pin"]:
+        # `.python-version` may name an interpreter by path: every later uv command there
+        # runs it (the file is a configuration path for a write by hand).
+        for value in (token for token in args[2:] if not token.startswith("-")):
+            if "/" in value:
+                found.append(Acting((value,), "pins an interpreter every uv command runs"))
     return found
 
 

@@ -107,6 +107,7 @@ def workspace_policy(*extra: str):
         "/workspace/.home/.julia/config/startup.jl",
         "/workspace/rust-toolchain.toml",
         "/workspace/crates/x/rust-toolchain",
+        "/workspace/.python-version",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):

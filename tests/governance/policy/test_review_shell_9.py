@@ -1,4 +1,4 @@
-"""Shapes from the eleventh shell-rules review (FINDINGS F103-F105): a link a command makes
+"""Shapes from the eleventh shell-rules review (FINDINGS F103-F107): a link a command makes
 opens what it names to writing, and a hook manager keeps git's hooks in the project; read by
 the engine alone.
 
@@ -13,7 +13,8 @@ configuration path only through a rule that names it. Links inside the workspace
 ALWAYS. With husky, `core.hooksPath` names `.husky/_`, whose stubs run `.husky/<hook>`: a
 write there and an allowed `git commit` ran it (F104, in the sandbox with a husky-shaped
 setup); the hook managers' folders and files are configuration paths. npx ran a planted
-`node_modules/.bin/tsc` written by an earlier call (F105): node_modules is one too.
+`node_modules/.bin/tsc` written by an earlier call (F105): node_modules is one too, and so is
+`.python-version`, which may name an interpreter by path that uv runs (F107).
 """
 
 import pytest
@@ -97,6 +98,10 @@ NOT_ALLOWED = [
     "mkdir -p node_modules/.bin && cp bin/pre-commit node_modules/.bin/tsc",
     "printf x > node_modules/typescript/lib/tsc.js",
     "ln -s /workspace/bin/pre-commit node_modules/.bin/tsc",
+    # F107: `.python-version` may name an interpreter by path, which uv runs
+    "uv python pin /workspace/bin/pre-commit",
+    "uv python pin ../x/bin/python",
+    "printf /workspace/bin/pre-commit > .python-version",
 ]
 
 
@@ -122,6 +127,8 @@ ALLOWED = [
     "cd build && cp -s ../src/app.py .",
     "cp -r src out",
     "cp -a src out",
+    "uv python pin 3.12",
+    "cat .python-version",
 ]
 
 
