@@ -109,6 +109,8 @@ CONFIG_PATHS: dict[str, str] = {
     # uv reads `.python-version` here and in every parent, and it may name an interpreter by
     # its path: `uv pip list`, `uv sync`, `uv run` run that program to learn its version.
     ".python-version": r"\.python-version",
+    # asdf's (and mise's) `.tool-versions`: `nodejs path:/x` makes the `node` shim run /x's.
+    ".tool-versions": r"\.tool-versions",
     # A venv's `home =` names the Python installation whose standard library it loads.
     "pyvenv.cfg": r"pyvenv\.cfg",
     # The user's site-packages comes before the system's: a `yaml.py` or `pip/` there is what
@@ -197,7 +199,7 @@ EXECUTION_ONLY = frozenset(
     | {".githooks"}
     | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
     | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed", ".Rprofile"}
-    | {".julia/config", "rust-toolchain", ".python-version"}
+    | {".julia/config", "rust-toolchain", ".python-version", ".tool-versions"}
 )
 _MATCHERS = [
     (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
@@ -209,7 +211,7 @@ _CANDIDATE = re.compile(
     r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
     r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
     r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed|"
-    r"\.R(?:profile|environ)|julia|rust-toolchain|python-version",
+    r"\.R(?:profile|environ)|julia|rust-toolchain|python-version|tool-versions",
     re.IGNORECASE,
 )
 

@@ -108,6 +108,7 @@ def workspace_policy(*extra: str):
         "/workspace/rust-toolchain.toml",
         "/workspace/crates/x/rust-toolchain",
         "/workspace/.python-version",
+        "/workspace/.tool-versions",
     ],
 )
 def test_a_write_to_an_execution_configuration_file_needs_a_rule_that_names_it(path):
