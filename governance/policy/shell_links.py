@@ -53,7 +53,10 @@ def link_targets(program: str, args: list[str]) -> list[str]:
         link = operands[1]
         no_folder = "T" in letters or any("no-target-directory".startswith(n) for n in longs)
         sources = operands[:1]
-        folders = [_folder_of(link)] + ([] if no_folder else [link])
+        if link.endswith("/") and not no_folder:
+            folders = [link]  # a folder for sure: the link goes into it
+        else:
+            folders = [_folder_of(link)] + ([] if no_folder else [link])
     else:
         sources, folders = operands[:-1], operands[-1:]
     if not symbolic or relative:

@@ -129,6 +129,7 @@ ALLOWED = [
     "cp -a src out",
     "uv python pin 3.12",
     "cat .python-version",
+    "ln -s ../src/app.py build/",
 ]
 
 
