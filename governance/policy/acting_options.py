@@ -180,6 +180,8 @@ ACTING: dict[str, dict[str, str]] = {
     # take the program from elsewhere than the first operand: they are not read.
     "awk": dict.fromkeys(("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec"), RUNS)
     | dict.fromkeys(("-W", "-e", "--source"), RUNS)
+    # gawk's debugger takes its commands from stdin or `--debug=FILE`; its `eval` runs awk.
+    | dict.fromkeys(("-D", "--debug"), RUNS)
     | dict.fromkeys(
         ("-o", "--pretty-print", "-p", "--profile", "-d", "--dump-variables"), WRITES_FILES
     ),
@@ -657,7 +659,10 @@ ALIASES = {
     **dict.fromkeys(("cc", "c++", "g++", "clang", "clang++", "gcc-12", "g++-12"), "gcc"),
 }
 _PYTHON = re.compile(r"python\d+(?:\.\d+)*")
-_NAME_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# A make variable on the command line: any name without `:`, `#`, `=` or blanks (`.SHELLFLAGS`,
+# `a-b`), then `=`, `:=`, `::=`, `:::=`, `+=`, `?=` or `!=`. `x:=$(shell …)` and `x!=CMD` run
+# CMD as make reads its command line, with no makefile at all (F108).
+_MAKE_ASSIGNMENT = re.compile(r"[^:#=\s]+\s*(?::{1,3}|[+?!])?=")
 _MODE = re.compile(r"[-+=ugoarwxXst0-7,]+")
 # Every `program [subcommand...]` prefix of a key: where the walk may descend.
 _PATHS = frozenset(" ".join(k.split()[:n]) for k in ACTING for n in range(1, len(k.split()) + 1))
@@ -788,8 +793,8 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             yield Acting((token,), dict(options)["+"])
         elif token.startswith("@") and any(o == "@" for o, _ in options):
             yield Acting(("@",), dict(options)["@"])
-        elif _NAME_ASSIGNMENT.match(token) and any(o == "NAME=" for o, _ in options):
-            yield Acting((token.split("=", 1)[0] + "=",), "sets a variable the program runs with")
+        elif (assigned := _MAKE_ASSIGNMENT.match(token)) and any(o == "NAME=" for o, _ in options):
+            yield Acting((assigned.group(0),), "sets a variable the program runs with")
         elif program in _STOPS_AT_OPERAND:
             return
         elif value_next:
@@ -1848,7 +1853,7 @@ def _make_goals(args: list[str]) -> list[str]:
         token, k = args[k], k + 1
         if token in _MAKE_VALUED:
             k += 1
-        elif not token.startswith("-") and not _NAME_ASSIGNMENT.match(token) and _leaves(token):
+        elif not token.startswith("-") and not _MAKE_ASSIGNMENT.match(token) and _leaves(token):
             goals.append(token)
     return goals
 

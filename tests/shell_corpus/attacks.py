@@ -1100,6 +1100,18 @@ for script, effect, policy in (
 ):
     _add(LINKS, script, effect, policy=policy)
 
+# -- make reads the variables of its command line before any makefile: `x:=$(shell CMD)` and
+# `x!=CMD` run CMD at once, with no makefile in the folder (F108; a plain `x=…` was acting
+# already, the other assignment operators and names like `.SHELLFLAGS` were not).
+for script in (
+    "make 'x!=touch /workspace/PWNED'",
+    "make 'x:=$(shell touch /workspace/PWNED)'",
+    "make 'x::=$(shell touch /workspace/PWNED)'",
+    "make 'x :=$(shell touch /workspace/PWNED)'",
+    "make -s 'x!=touch /workspace/PWNED' test",
+):
+    _add(ACTING, script, child(TOUCH), policy="benign")
+
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape
 # with which a real shell does nothing the rules forbid was dropped ----------------------

@@ -1,4 +1,4 @@
-"""Shapes from the eleventh shell-rules review (FINDINGS F103-F107): a link a command makes
+"""Shapes from the eleventh shell-rules review (FINDINGS F103-F109): a link a command makes
 opens what it names to writing, and a hook manager keeps git's hooks in the project; read by
 the engine alone.
 
@@ -14,7 +14,9 @@ ALWAYS. With husky, `core.hooksPath` names `.husky/_`, whose stubs run `.husky/<
 write there and an allowed `git commit` ran it (F104, in the sandbox with a husky-shaped
 setup); the hook managers' folders and files are configuration paths. npx ran a planted
 `node_modules/.bin/tsc` written by an earlier call (F105): node_modules is one too, and so is
-`.python-version`, which may name an interpreter by path that uv runs (F107).
+`.python-version`, which may name an interpreter by path that uv runs (F107). make ran
+`x!=CMD` and `x:=$(shell CMD)` from its command line with no makefile (F108), and gawk's
+debugger takes its commands from elsewhere (F109).
 """
 
 import pytest
@@ -102,6 +104,19 @@ NOT_ALLOWED = [
     "uv python pin /workspace/bin/pre-commit",
     "uv python pin ../x/bin/python",
     "printf /workspace/bin/pre-commit > .python-version",
+    # F108: make expands its command line's variables before any makefile
+    "make 'x!=touch /workspace/PWNED'",
+    "make 'x:=$(shell touch /workspace/PWNED)'",
+    "make 'x::=$(shell id)'",
+    "make 'x +=$(shell id)' test",
+    "make 'x?=1' test",
+    "make .SHELLFLAGS='-c id' test",
+    "make 'a-b=$(shell id)' test",
+    "make -j4 'CC:=$(shell id)' all",
+    # F109: gawk's debugger reads its commands from stdin or a file
+    "awk -D '{print}' notes.txt",
+    "gawk --debug=cmds 'BEGIN{}'",
+    "awk -MD '{print}' notes.txt",
 ]
 
 
@@ -130,6 +145,9 @@ ALLOWED = [
     "uv python pin 3.12",
     "cat .python-version",
     "ln -s ../src/app.py build/",
+    "make test",
+    "make -j4 all",
+    "awk -M '{print}' notes.txt",
 ]
 
 
