@@ -383,6 +383,12 @@ OTHER_BUILDS = _entries(
     ("ctest --test-dir build --output-on-failure", "ctest"),
     ("gcc -Wall -o /workspace/build/app src/main.c", "gcc"),
     ("gcc -g -gsplit-dwarf -c -x c /dev/null -o /workspace/empty.o", "gcc"),
+    # Link-time optimisation in parallel: lto-wrapper runs make on a makefile it writes (F98).
+    (
+        "printf 'int main(void){return 0;}\\n' > m.c && gcc -flto -c m.c && gcc -flto=2 m.o -o m",
+        "printf",
+        "gcc",
+    ),
     ("clang -fsyntax-only src/main.c", "clang"),
     ("mvn -q test", "mvn"),
     ("mvn -DskipTests package", "mvn"),

@@ -21,6 +21,7 @@ of the opens of each shell that an execve started.
 
 import os
 import posixpath
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
@@ -56,13 +57,39 @@ _LAUNCHER = _named(
     "uname", "ls", "expr", "dirname", "basename", "readlink", "which", "sed", "grep", "cat",
     "tr", "cut", "getopt", "java", "node", "nodejs", "lsb_release", "mkdir", "pwd", "id",
 )  # fmt: skip
-_COMPILER = _named(
+_COMPILER_PASS = _named(
     "cc1", "cc1plus", "collect2", "as", "ld", "ld.bfd", "ld.gold", "lto-wrapper", "lto1",
     # `-gsplit-dwarf` (GCC 12): `objcopy --extract-dwo` and `--strip-dwo` on the object it wrote.
     "objcopy",
     # lto-wrapper runs the driver again (`gcc @FILE`) for the link-time passes.
     "gcc", "g++", "cc", "c++",
 )  # fmt: skip
+# `-flto=N`: lto-wrapper asks `make --version`, then runs `make -f TMPDIR/ccX.mk -jN all` on the
+# makefile it wrote, whose recipes run the driver and, for each partition, this shell line.
+_LTO_MAKEFILE = re.compile(r"/\S+/cc\w+\.mk")
+_LTO_RECIPE = re.compile(r"touch -r (/\S+\.o) \1\.tem > /dev/null 2>&1 && mv \1\.tem \1")
+_SYSTEM_PROGRAM = ("/usr/bin/", "/bin/")
+
+
+def _compiler(path: str, argv: tuple[str, ...]) -> bool:
+    if _COMPILER_PASS(path, argv):
+        return True
+    if not path.startswith(_SYSTEM_PROGRAM):
+        return False
+    name, args = posixpath.basename(path), argv[1:]
+    if name == "make":
+        return args == ("--version",) or (
+            len(args) >= 2 and args[0] == "-f" and bool(_LTO_MAKEFILE.fullmatch(args[1]))
+        )
+    if name in SHELL_PROGRAMS:
+        return len(args) == 2 and args[0] == "-c" and bool(_LTO_RECIPE.fullmatch(args[1]))
+    if name == "touch":
+        return len(args) == 3 and args[0] == "-r" and args[2] == args[1] + ".tem"
+    if name == "mv":
+        return len(args) == 2 and args[0] == args[1] + ".tem" and args[1].endswith(".o")
+    return False
+
+
 HELPERS = {
     "git": _git_helper,
     "egrep": _named("grep"),
@@ -71,10 +98,10 @@ HELPERS = {
     "npx": _named("node", "nodejs"),
     "yq": _named("jq"),  # Debian's yq is a jq wrapper: every run starts jq
     "tar": _named("gzip", "bzip2", "xz", "zstd", "lzma"),
-    "gcc": _COMPILER,
-    "g++": _COMPILER,
-    "cc": _COMPILER,
-    "c++": _COMPILER,
+    "gcc": _compiler,
+    "g++": _compiler,
+    "cc": _compiler,
+    "c++": _compiler,
     "pip": _LAUNCHER,
     "pip3": _LAUNCHER,
     "mvn": _LAUNCHER,
