@@ -747,6 +747,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _uv_interpreters(args)
     if program == "npm":
         found += _npm_settings(args)
+    if program in _HANDS_ON:
+        found += _runner_options(program, args)
     if program == "pnpm":
         settings = [t for t in args if t.startswith("--config.")]
         found += [Acting((t.split("=", 1)[0], "--config."), CONFIGURES) for t in settings]
@@ -931,6 +933,64 @@ def _django_manage(args: list[str]) -> list[Acting]:
     if "--pdb" in args[2:]:
         found.append(Acting(("--pdb",), RUNS))
     return found + _django_elsewhere(args[1], args[2:])
+
+
+# What a package manager or a test driver hands on to the project's own test runner: the words
+# after `--` (npm, tox's `{posargs}`, cargo's libtest), npm's operands after the script's
+# name, and every word after it for yarn and pnpm. Which runner reads them is the project's
+# choice, so they are read as each usual one reads them: `npm test -- --outputFile=/etc/x` is
+# jest's `--outputFile`, `tox -- --basetemp=/etc/x` pytest's, `cargo test -- --logfile F`
+# libtest's; a path there that leaves the working directory is pytest's rootdir (F110).
+_HANDS_ON = frozenset({"npm", "yarn", "pnpm", "tox", "cargo"})
+_RUNNERS = ("pytest", "jest", "vitest")
+_HANDED_ON = "is handed to the project's test runner, which may write or run what it names"
+_NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
+_RUNS_A_SCRIPT = frozenset({"run", "run-script", "rum", "urn"})
+# yarn's and pnpm's own commands: any other first word names a script (or a dependency's bin).
+_MANAGER_COMMANDS = frozenset(
+    {"add", "install", "i", "remove", "rm", "upgrade", "up", "update", "why", "info", "list"}
+    | {"ls", "outdated", "audit", "config", "init", "create", "dlx", "exec", "link", "unlink"}
+    | {"pack", "publish", "cache", "global", "set", "plugin", "workspace", "workspaces", "bin"}
+    | {"env", "store", "import", "rebuild", "prune", "fetch", "patch", "patch-commit", "node"}
+    | {"licenses", "doctor", "setup", "self-update", "version", "versions", "login", "logout"}
+    | {"whoami", "owner", "tag", "team", "policies", "constraints", "explain", "dedupe"}
+    | {"search", "help", "stats", "deploy", "server", "root", "recursive", "check", "ci"}
+)
+
+
+def _handed_on(program: str, args: list[str]) -> list[str]:
+    dashes = args.index("--") if "--" in args else len(args)
+    after = args[dashes + 1 :]
+    if program == "tox":
+        return after
+    if program == "cargo":
+        return after if args[:1] in (["test"], ["t"], ["bench"]) else []
+    operands = [k for k, token in enumerate(args[:dashes]) if not token.startswith("-")]
+    if not operands:
+        return []
+    first = args[operands[0]]
+    if first in _RUNS_A_SCRIPT:
+        operands = operands[1:]  # the script's name
+        if not operands:
+            return []
+    elif (program == "npm" and first not in _NPM_SCRIPTS) or first in _MANAGER_COMMANDS:
+        return []
+    rest = args[operands[0] + 1 : dashes]
+    if program == "npm":  # npm keeps the options before `--` for itself
+        rest = [token for token in rest if not token.startswith("-")]
+    return rest + after
+
+
+def _runner_options(program: str, args: list[str]) -> list[Acting]:
+    words = _handed_on(program, args)
+    if not words:
+        return []
+    if program == "cargo":  # libtest's own options: only `--logfile PATH` writes
+        found = [Acting(("--logfile",), WRITES_FILES) for w in words if w.startswith("--logfile")]
+    else:
+        found = [use for runner in _RUNNERS for use in acting_uses(runner, words)]
+    paths = [w for w in words if not w.startswith("-") and "::" not in w and _leaves(w)]
+    return found + [Acting((path,), _HANDED_ON) for path in paths]
 
 
 _NPM_PASSES_ON = "npm_config_{} in the environment of every script npm runs"

@@ -1112,6 +1112,19 @@ for script in (
 ):
     _add(ACTING, script, child(TOUCH), policy="benign")
 
+# -- what npm, yarn, pnpm, tox and cargo hand on to the project's test runner is read as that
+# runner's options (F110): here the project's test script is pytest (the package.json is what
+# an earlier tool call of the agent, or the project, left).
+_PYTEST_SCRIPT = (
+    """printf '%s' '{"scripts":{"test":"python3 -m pytest -q tests"}}' > /workspace/package.json"""
+)
+for script, effect in (
+    (f"{_PYTEST_SCRIPT} && npm test -- --basetemp=/etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    (f"{_PYTEST_SCRIPT} && npm run test -- --basetemp=/root/x", wrote("/root/x")),
+    (f"{_PYTEST_SCRIPT} && npm test -- /etc/hostname", wrote("/.pytest_cache")),
+):
+    _add(ACTING, script, effect, policy="benign")
+
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape
 # with which a real shell does nothing the rules forbid was dropped ----------------------

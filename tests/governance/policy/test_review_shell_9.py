@@ -1,4 +1,4 @@
-"""Shapes from the eleventh shell-rules review (FINDINGS F103-F109): a link a command makes
+"""Shapes from the eleventh shell-rules review (FINDINGS F103-F110): a link a command makes
 opens what it names to writing, and a hook manager keeps git's hooks in the project; read by
 the engine alone.
 
@@ -16,7 +16,8 @@ setup); the hook managers' folders and files are configuration paths. npx ran a 
 `node_modules/.bin/tsc` written by an earlier call (F105): node_modules is one too, and so is
 `.python-version`, which may name an interpreter by path that uv runs (F107). make ran
 `x!=CMD` and `x:=$(shell CMD)` from its command line with no makefile (F108), and gawk's
-debugger takes its commands from elsewhere (F109).
+debugger takes its commands from elsewhere (F109). `npm test -- --basetemp=/etc/x` reached the
+project's pytest (F110): what a package manager hands on is read as the runners' options.
 """
 
 import pytest
@@ -117,6 +118,18 @@ NOT_ALLOWED = [
     "awk -D '{print}' notes.txt",
     "gawk --debug=cmds 'BEGIN{}'",
     "awk -MD '{print}' notes.txt",
+    # F110: words handed on to the project's test runner
+    "npm test -- --basetemp=/etc/x",
+    "npm run test -- --outputFile=/etc/x",
+    "npm test -- /etc/hostname",
+    "npm test tests /etc/hostname",
+    "yarn test --outputFile=/etc/x",
+    "pnpm test -- --coverageDirectory=/etc/x",
+    "pnpm run test -p evil",
+    "tox -- --basetemp=/etc/x",
+    "cargo test -- --logfile /etc/x",
+    # as `jest --outputFile=…` itself: a writing option needs a rule that names it
+    "npm test -- --coverage --outputFile=/workspace/report.json",
 ]
 
 
@@ -148,6 +161,13 @@ ALLOWED = [
     "make test",
     "make -j4 all",
     "awk -M '{print}' notes.txt",
+    "npm test -- --watch=false",
+    "npm test -- tests/unit",
+    "yarn test",
+    "yarn add --dev jest",
+    "pnpm test -- --coverage",
+    "cargo test -- --nocapture",
+    "tox -e py311",
 ]
 
 
