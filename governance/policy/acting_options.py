@@ -53,6 +53,7 @@ _GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
 _GIT_SIGNING = "commit merge cherry-pick revert am commit-tree"  # and rebase, pull: below
 # dotnet's commands that run MSBuild on a project (and read MSBuild's switches).
 _DOTNET_MSBUILD = ("build", "test", "run", "pack", "publish", "msbuild", "restore", "clean")
+_RESPONSE_FILE = "reads more options from a file"
 
 ACTING: dict[str, dict[str, str]] = {
     "find": {
@@ -129,6 +130,7 @@ ACTING: dict[str, dict[str, str]] = {
     "pytest": {
         "--basetemp": "deletes and recreates the directory",
         "-p": RUNS,
+        "@": _RESPONSE_FILE,  # pytest 8.2+: `pytest @args.txt` (F111)
         "--rootdir": CONFIGURES,
         "--confcutdir": CONFIGURES,
         "-c": CONFIGURES,
@@ -314,6 +316,7 @@ ACTING: dict[str, dict[str, str]] = {
     # Linters', type checkers' and test runners' reports, caches and plugins (from their
     # manuals; none is installed where the oracle runs).
     "mypy": {
+        "@": _RESPONSE_FILE,  # argparse's fromfile_prefix_chars
         **dict.fromkeys(
             ("--cache-dir", "--junit-xml", "--html-report", "--txt-report"), WRITES_FILES
         ),
@@ -340,7 +343,8 @@ ACTING: dict[str, dict[str, str]] = {
         ("--outDir", "--outFile", "--out", "--declarationDir", "--tsBuildInfoFile")
         + ("--generateTrace", "--generateCpuProfile"),
         WRITES_FILES,
-    ),
+    )
+    | {"@": _RESPONSE_FILE},
     # Their caches and reports (jest's `--coverage` is no `--coverageDirectory`: see _long_spells).
     "jest": dict.fromkeys(
         ("--outputFile", "--cacheDirectory", "--coverageDirectory"), WRITES_FILES
@@ -495,7 +499,7 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--gcc-toolchain", "--gcc-install-dir"), RUNS),
         "-fmodule-output": WRITES_FILES,  # `-fmodule-output=FILE`: the module's interface
         **dict.fromkeys(("-fopt-info", "-fopt-info-"), WRITES_FILES),  # `-fopt-info-all=FILE`
-        "@": "reads more options from a file",  # `gcc @args`: a response file
+        "@": _RESPONSE_FILE,  # `gcc @args`: a response file
     },
     "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
     "xxd": {},

@@ -1,4 +1,4 @@
-"""Shapes from the eleventh shell-rules review (FINDINGS F103-F110): a link a command makes
+"""Shapes from the eleventh shell-rules review (FINDINGS F103-F111): a link a command makes
 opens what it names to writing, and a hook manager keeps git's hooks in the project; read by
 the engine alone.
 
@@ -17,7 +17,8 @@ setup); the hook managers' folders and files are configuration paths. npx ran a 
 `.python-version`, which may name an interpreter by path that uv runs (F107). make ran
 `x!=CMD` and `x:=$(shell CMD)` from its command line with no makefile (F108), and gawk's
 debugger takes its commands from elsewhere (F109). `npm test -- --basetemp=/etc/x` reached the
-project's pytest (F110): what a package manager hands on is read as the runners' options.
+project's pytest (F110): what a package manager hands on is read as the runners' options. And
+pytest 8.2+, tsc and mypy read options from an `@FILE` (F111).
 """
 
 import pytest
@@ -128,6 +129,12 @@ NOT_ALLOWED = [
     "pnpm run test -p evil",
     "tox -- --basetemp=/etc/x",
     "cargo test -- --logfile /etc/x",
+    # F111: response files
+    "pytest @args.txt",
+    "python -m pytest -q @args.txt",
+    "coverage run -m pytest @args.txt",
+    "npx tsc @args.txt",
+    "mypy @args.txt",
     # as `jest --outputFile=…` itself: a writing option needs a rule that names it
     "npm test -- --coverage --outputFile=/workspace/report.json",
 ]
