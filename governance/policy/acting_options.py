@@ -216,6 +216,8 @@ ACTING: dict[str, dict[str, str]] = {
     "diff": {"-l": RUNS, "--paginate": RUNS},
     "sdiff": {"--diff-program": RUNS, "-o": WRITES_FILES, "--output": WRITES_FILES},
     "diff3": {"--diff-program": RUNS},
+    # `date -s` sets the system clock (as root: every certificate, token and log after it).
+    "date": dict.fromkeys(("-s", "--set"), "sets the system clock"),
     "sort": {
         **dict.fromkeys(("-o", "--output", "-T", "--temporary-directory"), WRITES_FILES),
         "--compress-program": RUNS,
@@ -566,6 +568,7 @@ VALUED_LETTERS = {
     "diff": "CDFILSUWxX",
     "fd": "tedESjcxXo",
     "sort": "kotST",
+    "date": "dfrI",  # `-Iseconds`: -I's glued format, no `-s`
     "tar": "fCbgHIKLNTVX",
     "ssh": "bcDEeFIiJLlmOopQRSWw",
     "curl": "oDcKTdFuHAeEXxrwYyzb",

@@ -1,4 +1,4 @@
-"""Shapes from the eleventh shell-rules review (FINDINGS F103-F111): a link a command makes
+"""Shapes from the eleventh shell-rules review (FINDINGS F103-F112): a link a command makes
 opens what it names to writing, and a hook manager keeps git's hooks in the project; read by
 the engine alone.
 
@@ -18,7 +18,7 @@ setup); the hook managers' folders and files are configuration paths. npx ran a 
 `x!=CMD` and `x:=$(shell CMD)` from its command line with no makefile (F108), and gawk's
 debugger takes its commands from elsewhere (F109). `npm test -- --basetemp=/etc/x` reached the
 project's pytest (F110): what a package manager hands on is read as the runners' options. And
-pytest 8.2+, tsc and mypy read options from an `@FILE` (F111).
+pytest 8.2+, tsc and mypy read options from an `@FILE` (F111), and `date -s` sets the clock (F112).
 """
 
 import pytest
@@ -135,6 +135,10 @@ NOT_ALLOWED = [
     "coverage run -m pytest @args.txt",
     "npx tsc @args.txt",
     "mypy @args.txt",
+    # F112: date -s sets the system clock
+    "date -s 2020-01-01",
+    "date --set=@0",
+    "date -us '2020-01-01'",
     # as `jest --outputFile=…` itself: a writing option needs a rule that names it
     "npm test -- --coverage --outputFile=/workspace/report.json",
 ]
@@ -175,6 +179,9 @@ ALLOWED = [
     "pnpm test -- --coverage",
     "cargo test -- --nocapture",
     "tox -e py311",
+    "date -Iseconds",
+    "date -u +%Y-%m-%dT%H:%M:%SZ",
+    "date -d @0",
 ]
 
 
