@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import takewhile
 
+from governance.policy.getopt_words import read_getopt
 from governance.policy.paths import normalise_path
 from governance.policy.shell_links import link_targets
 
@@ -670,7 +671,6 @@ _PYTHON = re.compile(r"python\d+(?:\.\d+)*")
 # `a-b`), then `=`, `:=`, `::=`, `:::=`, `+=`, `?=` or `!=`. `x:=$(shell …)` and `x!=CMD` run
 # CMD as make reads its command line, with no makefile at all (F108).
 _MAKE_ASSIGNMENT = re.compile(r"[^:#=\s]+\s*(?::{1,3}|[+?!])?=")
-_MODE = re.compile(r"[-+=ugoarwxXst0-7,]+")
 # Every `program [subcommand...]` prefix of a key: where the walk may descend.
 _PATHS = frozenset(" ".join(k.split()[:n]) for k in ACTING for n in range(1, len(k.split()) + 1))
 # Each program's `program subcommand...` keys, found once here rather than on every command.
@@ -1970,38 +1970,15 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     shape = WRITES.get(program)
     if shape is None:
         return []
-    valued = _WRITES_VALUED.get(program, "")
-    long_valued = _WRITES_LONG_VALUED.get(program, ())
-    operands, target, k, options_end, parents = [], None, 0, False, False
-    while k < len(args):
-        token = args[k]
-        if shape == "after-first" and not operands and _MODE.fullmatch(token):
-            operands.append(token)  # `chmod -x FILE`: a mode, not an option
-        elif options_end or not token.startswith("-") or token == "-":
-            operands.append(token)
-        elif token == "--":
-            options_end = True
-        elif token.startswith("--"):
-            # getopt_long: `--target DIR`, `--target-dir=DIR`, `--suffix X` after DEST.
-            name, has_value, value = token[2:].partition("=")
-            option = _long_option(name, long_valued)
-            if option is not None and not has_value and k + 1 < len(args):
-                k += 1
-                value = args[k]
-            if option == "target-directory":
-                target = value
-            parents = parents or (program == "cp" and len(name) > 1 and "parents".startswith(name))
-        else:
-            for position, letter in enumerate(token[1:], start=1):
-                if letter in valued:
-                    value = token[position + 1 :]
-                    if not value and k + 1 < len(args):
-                        k += 1
-                        value = args[k]
-                    if letter == "t" and program != "touch":  # touch's `-t STAMP`: a time
-                        target = value
-                    break
-        k += 1
+    words = read_getopt(
+        args,
+        _WRITES_VALUED.get(program, ""),
+        _WRITES_LONG_VALUED.get(program, ()),
+        mode_first=shape == "after-first",  # `chmod -x FILE`: a mode, not an option
+        t_names_target=program != "touch",  # touch's `-t STAMP`: a time
+    )
+    operands, target = words.operands, words.target
+    parents = program == "cp" and any(len(n) > 1 and "parents".startswith(n) for n in words.longs)
     if shape == "all":
         # `mv -t DIR SRC...` moves each SRC into DIR: DIR is written as well.
         return operands + ([target] if target is not None else [])
@@ -2116,8 +2093,7 @@ def _files_in(operand: str) -> str:
     return operand
 
 
-# Long options of WRITES programs that take a value (a separate word when not after `=`),
-# and flags whose name starts another's (getopt takes the exact name first).
+# Long options of WRITES programs that take a value (a separate word when not after `=`).
 _WRITES_LONG_VALUED = {
     "cp": ("target-directory", "suffix", "sparse", "no-preserve"),
     "mv": ("target-directory", "suffix"),
@@ -2131,19 +2107,6 @@ _WRITES_LONG_VALUED = {
     "chown": ("from", "reference"),
     "chgrp": ("reference",),
 }
-_FLAGS_STARTING_A_VALUED = frozenset({"strip"})
-
-
-def _long_option(name: str, valued: tuple[str, ...]) -> str | None:
-    """The valued long option `--name` spells (exactly or abbreviated), if any."""
-    if name in valued:
-        return name
-    if name in _FLAGS_STARTING_A_VALUED:
-        return None
-    matches = [option for option in valued if option.startswith(name)]
-    return matches[0] if len(matches) == 1 else None
-
-
 _GIT_GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
 _GIT_CLONE_VALUED = frozenset(
     {"-o", "-b", "-u", "-c", "-j", "--origin", "--branch", "--upload-pack", "--reference"}

@@ -15,10 +15,10 @@ in it); a symbolic link's relative target from the folder the link is in (`ln -s
 the link goes into, from inside LINK_NAME as well.
 """
 
+from governance.policy.getopt_words import read_getopt
 from governance.policy.paths import normalise_path
 
-# Each linking program's options whose value is the next word (or glued): short letters,
-# and long names that getopt_long accepts abbreviated.
+# Each linking program's options that take a value: short letters, long names.
 _VALUED_LETTERS = {"cp": "tS", "ln": "tS"}
 _VALUED_LONG = {
     "cp": ("target-directory", "suffix", "sparse", "no-preserve"),
@@ -36,7 +36,8 @@ def link_targets(program: str, args: list[str]) -> list[str]:
         return _rsync_link_dests(args)
     if program not in ("cp", "ln"):
         return []
-    operands, directory, letters, longs = _read(program, args)
+    words = read_getopt(args, _VALUED_LETTERS[program], _VALUED_LONG[program])
+    operands, directory, letters, longs = words.operands, words.target, words.letters, words.longs
     if program == "cp":
         symbolic = "s" in letters or any("symbolic-link".startswith(n) for n in longs)
         hard = "l" in letters or any("link".startswith(n) for n in longs)
@@ -73,46 +74,6 @@ def link_targets(program: str, args: list[str]) -> list[str]:
 def _folder_of(path: str) -> str:
     head, slash, _ = path.rstrip("/").rpartition("/")
     return head or ("/" if slash else ".")
-
-
-def _read(program: str, args: list[str]) -> tuple[list[str], str | None, set[str], list[str]]:
-    """Operands, the -t folder, the short letters and the long names given (getopt's way)."""
-    valued, long_valued = _VALUED_LETTERS[program], _VALUED_LONG[program]
-    operands: list[str] = []
-    directory: str | None = None
-    letters: set[str] = set()
-    longs: list[str] = []
-    k, options_end = 0, False
-    while k < len(args):
-        token = args[k]
-        if options_end or not token.startswith("-") or token == "-":
-            operands.append(token)
-        elif token == "--":
-            options_end = True
-        elif token.startswith("--"):
-            name, has_value, value = token[2:].partition("=")
-            matches = [option for option in long_valued if option.startswith(name)]
-            if len(matches) == 1 and name:
-                if not has_value and k + 1 < len(args):
-                    k += 1
-                    value = args[k]
-                if matches[0] == "target-directory":
-                    directory = value
-            else:
-                longs.append(name)
-        else:
-            for position, letter in enumerate(token[1:], start=1):
-                if letter in valued:
-                    value = token[position + 1 :]
-                    if not value and k + 1 < len(args):
-                        k += 1
-                        value = args[k]
-                    if letter == "t":
-                        directory = value
-                    break
-                letters.add(letter)
-        k += 1
-    return operands, directory, letters, longs
 
 
 def _rsync_link_dests(args: list[str]) -> list[str]:
