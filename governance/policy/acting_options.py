@@ -976,6 +976,11 @@ def _handed_on(program: str, args: list[str]) -> list[str]:
     if not operands:
         return []
     first = args[operands[0]]
+    if first == "workspace" and program == "yarn":  # `yarn workspace NAME SCRIPT ARGS`
+        operands = operands[2:]
+        if not operands:
+            return []
+        first = args[operands[0]]
     if first in _RUNS_A_SCRIPT:
         operands = operands[1:]  # the script's name
         if not operands:
