@@ -953,6 +953,7 @@ _RUNNERS = ("pytest", "jest", "vitest")
 _HANDED_ON = "is handed to the project's test runner, which may write or run what it names"
 _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
 _RUNS_A_SCRIPT = frozenset({"run", "run-script", "rum", "urn"})
+_COMMANDS_HANDING_ON = _NPM_SCRIPTS | _RUNS_A_SCRIPT | {"bench", "workspace"}
 # yarn's and pnpm's own commands: any other first word names a script (or a dependency's bin).
 _MANAGER_COMMANDS = frozenset(
     {"add", "install", "i", "remove", "rm", "upgrade", "up", "update", "why", "info", "list"}
@@ -970,9 +971,17 @@ def _handed_on(program: str, args: list[str]) -> list[str]:
     after = args[dashes + 1 :]
     if program == "tox":
         return after
-    if program == "cargo":
-        return after if args[:1] in (["test"], ["t"], ["bench"]) else []
     operands = [k for k, token in enumerate(args[:dashes]) if not token.startswith("-")]
+    # The command: the first operand that is not an option's value (`npm -w web test`,
+    # `cargo --color never test`: a word after an option is taken for its value when the
+    # command cannot be it).
+    while len(operands) > 1 and args[operands[0]] not in _COMMANDS_HANDING_ON:
+        before = args[operands[0] - 1] if operands[0] else ""
+        if not before.startswith("-") or "=" in before:
+            break
+        operands = operands[1:]
+    if program == "cargo":
+        return after if operands and args[operands[0]] in ("test", "t", "bench") else []
     if not operands:
         return []
     first = args[operands[0]]

@@ -23,8 +23,8 @@ pytest 8.2+, tsc and mypy read options from an `@FILE` (F111), and `date -s` set
 
 import pytest
 
-from governance.policy import Verdict
-from tests.shell_corpus.policies import kinds, links_policy
+from governance.policy import Verdict, compile_policy
+from tests.shell_corpus.policies import _document, kinds, links_policy
 
 
 def verdict(command: str) -> Verdict:
@@ -182,6 +182,7 @@ ALLOWED = [
     "yarn add --dev jest",
     "yarn workspace web add lodash",
     "yarn workspace web test",
+    "npm install test",
     "pnpm test -- --coverage",
     "cargo test -- --nocapture",
     "tox -e py311",
@@ -194,3 +195,30 @@ ALLOWED = [
 @pytest.mark.parametrize("command", ALLOWED)
 def test_links_inside_the_workspace_stay_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
+
+
+BROAD = [
+    ("run_command:npm *", "ALWAYS"),
+    ("run_command:cargo *", "ALWAYS"),
+    ("write_file:/workspace/*", "ALWAYS"),
+    ("write_file:*", "NEVER"),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # the command found after npm's and cargo's own options and their values
+        ("npm -w web test -- --basetemp=/etc/x", Verdict.ASK),
+        ("npm --workspace web run test -- --outputFile=/etc/x", Verdict.ASK),
+        ("cargo --color never test -- --logfile /etc/x", Verdict.ASK),
+        ("npm -w web test", Verdict.ALWAYS),
+        ("npm -w web test -- --watch=false", Verdict.ALWAYS),
+        ("cargo --color never test -- --nocapture", Verdict.ALWAYS),
+        ("npm install --save-dev jest", Verdict.ALWAYS),
+    ],
+)
+def test_words_handed_on_are_found_after_the_managers_own_options(command, expected):
+    policy = compile_policy(_document("broad", BROAD))
+    arguments = {"command": command}
+    assert policy.evaluate("run_command", arguments, kinds()["run_command"]).verdict is expected
