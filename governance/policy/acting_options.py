@@ -2001,7 +2001,7 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if shape == "second":
         return operands[1:2]
     written = [target] if target is not None else operands[-1:]
-    written += link_targets(program, args)
+    written += link_targets(program, args, words)
     if parents and written:
         # `cp --parents SRC DEST` writes DEST/SRC: `cd a/b && cp --parents ../../f /w/a` is /f.
         sources = operands if target is not None else operands[:-1]

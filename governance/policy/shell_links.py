@@ -15,28 +15,21 @@ in it); a symbolic link's relative target from the folder the link is in (`ln -s
 the link goes into, from inside LINK_NAME as well.
 """
 
-from governance.policy.getopt_words import read_getopt
+from governance.policy.getopt_words import GetoptWords
 from governance.policy.paths import normalise_path
 
-# Each linking program's options that take a value: short letters, long names.
-_VALUED_LETTERS = {"cp": "tS", "ln": "tS"}
-_VALUED_LONG = {
-    "cp": ("target-directory", "suffix", "sparse", "no-preserve"),
-    "ln": ("target-directory", "suffix"),
-}
 _RSYNC_LINK_DEST = "--link-dest"
 
 
-def link_targets(program: str, args: list[str]) -> list[str]:
-    """The files the links `program args` creates point at, relative to where it runs."""
+def link_targets(program: str, args: list[str], words: GetoptWords) -> list[str]:
+    """The files the links `program args` creates point at, relative to where it runs;
+    `words`: the command line as getopt read it."""
     if program == "link":
-        operands = [a for a in args if not a.startswith("-") or a == "-"]
-        return operands[:1]
+        return words.operands[:1]
     if program == "rsync":
         return _rsync_link_dests(args)
     if program not in ("cp", "ln"):
         return []
-    words = read_getopt(args, _VALUED_LETTERS[program], _VALUED_LONG[program])
     operands, directory, letters, longs = words.operands, words.target, words.letters, words.longs
     if program == "cp":
         symbolic = "s" in letters or any("symbolic-link".startswith(n) for n in longs)

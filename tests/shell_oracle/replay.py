@@ -372,7 +372,7 @@ class _Replay:
 def _link_made(name: str, args: tuple, cwd: str, seq: int) -> tuple[str, str, int]:
     """(the link, the file it points at, seq): a symbolic link's relative target is read
     from the link's folder, a hard link's source from the caller's directory."""
-    if name == "symlink" or name == "symlinkat":
+    if name in ("symlink", "symlinkat"):
         target = _text(args[0]) or ""
         link = _absolute(_directory(args, 1 if name == "symlinkat" else None, cwd),
                          _text(args[-1]) or "")  # fmt: skip

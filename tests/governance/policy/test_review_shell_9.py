@@ -23,8 +23,9 @@ pytest 8.2+, tsc and mypy read options from an `@FILE` (F111), and `date -s` set
 
 import pytest
 
-from governance.policy import Verdict, compile_policy
-from tests.shell_corpus.policies import _document, kinds, links_policy
+from governance.policy import Verdict
+from tests.governance.policy.test_review_shell_8 import verdict_under
+from tests.shell_corpus.policies import kinds, links_policy
 
 
 def verdict(command: str) -> Verdict:
@@ -193,7 +194,7 @@ ALLOWED = [
 
 
 @pytest.mark.parametrize("command", ALLOWED)
-def test_links_inside_the_workspace_stay_allowed(command):
+def test_links_inside_the_workspace_and_what_agents_run_stay_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
 
 
@@ -219,6 +220,4 @@ BROAD = [
     ],
 )
 def test_words_handed_on_are_found_after_the_managers_own_options(command, expected):
-    policy = compile_policy(_document("broad", BROAD))
-    arguments = {"command": command}
-    assert policy.evaluate("run_command", arguments, kinds()["run_command"]).verdict is expected
+    assert verdict_under(BROAD, command) is expected

@@ -14,7 +14,8 @@ from governance.services.policies import policy_save
 from ledger.models import Event
 from tests.conftest import TEST_POLICY
 from tests.governance.gate.test_pipeline import ask
-from tests.shell_corpus.policies import benign_policy, kinds, review_policy
+from tests.governance.policy.test_review_shell_2 import verdict as benign_verdict
+from tests.shell_corpus.policies import kinds, review_policy
 
 FALLBACK_ALLOW = TEST_POLICY.replace("autonomous_fallback: deny", "autonomous_fallback: allow")
 
@@ -160,5 +161,4 @@ def test_an_autonomous_run_gives_what_the_reader_cannot_finish_its_fallback_and_
 def test_the_best_effort_reading_resolves_relative_writes_from_the_working_directory(
     command, expected
 ):
-    verdict = benign_policy().evaluate("run_command", {"command": command}, kinds()["run_command"])
-    assert verdict.verdict is expected
+    assert benign_verdict(command) is expected
