@@ -23,17 +23,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.ports import free_port
 from tests.support.waiting import PATIENCE_SECONDS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIGURABLE_SERVER = Path(__file__).with_name("configurable_server.py")
 DEMO_TOKEN = "demo-fixture-token"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass

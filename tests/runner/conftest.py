@@ -8,7 +8,6 @@ re-attachment and long-polling are exercised over the network, not against mocks
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -20,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from runner import GateClient, Workspace
+from tests.support.ports import free_port
 from tests.support.waiting import PATIENCE_SECONDS
 
 SENTINEL = "outside-the-workspace: must never be read or changed"
@@ -49,7 +49,7 @@ class FakeGate:
         self.redirect_to: str | None = None
         self.finished = False
         self.stopping = False
-        self.port = _free_port()
+        self.port = free_port()
         self._server: ThreadingHTTPServer | None = None
 
     @property
@@ -237,12 +237,6 @@ def _handler_for(gate: FakeGate) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(payload)
 
     return Handler
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -11,16 +10,11 @@ from pathlib import Path
 import httpx
 from django.db import connection
 
+from tests.support.ports import free_port  # noqa: F401  (tests and bench import it from here)
 from tests.support.waiting import PATIENCE_SECONDS, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def child_environment(**extra: str) -> dict[str, str]:
