@@ -389,8 +389,11 @@ ACTING: dict[str, dict[str, str]] = {
     },
     "coverage": dict.fromkeys(("-d", "--directory", "-o", "--data-file"), WRITES_FILES)
     | {"--rcfile": CONFIGURES},  # its plugins: see _coverage_run for what `run` runs
-    # mikefarah's yq spells it --inplace, the jq wrapper (Debian's yq) --in-place
-    "yq": dict.fromkeys(("-i", "--inplace", "--in-place"), WRITES_FILES),
+    # mikefarah's yq spells it --inplace, the jq wrapper (Debian's yq) --in-place; mikefarah's
+    # -s/--split-exp writes each result to a file its expression names (the wrapper's -s is
+    # jq's --slurp, taken for the other here)
+    "yq": dict.fromkeys(("-i", "--inplace", "--in-place", "-s", "--split-exp"), WRITES_FILES)
+    | {"--split-exp-file": WRITES_FILES},
     "curl": {
         **dict.fromkeys(
             ("-o", "--output", "-O", "--remote-name", "--remote-name-all"), WRITES_FILES
