@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from runner.cli_paths import pattern_reaches, real_path
+from runner.cli_paths import links_on_the_way, pattern_reaches, real_path
 from runner.codex_patch import patch_targets, shell_patch
 
 
@@ -53,12 +53,19 @@ def _searched(tool: str, base: Any, cwd: str, arguments: dict, pattern: Any) -> 
 
 
 def _shell(command: Any, cwd: str, root: str, directory: Any = None) -> GateCall:
-    """`run_command` for a command the CLI runs in `cwd` (or `directory`, relative to it)."""
+    """`run_command` for a command the CLI runs in `cwd` (or `directory`, relative to it),
+    with the links on disk its words lead through (`links_on_disk`), when there are any."""
     where = real_path(directory, cwd) if isinstance(directory, str) and directory else cwd
     where = real_path(where, "/")
-    if not isinstance(command, str) or where == real_path(root, "/"):
+    if not isinstance(command, str):
         return GateCall("run_command", {"command": command})
-    return GateCall("run_command", {"command": f"cd {shlex.quote(where)} && {command}"})
+    arguments: dict[str, Any] = {"command": command}
+    if where != real_path(root, "/"):
+        arguments["command"] = f"cd {shlex.quote(where)} && {command}"
+    links = links_on_the_way(command, where)
+    if links:
+        arguments["links_on_disk"] = {"cwd": where, "targets": links}
+    return GateCall("run_command", arguments)
 
 
 def _keep(source: dict, *keys: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import shlex
 
 from runner.confinement import Workspace
 
@@ -119,3 +120,80 @@ def _pattern_reach(pattern: str, base: str, cwd: str) -> str | None:
         static = parts[:wildcard_at]
     prefix = "/".join(static) or ("/" if pattern.startswith("/") else ".")
     return real_path(os.path.join(base, prefix), cwd)
+
+
+# Bounds on the search for links in one command: words looked at, folders it may start from
+# (its own and each `cd`'s), links reported (the gate reads at most 512).
+_MOST_WORDS = 1024
+_MOST_STARTS = 8
+_MOST_LINKS = 512
+_MOST_HOPS = 40
+
+
+def links_on_the_way(command: str, cwd: str) -> dict[str, str]:
+    """The symbolic links met on the way of the command's words, each with where it points.
+
+    The gate reads a shell command's paths as written; this tells it where the file system
+    takes them (`notes -> .git/config`). Every word is tried as a path (and the part of an
+    option after `=`, or after a short option's letter), from `cwd` and from each folder a
+    `cd` names, walking it one component at a time as the kernel does: a link's target is
+    joined to the link's folder, unresolved, so the gate can follow it the same way. Missing
+    a word makes no call more lenient than the command alone; what is found only adds to it.
+    """
+    words = _words(command)[:_MOST_WORDS]
+    starts = [cwd]
+    for before, word in itertools.pairwise(words):
+        if before in ("cd", "pushd") and not word.startswith("-") and len(starts) < _MOST_STARTS:
+            starts.append(os.path.join(cwd, os.path.expanduser(word)))
+    found: dict[str, str] = {}
+    for word in words:
+        for candidate in _path_candidates(word):
+            for start in starts:
+                _walk(os.path.join(start, os.path.expanduser(candidate)), found)
+    return found
+
+
+def _words(command: str) -> list[str]:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(itertools.islice(lexer, _MOST_WORDS))
+    except ValueError:  # an open quote: the words as whitespace separates them
+        return command.split()[:_MOST_WORDS]
+
+
+def _path_candidates(word: str) -> list[str]:
+    candidates = [word]
+    if "=" in word:
+        candidates.append(word.split("=", 1)[1])
+    if word.startswith("-") and not word.startswith("--") and len(word) > 2:
+        candidates.append(word[2:])
+    return [candidate for candidate in candidates if candidate]
+
+
+def _walk(path: str, found: dict[str, str]) -> None:
+    """Record each link on the way of `path`, following them, until a component is missing."""
+    waiting = list(reversed(path.split("/")))
+    current, hops = "/", 0
+    while waiting and len(found) < _MOST_LINKS:
+        part = waiting.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, part)
+        try:
+            target = os.readlink(candidate)
+        except OSError:  # not a link (or not there)
+            if not os.path.lexists(candidate):
+                return
+            current = candidate
+            continue
+        hops += 1
+        if hops > _MOST_HOPS:
+            return
+        pointed = os.path.join(current, target)  # an absolute target replaces the folder
+        found[candidate] = pointed
+        waiting.extend(reversed(pointed.split("/")))
+        current = "/"

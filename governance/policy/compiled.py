@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from governance.policy.acting_options import pattern_names
+from governance.policy.disk_links import LINKS_ARGUMENT
 from governance.policy.document import PolicyDocument, Rule, parse_rule
 from governance.policy.globs import OPEN_STEP_BUDGET, CompiledGlob, GlobError
 from governance.policy.subjects import (
@@ -227,7 +228,12 @@ class CompiledPolicy:
     ) -> Evaluation:
         if match_argument is not None and match_argument.kind == "shell":
             script = arguments.get(match_argument.name) if isinstance(arguments, Mapping) else None
-            if type(script) is str and len(script) <= _REMEMBERED_CHARS:
+            # a call that reports links on disk is decided by them too: not by the script alone
+            if (
+                type(script) is str
+                and len(script) <= _REMEMBERED_CHARS
+                and LINKS_ARGUMENT not in arguments
+            ):
                 key = (self._ref, tool, match_argument, script)
                 evaluation = _shell_evaluations.get(key)
                 if evaluation is None:

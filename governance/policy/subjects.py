@@ -32,6 +32,12 @@ from typing import Any, NamedTuple
 
 from fluidbox.canonical import canonical_json
 from governance.policy.config_paths import config_path_names
+from governance.policy.disk_links import (
+    LINKS_ARGUMENT,
+    LinksOnDisk,
+    UnreadableLinks,
+    read_links_on_disk,
+)
 from governance.policy.invisible import describe_invisible, first_invisible
 from governance.policy.paths import normalise_path
 from governance.policy.shell_commands import (
@@ -154,7 +160,11 @@ def read_call(tool: str, arguments: Any, match_argument: MatchArgument | None) -
         reads_only = tool in READING_PATH_TOOLS or tool == match_argument.read_tool
         return _read_path(tool, _checked(value), reads_only=reads_only)
     if match_argument.kind == "shell":
-        return _read_shell(tool, _checked(value), match_argument)
+        try:
+            links = read_links_on_disk(arguments.get(LINKS_ARGUMENT))
+            return _read_shell(tool, _checked(value), match_argument, links)
+        except UnreadableLinks as error:
+            raise SubjectError(str(error)) from None
     subject = value if isinstance(value, str) else canonical_json(value)
     key = f"{tool}:{_checked(subject)}"
     return CallReading(key, [Probe(key, True)])
@@ -196,7 +206,9 @@ def _read_path(tool: str, path: str, *, reads_only: bool) -> CallReading:
     return reading
 
 
-def _read_shell(tool: str, script: str, match_argument: MatchArgument) -> CallReading:
+def _read_shell(
+    tool: str, script: str, match_argument: MatchArgument, links: LinksOnDisk | None = None
+) -> CallReading:
     reading = CallReading(f"{tool}:{script}")
     reading.add(reading.whole_key, binding=False)
     hidden = first_invisible(script)
@@ -205,12 +217,12 @@ def _read_shell(tool: str, script: str, match_argument: MatchArgument) -> CallRe
             Concern(reading.whole_key, f"invisible character {describe_invisible(hidden)}")
         )
     shell = read_shell(script, match_argument.shell or "bash", match_argument.cwd)
-    _add_shell_reading(reading, tool, match_argument, shell)
+    _add_shell_reading(reading, tool, match_argument, shell, links)
     reading.error = shell.error
     folded = unicodedata.normalize("NFKC", script)
     if folded != script:
         folded_reading = read_best_effort(folded, shell.budget)
-        _add_shell_reading(reading, tool, match_argument, folded_reading)
+        _add_shell_reading(reading, tool, match_argument, folded_reading, links)
         reading.error = reading.error or folded_reading.error
     if not any(probe.binding for probe in reading.probes) and not reading.concerns:
         reading.probes[0] = Probe(reading.whole_key, binding=True)
@@ -218,7 +230,11 @@ def _read_shell(tool: str, script: str, match_argument: MatchArgument) -> CallRe
 
 
 def _add_shell_reading(
-    reading: CallReading, tool: str, match_argument: MatchArgument, shell: ShellReading
+    reading: CallReading,
+    tool: str,
+    match_argument: MatchArgument,
+    shell: ShellReading,
+    links: LinksOnDisk | None,
 ) -> None:
     for finding in shell.findings:
         if finding.kind == "command":
@@ -240,5 +256,12 @@ def _add_shell_reading(
         reading.add(f"{file_tool}:{path}", finding.binding, finding.never_only, requires)
         if path != finding.text:
             reading.add(f"{file_tool}:{finding.text}", False, finding.never_only, requires)
+        through = links.through(finding.text) if links is not None else None
+        if through is not None and through != path:
+            # where the links on disk take the path: judged as well, never instead
+            requires = finding.requires + config_requirements(
+                through, reading=finding.kind == "read"
+            )
+            reading.add(f"{file_tool}:{through}", finding.binding, finding.never_only, requires)
     for command, reason in shell.concerns:
         reading.concerns.append(Concern(f"{tool}:{command}", reason))

@@ -28,10 +28,14 @@ def hook(
     token: str | None,
     options: tuple[str, ...] = (),
     cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
 ) -> dict:
-    """The hook's answer; `cwd` is where the CLI starts it (Codex: the project's folder)."""
+    """The hook's answer; `cwd` is where the CLI starts it (Codex: the project's folder), `env`
+    what the CLI adds to its environment (Claude Code: CLAUDE_PROJECT_DIR)."""
+    extra = env or {}
     env = {k: v for k, v in os.environ.items() if k != "FLUIDBOX_RUN_TOKEN"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.update(extra)
     if token is not None:
         env["FLUIDBOX_RUN_TOKEN"] = token
     done = subprocess.run(

@@ -1,0 +1,173 @@
+"""A shell command's paths through the links the project already holds: the hook reports the
+links on the way of the command's words, and the gate judges where they lead as well.
+
+Each test is an attacker's attempt from a project they control: a link planted earlier (a
+checkout's, an archive's, one `cp -a` copied) makes an allowed write land elsewhere.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.models import ToolCall
+from governance.services.bundles import bundle_import
+from governance.services.policies import policy_save
+from runner.cli_paths import links_on_the_way
+from tests.agents.test_hook import BUNDLE, claude_decision, hook
+from tests.runner_live.conftest import create_run
+
+QUICK = ("--max-wait", "3")
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A checkout the agent works in, with git's folder, and a secret file beside it."""
+    root = tmp_path.resolve()
+    workspace = root / "ws"
+    (workspace / ".git" / "hooks").mkdir(parents=True)
+    (workspace / ".git" / "config").write_text("[core]\n")
+    (workspace / "sub").mkdir()
+    (workspace / "README.md").write_text("hello\n")
+    (root / "secret").write_text("id_rsa\n")
+    return workspace
+
+
+@pytest.fixture
+def gated(fluidbox_server, demo_org, operator, project):
+    """A run that lets the agent print, copy and write in the checkout, and nothing else."""
+    ws = project
+    policy_save(
+        org=demo_org,
+        author=None,
+        text=f"""name: shelllinks
+autonomous_fallback: deny
+approval_timeout: 300
+rules:
+  - {{pattern: "run_command:printf *", action: ALWAYS}}
+  - {{pattern: "run_command:echo *", action: ALWAYS}}
+  - {{pattern: "run_command:cp *", action: ALWAYS}}
+  - {{pattern: "run_command:cd *", action: ALWAYS}}
+  - {{pattern: "write_file:{ws}/*", action: ALWAYS}}
+  - {{pattern: "read_file:{ws}/*", action: ALWAYS}}
+  - {{pattern: "write_file:*", action: NEVER}}
+  - {{pattern: "read_file:*", action: NEVER}}
+""",
+    )
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(
+        operator, policy="shelllinks", bundles=["claude-code"], connections=["tracker"]
+    )
+
+    def ask(command: str, tool_use_id: str, cwd=ws) -> tuple[str, str]:
+        event = {
+            "session_id": "s-attacker",
+            "cwd": str(cwd),
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": tool_use_id,
+        }
+        answer = hook(
+            "claude-code",
+            event,
+            url=fluidbox_server.url,
+            run_id=run_id,
+            token=token,
+            options=QUICK,
+            env={"CLAUDE_PROJECT_DIR": str(ws)},
+        )
+        return claude_decision(answer)
+
+    ask.run_id = run_id
+    return ask
+
+
+def recorded(run_id: str, tool_call_id: str) -> ToolCall:
+    return ToolCall.objects.get(run_id=run_id, tool_call_id=tool_call_id)
+
+
+@pytest.mark.slow
+def test_a_write_through_a_link_to_git_config_waits_for_a_human(gated, project):
+    (project / "notes").symlink_to(".git/config")
+    command = f"printf '[core]\\n\\tfsmonitor = ./x\\n' >> {project}/notes"
+
+    decision, reason = gated(command, "toolu_cfg")
+
+    assert decision == "deny" and "awaits a human's approval" in reason
+    call = recorded(gated.run_id, "toolu_cfg")
+    assert call.arguments["links_on_disk"] == {
+        "cwd": str(project),
+        "targets": {str(project / "notes"): str(project / ".git/config")},
+    }
+    assert (project / ".git" / "config").read_text() == "[core]\n"
+
+
+@pytest.mark.slow
+def test_a_write_through_a_linked_folder_outside_the_checkout_is_refused(gated, project):
+    (project / "docs").symlink_to(project.parent)
+
+    decision, reason = gated(f"echo x > {project}/docs/secret", "toolu_out")
+
+    assert decision == "deny" and "awaits" not in reason
+    assert recorded(gated.run_id, "toolu_out").decision == "deny"
+
+
+@pytest.mark.slow
+def test_a_relative_path_after_the_cd_the_hook_adds_is_followed_too(gated, project):
+    (project / "notes").symlink_to(".git/config")
+
+    decision, _ = gated("cp README.md ../notes", "toolu_rel", cwd=project / "sub")
+
+    assert decision == "deny"
+    call = recorded(gated.run_id, "toolu_rel")
+    assert call.arguments["command"] == f"cd {project / 'sub'} && cp README.md ../notes"
+    assert call.arguments["links_on_disk"]["cwd"] == str(project / "sub")
+
+
+@pytest.mark.slow
+def test_writes_without_links_or_through_links_inside_the_checkout_stay_allowed(gated, project):
+    (project / "alias.md").symlink_to("README.md")
+
+    assert gated(f"echo hi > {project}/README.md", "toolu_plain")[0] == "allow"
+    assert "links_on_disk" not in recorded(gated.run_id, "toolu_plain").arguments
+    assert gated(f"echo hi >> {project}/alias.md", "toolu_alias")[0] == "allow"
+    assert recorded(gated.run_id, "toolu_alias").arguments["links_on_disk"]["targets"] == {
+        str(project / "alias.md"): str(project / "README.md")
+    }
+
+
+def test_links_are_found_in_words_options_redirections_and_after_a_cd(tmp_path):
+    root = tmp_path.resolve()
+    (root / "real").mkdir()
+    (root / "dir").symlink_to("real")
+    (root / "file").symlink_to("/etc/hostname")
+    (root / "chain").symlink_to("dir/../file")
+    (root / "real" / "inner").symlink_to("../file")
+
+    assert links_on_the_way("cat file", str(root)) == {str(root / "file"): "/etc/hostname"}
+    assert links_on_the_way("sort -o file x", str(root)) == {str(root / "file"): "/etc/hostname"}
+    assert links_on_the_way("sort -ofile x", str(root)) == {str(root / "file"): "/etc/hostname"}
+    assert links_on_the_way("tool --out=file", str(root)) == {str(root / "file"): "/etc/hostname"}
+    assert links_on_the_way("echo x>>file", str(root)) == {str(root / "file"): "/etc/hostname"}
+    assert links_on_the_way("cd dir && echo x > inner", str(root)) == {
+        str(root / "dir"): str(root / "real"),
+        str(root / "real" / "inner"): str(root / "real" / "../file"),
+        str(root / "file"): "/etc/hostname",
+    }
+    # a chain: each link with its target as written, joined to the link's folder
+    assert links_on_the_way("cat chain", str(root)) == {
+        str(root / "chain"): str(root / "dir/../file"),
+        str(root / "dir"): str(root / "real"),
+        str(root / "file"): "/etc/hostname",
+    }
+    assert links_on_the_way("echo 'open quote", str(root)) == {}
+    assert links_on_the_way("ls missing/dir", str(root)) == {}
+
+
+def test_a_loop_of_links_ends(tmp_path):
+    root = tmp_path.resolve()
+    (root / "a").symlink_to("b")
+    (root / "b").symlink_to("a")
+
+    found = links_on_the_way("cat a", str(root))
+
+    assert found == {str(root / "a"): str(root / "b"), str(root / "b"): str(root / "a")}
