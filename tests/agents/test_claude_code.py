@@ -102,6 +102,8 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
     find_rules = (
         f'  - {{pattern: "find_files:{project}", action: ALWAYS}}\n'
         '  - {pattern: "find_files:*", action: NEVER}\n'
+        '  - {pattern: "run_command:printf *", action: ALWAYS}\n'
+        f'  - {{pattern: "write_file:{project}/*", action: ALWAYS}}\n'
     )
     demo_policy = (ROOT / "governance" / "demo" / "policy.yaml").read_text()
     policy_save(
@@ -163,6 +165,21 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
         assert "toolu_ask_1" not in denial_ids(result)
         assert (claude.project / "approved.txt").exists()
 
+        # A write the policy allows in the project (printf, then `>>` a project file) runs;
+        # the same write through a link planted earlier to a file outside is refused: the
+        # hook reports the link, the gate judges where it leads.
+        plain = f"printf 'one' >> {project}/plain.txt"
+        result = claude.ask_for("toolu_plain_1", "Bash", {"command": plain})
+        assert "toolu_plain_1" not in denial_ids(result)
+        assert (claude.project / "plain.txt").read_text() == "one"
+        outside = tmp_path / "outside.txt"
+        outside.write_text("keep me")
+        (claude.project / "notes").symlink_to("../outside.txt")
+        linked = f"printf 'two' >> {project}/notes"
+        result = claude.ask_for("toolu_link_1", "Bash", {"command": linked})
+        assert "toolu_link_1" in denial_ids(result)
+        assert outside.read_text() == "keep me"
+
         # Each call is in the ledger under Claude Code's tool_use_id, decided once.
         calls = {c.tool_call_id: c for c in ToolCall.objects.filter(run_id=run_id)}
         assert (calls["toolu_rm_1"].tool, calls["toolu_rm_1"].decision) == ("run_command", "deny")
@@ -183,12 +200,18 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
         )
         assert calls["toolu_mcp_1"].broker_status == "succeeded"
         assert calls["toolu_ask_1"].decision == "allow"
+        assert calls["toolu_plain_1"].decision == "allow"
+        assert "links_on_disk" not in calls["toolu_plain_1"].arguments
+        assert calls["toolu_link_1"].decision == "deny"
+        assert calls["toolu_link_1"].arguments["links_on_disk"]["targets"] == {
+            str(project / "notes"): str(project / "../outside.txt")
+        }
         assert Approval.objects.get(run_id=run_id, tool_call_id="toolu_ask_1").status == "approved"
         decided = [
             e.data["tool_call_id"]
             for e in Event.objects.filter(run_id=run_id, type="tool.decision")
         ]
-        for tool_id in ("toolu_rm_1", "toolu_ls_1", "toolu_mcp_1", "toolu_ask_1"):
+        for tool_id in ("toolu_rm_1", "toolu_ls_1", "toolu_mcp_1", "toolu_ask_1", "toolu_link_1"):
             assert decided.count(tool_id) == 1, tool_id
 
         # Fail closed: fluidbox stopped mid-session, the next hook call denies.
