@@ -10,40 +10,22 @@ from __future__ import annotations
 import pytest
 
 from governance.models import ToolCall
-from governance.services.bundles import bundle_import
-from governance.services.policies import policy_save
 from runner.cli_paths import links_on_the_way
-from tests.agents.test_hook import BUNDLE, claude_decision, hook
-from tests.runner_live.conftest import create_run
-
-QUICK = ("--max-wait", "3")
+from tests.agents.test_hook_targets import gated_run, project  # noqa: F401
 
 
 @pytest.fixture
-def project(tmp_path):
-    """A checkout the agent works in, with git's folder, and a secret file beside it."""
-    root = tmp_path.resolve()
-    workspace = root / "ws"
-    (workspace / ".git" / "hooks").mkdir(parents=True)
-    (workspace / ".git" / "config").write_text("[core]\n")
-    (workspace / "sub").mkdir()
-    (workspace / "README.md").write_text("hello\n")
-    (root / "secret").write_text("id_rsa\n")
-    return workspace
+def checkout(project):  # noqa: F811  (the fixture imported above)
+    """The attacker's checkout (tests/agents/test_hook_targets.py), with git's configuration."""
+    (project / ".git" / "config").write_text("[core]\n")
+    return project
 
 
 @pytest.fixture
-def gated(fluidbox_server, demo_org, operator, project):
+def gated(fluidbox_server, demo_org, operator, checkout):
     """A run that lets the agent print, copy and write in the checkout, and nothing else."""
-    ws = project
-    policy_save(
-        org=demo_org,
-        author=None,
-        text=f"""name: shelllinks
-autonomous_fallback: deny
-approval_timeout: 300
-rules:
-  - {{pattern: "run_command:printf *", action: ALWAYS}}
+    ws = checkout
+    rules = f"""  - {{pattern: "run_command:printf *", action: ALWAYS}}
   - {{pattern: "run_command:echo *", action: ALWAYS}}
   - {{pattern: "run_command:cp *", action: ALWAYS}}
   - {{pattern: "run_command:cd *", action: ALWAYS}}
@@ -51,34 +33,14 @@ rules:
   - {{pattern: "read_file:{ws}/*", action: ALWAYS}}
   - {{pattern: "write_file:*", action: NEVER}}
   - {{pattern: "read_file:*", action: NEVER}}
-""",
-    )
-    bundle_import(org=demo_org, text=BUNDLE)
-    run_id, token = create_run(
-        operator, policy="shelllinks", bundles=["claude-code"], connections=["tracker"]
-    )
+"""
+    ask = gated_run(fluidbox_server, demo_org, operator, "shelllinks", rules, project_dir=ws)
 
-    def ask(command: str, tool_use_id: str, cwd=ws) -> tuple[str, str]:
-        event = {
-            "session_id": "s-attacker",
-            "cwd": str(cwd),
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": tool_use_id,
-        }
-        answer = hook(
-            "claude-code",
-            event,
-            url=fluidbox_server.url,
-            run_id=run_id,
-            token=token,
-            options=QUICK,
-            env={"CLAUDE_PROJECT_DIR": str(ws)},
-        )
-        return claude_decision(answer)
+    def bash(command: str, tool_use_id: str, cwd=ws) -> tuple[str, str]:
+        return ask("claude-code", "Bash", {"command": command}, tool_use_id, cwd)
 
-    ask.run_id = run_id
-    return ask
+    bash.run_id = ask.run_id
+    return bash
 
 
 def recorded(run_id: str, tool_call_id: str) -> ToolCall:
@@ -86,52 +48,52 @@ def recorded(run_id: str, tool_call_id: str) -> ToolCall:
 
 
 @pytest.mark.slow
-def test_a_write_through_a_link_to_git_config_waits_for_a_human(gated, project):
-    (project / "notes").symlink_to(".git/config")
-    command = f"printf '[core]\\n\\tfsmonitor = ./x\\n' >> {project}/notes"
+def test_a_write_through_a_link_to_git_config_waits_for_a_human(gated, checkout):
+    (checkout / "notes").symlink_to(".git/config")
+    command = f"printf '[core]\\n\\tfsmonitor = ./x\\n' >> {checkout}/notes"
 
     decision, reason = gated(command, "toolu_cfg")
 
     assert decision == "deny" and "awaits a human's approval" in reason
     call = recorded(gated.run_id, "toolu_cfg")
     assert call.arguments["links_on_disk"] == {
-        "cwd": str(project),
-        "targets": {str(project / "notes"): str(project / ".git/config")},
+        "cwd": str(checkout),
+        "targets": {str(checkout / "notes"): str(checkout / ".git/config")},
     }
-    assert (project / ".git" / "config").read_text() == "[core]\n"
+    assert (checkout / ".git" / "config").read_text() == "[core]\n"
 
 
 @pytest.mark.slow
-def test_a_write_through_a_linked_folder_outside_the_checkout_is_refused(gated, project):
-    (project / "docs").symlink_to(project.parent)
+def test_a_write_through_a_linked_folder_outside_the_checkout_is_refused(gated, checkout):
+    (checkout / "docs").symlink_to(checkout.parent)
 
-    decision, reason = gated(f"echo x > {project}/docs/secret", "toolu_out")
+    decision, reason = gated(f"echo x > {checkout}/docs/secret", "toolu_out")
 
     assert decision == "deny" and "awaits" not in reason
     assert recorded(gated.run_id, "toolu_out").decision == "deny"
 
 
 @pytest.mark.slow
-def test_a_relative_path_after_the_cd_the_hook_adds_is_followed_too(gated, project):
-    (project / "notes").symlink_to(".git/config")
+def test_a_relative_path_after_the_cd_the_hook_adds_is_followed_too(gated, checkout):
+    (checkout / "notes").symlink_to(".git/config")
 
-    decision, _ = gated("cp README.md ../notes", "toolu_rel", cwd=project / "sub")
+    decision, _ = gated("cp README.md ../notes", "toolu_rel", cwd=checkout / "sub")
 
     assert decision == "deny"
     call = recorded(gated.run_id, "toolu_rel")
-    assert call.arguments["command"] == f"cd {project / 'sub'} && cp README.md ../notes"
-    assert call.arguments["links_on_disk"]["cwd"] == str(project / "sub")
+    assert call.arguments["command"] == f"cd {checkout / 'sub'} && cp README.md ../notes"
+    assert call.arguments["links_on_disk"]["cwd"] == str(checkout / "sub")
 
 
 @pytest.mark.slow
-def test_writes_without_links_or_through_links_inside_the_checkout_stay_allowed(gated, project):
-    (project / "alias.md").symlink_to("README.md")
+def test_writes_without_links_or_through_links_inside_the_checkout_stay_allowed(gated, checkout):
+    (checkout / "alias.md").symlink_to("README.md")
 
-    assert gated(f"echo hi > {project}/README.md", "toolu_plain")[0] == "allow"
+    assert gated(f"echo hi > {checkout}/README.md", "toolu_plain")[0] == "allow"
     assert "links_on_disk" not in recorded(gated.run_id, "toolu_plain").arguments
-    assert gated(f"echo hi >> {project}/alias.md", "toolu_alias")[0] == "allow"
+    assert gated(f"echo hi >> {checkout}/alias.md", "toolu_alias")[0] == "allow"
     assert recorded(gated.run_id, "toolu_alias").arguments["links_on_disk"]["targets"] == {
-        str(project / "alias.md"): str(project / "README.md")
+        str(checkout / "alias.md"): str(checkout / "README.md")
     }
 
 

@@ -30,33 +30,22 @@ def project(tmp_path):
     return workspace
 
 
-@pytest.fixture
-def gated(fluidbox_server, demo_org, operator, project):
-    """A run whose policy lets the agent write and read in the checkout, and nothing else."""
-    ws = project
+def gated_run(fluidbox_server, demo_org, operator, name: str, rules: str, *, project_dir=None):
+    """A run under a policy of `rules` (YAML lines), and `ask(dialect, tool, tool_input,
+    tool_use_id, cwd)`: the hook's answer as (decision, reason). With `project_dir`, the hook
+    runs as Claude Code runs it there (CLAUDE_PROJECT_DIR)."""
     policy_save(
         org=demo_org,
         author=None,
-        text=f"""name: hooktargets
-autonomous_fallback: deny
-approval_timeout: 300
-rules:
-  - {{pattern: "write_file:{ws}/*", action: ALWAYS}}
-  - {{pattern: "read_file:{ws}/*", action: ALWAYS}}
-  - {{pattern: "find_files:{ws}", action: ALWAYS}}
-  - {{pattern: "search_text:{ws}", action: ALWAYS}}
-  - {{pattern: "write_file:*", action: NEVER}}
-  - {{pattern: "read_file:*", action: NEVER}}
-  - {{pattern: "find_files:*", action: NEVER}}
-  - {{pattern: "search_text:*", action: NEVER}}
-""",
+        text=f"name: {name}\nautonomous_fallback: deny\napproval_timeout: 300\nrules:\n{rules}",
     )
     bundle_import(org=demo_org, text=BUNDLE)
     run_id, token = create_run(
-        operator, policy="hooktargets", bundles=["claude-code"], connections=["tracker"]
+        operator, policy=name, bundles=["claude-code"], connections=["tracker"]
     )
+    env = {"CLAUDE_PROJECT_DIR": str(project_dir)} if project_dir is not None else None
 
-    def ask(dialect: str, tool: str, tool_input: dict, tool_use_id: str, cwd=ws) -> tuple:
+    def ask(dialect: str, tool: str, tool_input: dict, tool_use_id: str, cwd) -> tuple:
         event = {
             "session_id": "s-attacker",
             "cwd": str(cwd),
@@ -65,7 +54,13 @@ rules:
             "tool_use_id": tool_use_id,
         }
         answer = hook(
-            dialect, event, url=fluidbox_server.url, run_id=run_id, token=token, options=QUICK
+            dialect,
+            event,
+            url=fluidbox_server.url,
+            run_id=run_id,
+            token=token,
+            options=QUICK,
+            env=env,
         )
         if dialect == "gemini-cli":
             return answer["decision"], answer["reason"]
@@ -73,6 +68,28 @@ rules:
 
     ask.run_id = run_id
     return ask
+
+
+@pytest.fixture
+def gated(fluidbox_server, demo_org, operator, project):
+    """A run whose policy lets the agent write and read in the checkout, and nothing else."""
+    ws = project
+    rules = f"""  - {{pattern: "write_file:{ws}/*", action: ALWAYS}}
+  - {{pattern: "read_file:{ws}/*", action: ALWAYS}}
+  - {{pattern: "find_files:{ws}", action: ALWAYS}}
+  - {{pattern: "search_text:{ws}", action: ALWAYS}}
+  - {{pattern: "write_file:*", action: NEVER}}
+  - {{pattern: "read_file:*", action: NEVER}}
+  - {{pattern: "find_files:*", action: NEVER}}
+  - {{pattern: "search_text:*", action: NEVER}}
+"""
+    ask = gated_run(fluidbox_server, demo_org, operator, "hooktargets", rules)
+
+    def ask_in_checkout(dialect, tool, tool_input, tool_use_id, cwd=ws) -> tuple:
+        return ask(dialect, tool, tool_input, tool_use_id, cwd)
+
+    ask_in_checkout.run_id = ask.run_id
+    return ask_in_checkout
 
 
 def asked(run_id: str, tool_call_id: str) -> tuple[str, str]:
