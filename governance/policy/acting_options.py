@@ -109,9 +109,13 @@ ACTING: dict[str, dict[str, str]] = {
     "git read-tree": {"--index-output": WRITES_FILES},  # writes the index to the file named
     # `--expire-to=/etc/x`: the pruned objects' pack goes there (`--filter-to`: git 2.41)
     "git repack": {"--expire-to": WRITES_FILES, "--filter-to": WRITES_FILES},
-    "git apply": {"--unsafe-paths": WRITES_FILES},  # patches outside the working tree
+    # patches outside the working tree; `--build-fake-ancestor=FILE`: a temporary index
+    # written at the path given (F115)
+    "git apply": {"--unsafe-paths": WRITES_FILES, "--build-fake-ancestor": WRITES_FILES},
     "git help": {"": "runs man to show a manual"},  # so does `git CMD --help`: see _scan
     "git worktree add": {"": WRITES_FILES},
+    # a linked worktree moved to, or deleted from, wherever it is (F115)
+    **{f"git worktree {sub}": {"": WRITES_FILES} for sub in ("move", "remove")},
     # A remote added or pointed elsewhere is where a later `git push origin` sends the code.
     **{
         f"git remote {sub}": {"": CONFIGURES}
@@ -151,6 +155,10 @@ ACTING: dict[str, dict[str, str]] = {
         "--rsyncdir": SENDS,
         **dict.fromkeys(("--benchmark-json", "--benchmark-storage"), WRITES_FILES),
         "--benchmark-histogram": WRITES_FILES,
+        # pytest-benchmark's timer is imported from the module it names as options are read;
+        # its CSV and cProfile dumps go where they are told (F117)
+        "--benchmark-timer": RUNS,
+        **dict.fromkeys(("--benchmark-csv", "--benchmark-cprofile-dump"), WRITES_FILES),
         "--pdbcls": RUNS,
         # The debugger runs the Python its stdin holds (`--trace`: at every test's start).
         "--trace": RUNS,
@@ -284,6 +292,11 @@ ACTING: dict[str, dict[str, str]] = {
     "uv publish": {"": SENDS},
     "uv tool install": {"": _ONTO_PATH},
     "uv python install": {"": _ONTO_PATH},
+    # the shell's start-up files, to put uv's bin folder on the PATH (F116)
+    **{
+        key: {"": "writes the shell's start-up files"}
+        for key in ("uv tool update-shell", "uv tool ensurepath", "uv python update-shell")
+    },
     "uv self": {"": RUNS},  # downloads a uv and replaces itself
     "uv build": dict.fromkeys(("-o", "--out-dir"), WRITES_FILES),
     **{
@@ -305,6 +318,10 @@ ACTING: dict[str, dict[str, str]] = {
             **dict.fromkeys(
                 ("-memprofile", "-blockprofile", "-mutexprofile", "-trace"), WRITES_FILES
             ),
+            # the go command's own debug files (F117)
+            **dict.fromkeys(
+                ("-debug-trace", "-debug-actiongraph", "-debug-runtime-trace"), WRITES_FILES
+            ),
         }
         for sub in ("build", "test", "run", "vet", "install", "generate", "list")
     },
@@ -313,7 +330,10 @@ ACTING: dict[str, dict[str, str]] = {
     "prettier": {"-w": WRITES_FILES, "--write": WRITES_FILES, "--cache-location": WRITES_FILES},
     "eslint": {"--fix": WRITES_FILES, "-o": WRITES_FILES, "--output-file": WRITES_FILES}
     | {"--cache-location": WRITES_FILES, "--rulesdir": RUNS}  # rules: JavaScript it loads
-    | {"--init": RUNS},  # `npm init @eslint/config@latest`: a package downloaded and run
+    | {"--init": RUNS}  # `npm init @eslint/config@latest`: a package downloaded and run
+    # `npx @eslint/config-inspector@latest`, `@eslint/mcp`: downloaded and run (F117)
+    | dict.fromkeys(("--inspect-config", "--mcp"), RUNS)
+    | dict.fromkeys(("--cache-file", "--suppressions-location"), WRITES_FILES),
     "ruff": {"--fix": WRITES_FILES, "--fix-only": WRITES_FILES, "--config": CONFIGURES}
     | dict.fromkeys(("--cache-dir", "-o", "--output-file", "--add-noqa"), WRITES_FILES),
     # Linters', type checkers' and test runners' reports, caches and plugins (from their
@@ -340,6 +360,8 @@ ACTING: dict[str, dict[str, str]] = {
     "pylint": {
         "--output": WRITES_FILES,
         **dict.fromkeys(("--init-hook", "--load-plugins"), RUNS),
+        # the score's formula is Python it evaluates; any extension module imported (F117)
+        **dict.fromkeys(("--evaluation", "--unsafe-load-any-extension"), RUNS),
         "--rcfile": CONFIGURES,
     },
     "tsc": dict.fromkeys(
@@ -353,6 +375,8 @@ ACTING: dict[str, dict[str, str]] = {
         ("--outputFile", "--cacheDirectory", "--coverageDirectory"), WRITES_FILES
     ),
     "vitest": dict.fromkeys(("--outputFile", "--coverage.reportsDirectory"), WRITES_FILES)
+    # the type checker it starts (a program's path or name), a coverage provider module (F117)
+    | dict.fromkeys(("--typecheck.checker", "--coverage.customProviderModule"), RUNS)
     | dict.fromkeys(("--ui", "--open"), RUNS),  # the UI opens in the browser (xdg-open...)
     "playwright": {"--output": WRITES_FILES},  # its artifacts' folder
     "rspec": {"-o": WRITES_FILES, "--out": WRITES_FILES, "-r": RUNS, "--require": RUNS}
@@ -363,11 +387,16 @@ ACTING: dict[str, dict[str, str]] = {
     "rake": dict.fromkeys(("-e", "--execute", "-p", "--execute-print", "-E"), RUNS)
     | dict.fromkeys(("--execute-continue", "-r", "--require", "-I", "--libdir"), RUNS)
     | dict.fromkeys(("-f", "--rakefile", "-R", "--rakelibdir", "--rakelib", "-g"), RUNS)
-    | {"--system": RUNS},
+    | {"--system": RUNS}
+    # another folder's Rakefile; `NAME=VALUE` operands are the environment of the Ruby its
+    # test and spec tasks start (`RUBYOPT=-r…`, `TEST=…`), as make's variables are (F116)
+    | dict.fromkeys(("-C", "--directory", "NAME="), RUNS),
     # gradle's init scripts, another folder's build, its home and caches, the JVM it runs.
     **{
         tool: dict.fromkeys(("-I", "--init-script", "-p", "--project-dir", "-c"), RUNS)
         | dict.fromkeys(("-b", "--build-file"), RUNS)  # another build script (Gradle 7, 8)
+        # `wrapper --gradle-distribution-url=URL`: the distribution the next ./gradlew runs (F116)
+        | {"--gradle-distribution-url": CONFIGURES}
         | dict.fromkeys(("--settings-file", "--include-build", "-D", "--system-prop"), RUNS)
         | dict.fromkeys(("-g", "--gradle-user-home", "--project-cache-dir"), WRITES_FILES)
         for tool in ("gradle", "./gradlew", "gradlew")
@@ -488,7 +517,9 @@ ACTING: dict[str, dict[str, str]] = {
     "gcc": {
         **dict.fromkeys(("-wrapper", "-B", "-fplugin", "-specs", "--specs", "-Xlinker"), RUNS),
         **dict.fromkeys(("-Wl", "-Xassembler", "-Xpreprocessor", "-fplugin-arg"), RUNS),
-        **dict.fromkeys(("-Wa", "-Wp"), RUNS),  # `-Wa,-a=FILE`, `-Wp,-MD,FILE` write too
+        **dict.fromkeys(("-Wa", "-Wp"), RUNS),
+        # `-fcompare-debug=OPTS`: OPTS are more driver options, `-B` and `-wrapper` too (F115)
+        "-fcompare-debug": RUNS,  # `-Wa,-a=FILE`, `-Wp,-MD,FILE` write too
         **dict.fromkeys(("-MF", "-save-temps", "-dumpdir", "-dumpbase", "-aux-info"), WRITES_FILES),
         "-fdump-": WRITES_FILES,  # `-fdump-tree-original=FILE`, any pass's dump
         "-fprofile-note": WRITES_FILES,  # `-fprofile-note=FILE`: the .gcno -ftest-coverage writes
@@ -552,6 +583,9 @@ ACTING["go test"] |= {
     for option, what in ACTING["go test"].items()
     if what == WRITES_FILES and option != "-o"
 } | {"-test.gocoverdir": WRITES_FILES, "-fuzzcachedir": WRITES_FILES}
+# the test log `-test.testlogfile=F` (the go command's own use), the fuzz cache by its other
+# spelling (F117)
+ACTING["go test"] |= dict.fromkeys(("-test.testlogfile", "-test.fuzzcachedir"), WRITES_FILES)
 ACTING["dotnet build"] |= {"-s": CONFIGURES}  # `--source`
 # vstest's settings (adapters and data collectors loaded from any path), adapters, and the
 # test host's environment (`-e DOTNET_STARTUP_HOOKS=x.dll` runs x.dll in it).
@@ -781,6 +815,7 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
         args = ["-" + args[0], *args[1:]]  # `tar xzf a.tgz`: the old option syntax
     help_next = False  # `git log --help` runs `git help log`, which runs man
     value_next = False
+    loose = False
     for token in args:
         if help_next and token == "--help":
             yield Acting(("--help",), "runs man to show a manual")
@@ -811,6 +846,10 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             return
         elif value_next:
             pass  # `git -C DIR`, `git --namespace NS`: a global option's value, not a subcommand
+        elif loose and "" in ACTING.get(f"{program} {token}", {}):
+            # After a word that is no subcommand (`pnpm --filter web exec …`: the option's
+            # value), a subcommand that acts by itself is still found (F118).
+            yield Acting((token,), ACTING[f"{program} {token}"][""])
         elif descending and f"{key} {token}" in _PATHS:
             key = f"{key} {token}"
             help_next = program == "git"
@@ -820,6 +859,7 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
                 yield Acting((token,), table[""])
         elif descending:
             descending = False
+            loose = key == program and bool(subcommands)
             if key == program and subcommands:
                 # Not a subcommand we know (an option's value, an alias): any of them may follow.
                 tables += [ACTING[k] for k in subcommands if "" not in ACTING[k]]
@@ -842,6 +882,11 @@ def _long_spells(program: str, option: str, name: str) -> bool:
         return False
     if program == "tsc":
         return option[2:].lower() == name.lower()
+    if program in ("jest", "vitest"):
+        # yargs and cac take the kebab-case spelling (`--output-file`), cac a nested value
+        # by a dot (`--outputFile.json=F`) (F117)
+        name = re.sub(r"-([a-z])", lambda letter: letter.group(1).upper(), name)
+        return option[2:] == name or ("." not in option and name.startswith(option[2:] + "."))
     return option[2:] == name if program in _WHOLE_LONG_OPTIONS else option[2:].startswith(name)
 
 
@@ -1754,7 +1799,8 @@ _CODE_PATH_OPTIONS = {
     "jest": ("-c", "--config", "--rootDir", "--roots", "--testRunner", "--reporters", "--runner")
     + ("--globalSetup", "--globalTeardown", "--testEnvironment", "--resolver", "--projects")
     + ("--setupFiles", "--setupFilesAfterEnv", "--testSequencer", "--snapshotResolver")
-    + ("--testResultsProcessor", "--watchPlugins", "--preset", "--filter", "--modulePaths"),
+    + ("--testResultsProcessor", "--watchPlugins", "--preset", "--filter", "--modulePaths")
+    + ("--env",),  # testEnvironment's other name (F117)
     "vitest": ("-c", "--config", "-r", "--root", "--dir", "--reporter", "--workspace")
     + ("--globalSetup", "--environment", "--setupFiles"),
     "playwright": ("-c", "--config", "--reporter"),
@@ -1854,6 +1900,8 @@ def _cmake_install_target(args: list[str]) -> list[Acting]:
                 k += 1
         elif token.startswith("--target="):
             targets += token.split("=", 1)[1].split(",")
+    if "--" in args:  # `cmake --build build -- install`: the build tool's goals (F115)
+        targets += [t for t in args[args.index("--") + 1 :] if not t.startswith("-")]
     installing = [t for t in targets if t == "install" or t.startswith("install/")]
     return [Acting(("--target", "install"), _CMAKE_INSTALLS)] if installing else []
 

@@ -186,6 +186,9 @@ CONFIG_PATHS: dict[str, str] = {
     ".gradle/init": r"\.gradle/init(?:\.d(?:/.*)?|\.gradle(?:\.kts)?)",
     ".bash_aliases": r"\.bash_aliases",
     ".m2/settings.xml": r"\.m2/settings(?:-security)?\.xml",  # localRepository: where it writes
+    # The distribution `./gradlew` and `./mvnw` download and run (`distributionUrl`, F116).
+    "gradle-wrapper.properties": r"gradle-wrapper\.properties",
+    "maven-wrapper.properties": r"maven-wrapper\.properties",
     "sitecustomize.py": r"sitecustomize\.py",
     "usercustomize.py": r"usercustomize\.py",
 }
@@ -196,7 +199,7 @@ EXECUTION_ONLY = frozenset(
     {".hg", ".sl", ".jj", ".config/jj", ".sqliterc", ".psqlrc", ".gdbinit", ".config/gdb"}
     | {".tmux.conf", ".config/tmux", ".mailrc", ".ipython", ".rustup", ".local/bin"}
     | {"site-packages", "dist-packages", "node_modules", "pyvenv.cfg", ".devcontainer", ".husky"}
-    | {".githooks"}
+    | {".githooks", "gradle-wrapper.properties", "maven-wrapper.properties"}
     | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
     | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed", ".Rprofile"}
     | {".julia/config", "rust-toolchain", ".python-version", ".tool-versions"}
@@ -211,7 +214,7 @@ _CANDIDATE = re.compile(
     r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
     r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
     r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed|"
-    r"\.R(?:profile|environ)|julia|rust-toolchain|python-version|tool-versions",
+    r"\.R(?:profile|environ)|julia|rust-toolchain|python-version|tool-versions|wrapper\.properties",
     re.IGNORECASE,
 )
 
