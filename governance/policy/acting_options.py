@@ -517,9 +517,9 @@ ACTING: dict[str, dict[str, str]] = {
     "gcc": {
         **dict.fromkeys(("-wrapper", "-B", "-fplugin", "-specs", "--specs", "-Xlinker"), RUNS),
         **dict.fromkeys(("-Wl", "-Xassembler", "-Xpreprocessor", "-fplugin-arg"), RUNS),
-        **dict.fromkeys(("-Wa", "-Wp"), RUNS),
+        **dict.fromkeys(("-Wa", "-Wp"), RUNS),  # `-Wa,-a=FILE`, `-Wp,-MD,FILE` write too
         # `-fcompare-debug=OPTS`: OPTS are more driver options, `-B` and `-wrapper` too (F115)
-        "-fcompare-debug": RUNS,  # `-Wa,-a=FILE`, `-Wp,-MD,FILE` write too
+        "-fcompare-debug": RUNS,
         **dict.fromkeys(("-MF", "-save-temps", "-dumpdir", "-dumpbase", "-aux-info"), WRITES_FILES),
         "-fdump-": WRITES_FILES,  # `-fdump-tree-original=FILE`, any pass's dump
         "-fprofile-note": WRITES_FILES,  # `-fprofile-note=FILE`: the .gcno -ftest-coverage writes

@@ -1125,6 +1125,16 @@ for script, effect in (
 ):
     _add(ACTING, script, effect, policy="benign")
 
+# -- `git apply --build-fake-ancestor=FILE` writes a temporary index at the path given (F115;
+# the patch is one the script makes from a change it then undoes).
+_add(
+    ACTING,
+    "echo hi >> notes.txt && git diff > p.patch && git checkout -q notes.txt && "
+    f"git --no-pager apply --build-fake-ancestor={X} p.patch",
+    wrote(f"{X}.lock"),
+    policy="benign",
+)
+
 # -- the shapes of the earlier bypass corpus (tests/governance/policy/bypass_corpus.yaml),
 # payloads pointed at the fixture (`rm -rf /` became `rm -rf /workspace/victim`); a shape
 # with which a real shell does nothing the rules forbid was dropped ----------------------
