@@ -253,7 +253,11 @@ ACTING: dict[str, dict[str, str]] = {
     # folder's project (`--cwd`, `-C`, `--dir`), the folders they fill, the global install.
     | {"--cwd": RUNS, "--registry": CONFIGURES}
     | dict.fromkeys(("--modules-folder", "--cache-folder", "--global-folder"), WRITES_FILES)
-    | dict.fromkeys(("--link-folder", "--prefix"), WRITES_FILES),
+    | dict.fromkeys(("--link-folder", "--prefix"), WRITES_FILES)
+    # the packed archive, another cache, a lock file where they are told; a proxy (F117)
+    | dict.fromkeys(("--filename", "--preferred-cache-folder", "--mutex"), WRITES_FILES)
+    | {"--proxy": SENDS, "--https-proxy": SENDS},
+    "yarn pack": dict.fromkeys(("-o", "--out"), WRITES_FILES),
     **{f"yarn {sub}": {"": RUNS} for sub in ("create", "set", "policies")},  # downloaded code
     **{f"{tool} {sub}": {"": SENDS} for tool in ("yarn", "pnpm") for sub in ("publish", "npm")},
     "yarn global": {"": _ONTO_PATH},
@@ -279,9 +283,12 @@ ACTING: dict[str, dict[str, str]] = {
         "--break-system-packages": _SYSTEM_SITE,
         **dict.fromkeys(("-i", "--index-url", "--extra-index-url", "-f", "--find-links"), RUNS),
         **dict.fromkeys(("--trusted-host", "-C", "--config-settings", "--user"), CONFIGURES),
+        "--proxy": SENDS,  # every request goes to the host it names (F117)
     },
     "pip config": {"": CONFIGURES},
     "uv pip": {"--target": WRITES_FILES, "--prefix": WRITES_FILES, "--cache-dir": WRITES_FILES}
+    # `-i`, `-f`: the short spellings of `--index-url` and `--find-links` (F117)
+    | dict.fromkeys(("-i", "-f"), RUNS)
     | {"--system": _SYSTEM_SITE, "--break-system-packages": _SYSTEM_SITE},
     # From uv's manual (not installed where the oracle runs): another folder's project, the
     # index its packages (and their build scripts) come from, a uv.toml or a .env elsewhere.
@@ -343,6 +350,8 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(
             ("--cache-dir", "--junit-xml", "--html-report", "--txt-report"), WRITES_FILES
         ),
+        # its hidden statistics options write the file named (F117)
+        **dict.fromkeys(("--timing-stats", "--line-checking-stats"), WRITES_FILES),
         **dict.fromkeys(
             ("--xml-report", "--linecount-report", "--linecoverage-report"), WRITES_FILES
         ),
@@ -443,6 +452,7 @@ ACTING: dict[str, dict[str, str]] = {
     "docker": {},
     "go": {},
     "pnpm": dict.fromkeys(("-C", "--dir", "-g", "--global", "--global-dir"), WRITES_FILES)
+    | {"--pack-destination": WRITES_FILES}  # `pnpm pack`'s archive, as npm's (F117)
     | {"--registry": CONFIGURES}
     | dict.fromkeys(("--store-dir", "--virtual-store-dir", "--modules-dir"), WRITES_FILES)
     # Its settings are flags too (pnpm's manual): the shell scripts run in, node's options, the
@@ -464,11 +474,16 @@ ACTING: dict[str, dict[str, str]] = {
         f"poetry {sub}": {"-o": WRITES_FILES, "--output": WRITES_FILES}
         for sub in ("build", "export")
     },
+    # tox 4's `devenv PATH` (`d`) and `quickstart PATH` write where they are told (F117)
+    **{f"tox {sub}": {"": WRITES_FILES} for sub in ("devenv", "d", "quickstart")},
+    # every go command's `-C DIR`: another folder's module, go.mod and go.sum rewritten (F117)
+    **{f"go mod {sub}": {"-C": RUNS} for sub in ("tidy", "download", "vendor", "edit", "init")},
     "tox": dict.fromkeys(("-c", "--conf", "--root", "--workdir", "--installpkg"), RUNS)
     # A development environment, the results, provisioning's metadata where they are told; the
     # interpreters under `--discover PATH` are run to learn what they are.
     | dict.fromkeys(("--devenv", "--result-json", "--no-provision"), WRITES_FILES)
     | {"--discover": RUNS}
+    | {"--force-dep": RUNS}  # `--force-dep 'pkg @ URL'`: installed and built from the URL (F117)
     | {"-x": RUNS, "--override": RUNS},  # `-x testenv.commands=CMD`: the commands it runs
     **{
         f"docker {sub}": {
