@@ -3,10 +3,14 @@
 A port the kernel picks (`bind(("127.0.0.1", 0))`, then closed) can be picked again by the
 other xdist worker before this one's server binds it: the server then fails to start while
 the test talks to the other worker's server (a CI run once refreshed a connection's tools
-from a server set to answer 500). So each worker takes ports from its own block, below the
-kernel's ephemeral range (32768–60999 on Linux, where outgoing connections take theirs),
-one after another from a random place in it (a child process a test starts may take ports
-from the same block), skipping any port something already listens on.
+from a server set to answer 500). So each worker takes ports from its own block, one after
+another from a random place in it (a child process a test starts may take ports from the
+same block), skipping any port something already listens on or holds.
+
+The blocks stay inside the kernel's ephemeral range (32768–60999 on Linux), as the kernel's
+own picks were: tests that send a request to a public address on a test server's port
+expect it refused offline, and this machine's gateway accepts connections to ports below
+that range (it refuses them inside it).
 """
 
 import itertools
@@ -14,7 +18,7 @@ import os
 import random
 import socket
 
-FIRST_PORT = 20000
+FIRST_PORT = 40000
 BLOCK_SIZE = 2000
 
 
