@@ -30,18 +30,30 @@ def project(tmp_path):
     return workspace
 
 
-def gated_run(fluidbox_server, demo_org, operator, name: str, rules: str, *, project_dir=None):
-    """A run under a policy of `rules` (YAML lines), and `ask(dialect, tool, tool_input,
-    tool_use_id, cwd)`: the hook's answer as (decision, reason). With `project_dir`, the hook
-    runs as Claude Code runs it there (CLAUDE_PROJECT_DIR)."""
+def gated_run(
+    fluidbox_server,
+    demo_org,
+    operator,
+    name: str,
+    rules: str,
+    *,
+    project_dir=None,
+    fallback: str = "deny",
+    **run: str,
+):
+    """A run under a policy of `rules` (YAML lines) and `fallback`, created with `run`'s
+    fields, and `ask(dialect, tool, tool_input, tool_use_id, cwd)`: the hook's answer as
+    (decision, reason). With `project_dir`, the hook runs there, as Claude Code
+    (CLAUDE_PROJECT_DIR) and Codex (its working directory) run it."""
     policy_save(
         org=demo_org,
         author=None,
-        text=f"name: {name}\nautonomous_fallback: deny\napproval_timeout: 300\nrules:\n{rules}",
+        text=f"name: {name}\nautonomous_fallback: {fallback}\napproval_timeout: 300\n"
+        f"rules:\n{rules}",
     )
     bundle_import(org=demo_org, text=BUNDLE)
     run_id, token = create_run(
-        operator, policy=name, bundles=["claude-code"], connections=["tracker"]
+        operator, policy=name, bundles=["claude-code"], connections=["tracker"], **run
     )
     env = {"CLAUDE_PROJECT_DIR": str(project_dir)} if project_dir is not None else None
 
@@ -61,12 +73,13 @@ def gated_run(fluidbox_server, demo_org, operator, name: str, rules: str, *, pro
             token=token,
             options=QUICK,
             env=env,
+            **({"cwd": project_dir} if project_dir is not None else {}),
         )
         if dialect == "gemini-cli":
             return answer["decision"], answer["reason"]
         return claude_decision(answer)
 
-    ask.run_id = run_id
+    ask.run_id, ask.token = run_id, token
     return ask
 
 

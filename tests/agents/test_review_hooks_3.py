@@ -22,16 +22,11 @@ import pytest
 from django.db import connection
 
 from governance.models import ToolCall
-from governance.services.bundles import bundle_import
-from governance.services.policies import policy_save
 from tests.agents.responses_server import ScriptedResponses
 from tests.agents.test_codex_cli import Codex
-from tests.agents.test_hook import BUNDLE, claude_decision, hook
-from tests.runner_live.conftest import create_run
+from tests.agents.test_hook_targets import gated_run
 
 pytestmark = pytest.mark.slow
-
-QUICK = ("--max-wait", "3")
 
 
 @pytest.fixture
@@ -47,48 +42,28 @@ def project(tmp_path):
 def gated(fluidbox_server, demo_org, operator, project):
     """An autonomous run that lets every command through (ASK, its fallback allow) and
     writes in the checkout, nowhere else; fetches only from github.com."""
-    policy_save(
-        org=demo_org,
-        author=None,
-        text=f"""name: hooks3
-autonomous_fallback: allow
-approval_timeout: 300
-rules:
-  - {{pattern: "run_command:*", action: ASK}}
+    rules = f"""  - {{pattern: "run_command:*", action: ASK}}
   - {{pattern: "write_file:{project}/*", action: ALWAYS}}
   - {{pattern: "write_file:*", action: NEVER}}
   - {{pattern: "fetch_url:https://github.com/*", action: ALWAYS}}
   - {{pattern: "fetch_url:*", action: NEVER}}
-""",
-    )
-    bundle_import(org=demo_org, text=BUNDLE)
-    run_id, token = create_run(
-        operator, policy="hooks3", autonomy="autonomous", bundles=["claude-code"]
+"""
+    ask = gated_run(
+        fluidbox_server,
+        demo_org,
+        operator,
+        "hooks3",
+        rules,
+        project_dir=project,
+        fallback="allow",
+        autonomy="autonomous",
     )
 
-    def ask(dialect: str, tool: str, tool_input: dict, tool_use_id: str) -> tuple:
-        event = {
-            "session_id": "s-attacker",
-            "cwd": str(project),
-            "tool_name": tool,
-            "tool_input": tool_input,
-            "tool_use_id": tool_use_id,
-        }
-        answer = hook(
-            dialect,
-            event,
-            url=fluidbox_server.url,
-            run_id=run_id,
-            token=token,
-            options=QUICK,
-            cwd=project,
-        )
-        if dialect == "gemini-cli":
-            return answer["decision"], answer["reason"]
-        return claude_decision(answer)
+    def ask_in_checkout(dialect: str, tool: str, tool_input: dict, tool_use_id: str) -> tuple:
+        return ask(dialect, tool, tool_input, tool_use_id, project)
 
-    ask.run_id, ask.token = run_id, token
-    return ask
+    ask_in_checkout.run_id, ask_in_checkout.token = ask.run_id, ask.token
+    return ask_in_checkout
 
 
 def asked(run_id: str) -> list[tuple[str, str, str]]:
