@@ -16,6 +16,7 @@ sed and awk programs are checked too: a script using `e`, `w`, `r`..., or an awk
 program with `system`, `|`, `>`, `getline`, needs a rule that names the script.
 """
 
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -386,8 +387,14 @@ ACTING: dict[str, dict[str, str]] = {
     "vitest": dict.fromkeys(("--outputFile", "--coverage.reportsDirectory"), WRITES_FILES)
     # the type checker it starts (a program's path or name), a coverage provider module (F117)
     | dict.fromkeys(("--typecheck.checker", "--coverage.customProviderModule"), RUNS)
-    | dict.fromkeys(("--ui", "--open"), RUNS),  # the UI opens in the browser (xdg-open...)
+    | dict.fromkeys(("--ui", "--open"), RUNS)  # the UI opens in the browser (xdg-open...)
+    | {"--execArgv": RUNS},  # node's options for its workers (`--require=/tmp/x.js`) (F119)
     "playwright": {"--output": WRITES_FILES},  # its artifacts' folder
+    # mocha's reporter options (`-O output=/etc/x`: where xunit writes), and the options of
+    # the node process it runs the specs in (`--node-option require=/tmp/x.js`) (F119)
+    "mocha": dict.fromkeys(("-O", "--reporter-option", "--reporter-options"), WRITES_FILES)
+    | dict.fromkeys(("--reporterOption", "--reporterOptions"), WRITES_FILES)
+    | dict.fromkeys(("-n", "--node-option", "--nodeOption"), RUNS),
     "rspec": {"-o": WRITES_FILES, "--out": WRITES_FILES, "-r": RUNS, "--require": RUNS}
     # More options from a file (`--require` among them), a load path its requires search first.
     | dict.fromkeys(("-O", "--options", "-I"), RUNS),
@@ -761,7 +768,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
     elif program == "pylint":
         found += _pylint_reporters(args)
     elif program == "pytest":
-        found += _warning_categories(program, args)
+        found += _warning_categories(program, args) + _pytest_django_settings(args)
     elif program == "unittest":
         found += _unittest_modules(args)
     elif program == "sed":
@@ -888,7 +895,7 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
 
 # Their long options are whole words (yargs', optionator's, cac's, tsc's parsers): `--cache` is
 # no `--cache-location`. tsc's are case-insensitive: `--outdir` is `--outDir`.
-_WHOLE_LONG_OPTIONS = frozenset({"tsc", "eslint", "prettier", "jest", "vitest"})
+_WHOLE_LONG_OPTIONS = frozenset({"tsc", "eslint", "prettier", "jest", "vitest", "mocha"})
 
 
 def _long_spells(program: str, option: str, name: str) -> bool:
@@ -973,6 +980,8 @@ _COVERAGE_VALUED = frozenset(
 def _coverage_run(args: list[str]) -> list[Acting]:
     """`coverage run [-m] TARGET ARGS` runs TARGET as `python [-m] TARGET ARGS` would: a module
     other than the test runners (`-m zipfile -e x.zip /etc`), or a script outside the folder."""
+    if args[:1] == ["combine"]:
+        return _coverage_combine(args[1:])
     if args[:1] != ["run"]:
         return []
     module, k = False, 1
@@ -989,6 +998,25 @@ def _coverage_run(args: list[str]) -> list[Acting]:
     if _leaves(target):
         return [Acting((target,), "runs a script outside the working directory")]
     return _django_manage([target, *rest])  # `coverage run manage.py shell`
+
+
+def _coverage_combine(args: list[str]) -> list[Acting]:
+    """`coverage combine DIR` deletes the data files it merges from DIR (`--keep` keeps
+    them): one outside the working directory is a deletion there (F119)."""
+    if "--keep" in args:
+        return []
+    operands, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in _COVERAGE_VALUED:
+            k += 1
+        elif not token.startswith("-"):
+            operands.append(token)
+    return [
+        Acting((path,), "deletes the data files it combines from there")
+        for path in operands
+        if _leaves(path)
+    ]
 
 
 # Django's `manage.py shell` (`-c CODE`, or its stdin), `dbshell` (the database's client) run
@@ -1013,6 +1041,10 @@ def _django_manage(args: list[str]) -> list[Acting]:
 # libtest's; a path there that leaves the working directory is pytest's rootdir (F110).
 _HANDS_ON = frozenset({"npm", "yarn", "pnpm", "tox", "cargo"})
 _RUNNERS = ("pytest", "jest", "vitest")
+# What npm's scripts also run (F119): their options that act whatever their value says
+# (`--node-option`, `--mcp`); where their writing options write is judged by the paths below.
+_SCRIPT_RUNNERS = ("mocha", "eslint")
+_PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm"})
 _HANDED_ON = "is handed to the project's test runner, which may write or run what it names"
 _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
 _RUNS_A_SCRIPT = frozenset({"run", "run-script", "rum", "urn"})
@@ -1073,8 +1105,34 @@ def _runner_options(program: str, args: list[str]) -> list[Acting]:
         found = [Acting(("--logfile",), WRITES_FILES) for w in words if w.startswith("--logfile")]
     else:
         found = [use for runner in _RUNNERS for use in acting_uses(runner, words)]
-    paths = [w for w in words if not w.startswith("-") and "::" not in w and _leaves(w)]
-    return found + [Acting((path,), _HANDED_ON) for path in paths]
+    if program in _PACKAGE_MANAGERS:
+        found += [
+            use
+            for runner in _SCRIPT_RUNNERS
+            for use in acting_uses(runner, words)
+            if use.what != WRITES_FILES
+        ]
+    paths = [w for w in words if not w.startswith("-") and "::" not in w]
+    # and an option's or a setting's value: `--outDir=/etc/x`, `output=/etc/x` (F119)
+    paths += [w.split("=", 1)[1] for w in words if "=" in w]
+    return found + [Acting((path,), _HANDED_ON) for path in paths if _leaves(path)]
+
+
+def handed_on_code_paths(program: str, args: list[str]) -> list[str]:
+    """The code the words `npm test -- …` hands on name as each usual runner reads them
+    (`--rootDir=/tmp/x`, `--require=/tmp/x.js`, `-c /tmp/eslint.config.js`) (F119)."""
+    if program not in _PACKAGE_MANAGERS:
+        return []
+    words = _handed_on(program, args)
+    return (
+        [
+            path
+            for runner in ("jest", "vitest", "mocha", "eslint")
+            for path in code_paths(runner, words)
+        ]
+        if words
+        else []
+    )
 
 
 _NPM_PASSES_ON = "npm_config_{} in the environment of every script npm runs"
@@ -1203,6 +1261,9 @@ def _django_elsewhere(command: str, args: list[str]) -> list[Acting]:
             found.append(Acting((name,), "imports modules from a folder outside the workspace"))
         elif name == "--template" and command in _DJANGO_CREATES:
             found.append(Acting((name,), "copies and renders a template from elsewhere"))
+        elif name in ("--settings", "--testrunner") and _acts_on_import(value):
+            # `--settings=antigravity`: the module is imported (and opens a browser) (F119)
+            found.append(Acting((name,), _IMPORTS_THE_STANDARD_LIBRARY))
     operands = [t for t in args if not t.startswith("-")]
     if command == "test":
         # A folder given as a label: the tests below it are discovered and imported.
@@ -1293,11 +1354,30 @@ def _unittest_modules(args: list[str]) -> list[Acting]:
         token, k = args[k], k + 1
         if token in _UNITTEST_VALUED:
             k += 1
-        elif not token.startswith("-") and "/" not in token and not token.endswith(".py"):
-            parts = token.split(".")
-            if "__main__" in parts or (parts[0] in sys.stdlib_module_names and parts[0] != "test"):
-                found.append(Acting((token,), "imports a module of the standard library"))
+        elif (
+            not token.startswith("-")
+            and "/" not in token
+            and not token.endswith(".py")
+            and _acts_on_import(token)
+        ):
+            found.append(Acting((token,), _IMPORTS_THE_STANDARD_LIBRARY))
     return found
+
+
+_IMPORTS_THE_STANDARD_LIBRARY = "imports a module of the standard library"
+
+
+def _pytest_django_settings(args: list[str]) -> list[Acting]:
+    """pytest-django's `--ds=antigravity` imports the settings module it names (F119)."""
+    values = _option_values(args, ("--ds",))
+    return [Acting(("--ds",), _IMPORTS_THE_STANDARD_LIBRARY) for v in values if _acts_on_import(v)]
+
+
+def _acts_on_import(module: str) -> bool:
+    """Whether importing the dotted name may act: a `__main__`, or a module of the standard
+    library (but `test`, a project's folder as often), some of which act on import."""
+    parts = module.split(".")
+    return "__main__" in parts or (parts[0] in sys.stdlib_module_names and parts[0] != "test")
 
 
 def _leaves(path: str) -> bool:
@@ -1455,7 +1535,8 @@ def _git_config(use: Acting, args: list[str]) -> Acting | None:
 
 
 # A pretty format's signature placeholders (`--format=%G?`): git verifies each commit's.
-_SIGNATURE_FORMAT = re.compile(r"%G[?GSKFPT]")
+# for-each-ref's `%(signature)` atoms (git 2.48+) verify each tag's and commit's (F119).
+_SIGNATURE_FORMAT = re.compile(r"%G[?GSKFPT]|%\(signature")
 
 
 def _git_signature_formats(args: list[str]) -> list[Acting]:
@@ -1634,6 +1715,8 @@ _MSBUILD_ACTING = {
     **dict.fromkeys(("binarylogger", "bl", "preprocess", "pp", "targets", "ts"), WRITES_FILES),
     **dict.fromkeys(("outputresultscache", "orc", "profileevaluation"), WRITES_FILES),
     **dict.fromkeys(("fileloggerparameters", "flp"), WRITES_FILES),  # `-flp:LogFile=/etc/x`
+    # where `-getProperty`, `-getItem`, `-getTargetResult` put their results (F119)
+    "getresultoutputfile": WRITES_FILES,
     **{f"{name}{n}": WRITES_FILES for name in ("fileloggerparameters", "flp") for n in range(10)},
 }
 _MSBUILD_SWITCH = re.compile(r"(?:--|-|/)([A-Za-z][A-Za-z0-9]*)(?=:|$)")
@@ -1815,9 +1898,18 @@ _CODE_PATH_OPTIONS = {
     + ("--globalSetup", "--globalTeardown", "--testEnvironment", "--resolver", "--projects")
     + ("--setupFiles", "--setupFilesAfterEnv", "--testSequencer", "--snapshotResolver")
     + ("--testResultsProcessor", "--watchPlugins", "--preset", "--filter", "--modulePaths")
-    + ("--env",),  # testEnvironment's other name (F117)
+    + ("--env",)  # testEnvironment's other name (F117)
+    # the modules it loads to print snapshots and coverage, the folders it resolves modules
+    # from, and (JSON values: see _JSON_CODE_OPTIONS) its transformers and module map (F119)
+    + ("--prettierPath", "--snapshotSerializers", "--moduleDirectories", "--coverageReporters")
+    + ("--transform", "--moduleNameMapper", "--haste"),
     "vitest": ("-c", "--config", "-r", "--root", "--dir", "--reporter", "--workspace")
-    + ("--globalSetup", "--environment", "--setupFiles"),
+    + ("--globalSetup", "--environment", "--setupFiles")
+    # a custom pool, diff configuration, coverage reporter or browser provider: a module (F119)
+    + ("--pool", "--diff", "--coverage.reporter", "--browser.provider"),
+    # mocha's required modules, reporter, interface, configuration files and extra specs (F119)
+    "mocha-options": ("-r", "--require", "-R", "--reporter", "-u", "--ui", "--config")
+    + ("--package", "--file", "--spec"),
     "playwright": ("-c", "--config", "--reporter"),
     # golangci-lint's configuration names the plugins (shared objects) it loads.
     "golangci-lint": ("-c", "--config"),
@@ -1843,6 +1935,38 @@ _CONFIG_FROM_OPERANDS = {
         | {"--cursor-offset", "--range-start", "--range-end", "--object-wrap"}
     ),
 }
+
+
+# jest's options whose value is JSON naming modules (`--transform '{"\\.js$": "/tmp/x.js"}'`).
+_JSON_CODE_OPTIONS = frozenset({"--transform", "--moduleNameMapper", "--haste"})
+
+
+def _json_strings(value: str) -> list[str]:
+    """The strings of a JSON value (keys are patterns, not modules); the value itself when it
+    is no JSON (jest refuses it, but nothing is lost by judging it)."""
+    try:
+        document = json.loads(value)
+    except ValueError:
+        return [value]
+    strings, waiting = [], [document]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, dict):
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
+    return strings
+
+
+# mocha's options whose value is the next word (its other words are spec files it runs).
+_MOCHA_VALUED = frozenset(
+    {"-r", "--require", "-R", "--reporter", "-O", "--reporter-option", "--reporter-options"}
+    | {"-u", "--ui", "--config", "--package", "--file", "--spec", "-g", "--grep", "-f"}
+    | {"--fgrep", "--extension", "--ignore", "--exclude", "-t", "--timeout", "--slow", "-s"}
+    | {"-j", "--jobs", "--retries", "-n", "--node-option", "--watch-files", "--watch-ignore"}
+)
 
 
 # rspec's options whose value is the next word.
@@ -1883,6 +2007,8 @@ def code_paths(program: str, args: list[str]) -> list[str]:
         return operands + code_paths(f"{program}-options", args)
     if program == "rspec":
         return _operands(args, _RSPEC_VALUED) + code_paths("rspec-options", args)
+    if program == "mocha":  # its operands are spec files it runs
+        return _operands(args, _MOCHA_VALUED) + code_paths("mocha-options", args)
     spellings = {spelling: option for option in options for spelling in (option, _kebab(option))}
     values, k = [], 0
     while k < len(args):
@@ -1892,7 +2018,10 @@ def code_paths(program: str, args: list[str]) -> list[str]:
             continue
         if not equals:
             value, k = (args[k] if k < len(args) else ""), k + 1
-        values += [part for part in value.split(",") if part]
+        if spellings[name] in _JSON_CODE_OPTIONS:
+            values += _json_strings(value)
+        else:
+            values += [part for part in value.split(",") if part]
     return values
 
 

@@ -41,6 +41,7 @@ from governance.policy.acting_options import (
     code_paths,
     dotnet_projects,
     go_packages,
+    handed_on_code_paths,
     written_operands,
 )
 from governance.policy.paths import normalise_path
@@ -91,7 +92,13 @@ class ShellReading:
         """A path as the command being read opens it: relative ones from each possible cwd."""
         if path.startswith("/"):
             return [path]
-        resolved = (path if cwd is None else normalise_path(f"{cwd}/{path}") for cwd in self.cwds)
+        resolved = []
+        for cwd in self.cwds:
+            resolved.append(path if cwd is None else normalise_path(f"{cwd}/{path}"))
+            if cwd is not None and ".." in path.split("/"):
+                # After `cd h`, the kernel climbs `..` from the folder the link `h` leads to,
+                # not back to h's: kept as written for the links on disk to follow (F119).
+                resolved.append(f"{cwd}/{path}")
         return list(dict.fromkeys(resolved))
 
     def guessed(self, path: str) -> str:
@@ -460,7 +467,7 @@ def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading
         # Import paths (`example.com/x`) are modules'; a file or folder path is code from there.
         folders = [p for p in go_packages(arguments) if p.startswith((".", "/")) or ".go" in p]
     else:
-        folders = code_paths(program, arguments)
+        folders = code_paths(program, arguments) + handed_on_code_paths(program, arguments)
     return [
         Requirement((folder,), f"{program} runs the code of {folder}, outside the workspace")
         for folder in folders

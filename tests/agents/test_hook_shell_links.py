@@ -86,6 +86,26 @@ def test_a_relative_path_after_the_cd_the_hook_adds_is_followed_too(gated, check
 
 
 @pytest.mark.slow
+def test_a_climb_out_of_a_linked_folder_the_command_enters_is_followed_from_where_it_leads(
+    gated, checkout
+):
+    # After `cd hooks`, `..` is .git (the kernel climbs from where the link led), not the
+    # checkout: the write lands in git's configuration (F119).
+    (checkout / "hooks").symlink_to(".git/hooks")
+    command = f"cd {checkout}/hooks && printf '[core]\\n\\tfsmonitor = ./x\\n' >> ../config"
+
+    decision, reason = gated(command, "toolu_climb")
+
+    assert decision == "deny" and "awaits a human's approval" in reason
+    assert recorded(gated.run_id, "toolu_climb").arguments["links_on_disk"]["targets"] == {
+        str(checkout / "hooks"): str(checkout / ".git/hooks")
+    }
+    assert (checkout / ".git" / "config").read_text() == "[core]\n"
+    # the same climb from a real folder stays where it is written
+    assert gated(f"cd {checkout}/sub && printf x >> ../notes.txt", "toolu_real")[0] == "allow"
+
+
+@pytest.mark.slow
 def test_writes_without_links_or_through_links_inside_the_checkout_stay_allowed(gated, checkout):
     (checkout / "alias.md").symlink_to("README.md")
 

@@ -1097,6 +1097,13 @@ for script, effect, policy in (
     ("ln -sr /etc/passwd y && echo x >> y", wrote("/etc/passwd"), "links"),
     ("mkdir d && ln -st d /etc/passwd && echo x >> d/passwd", wrote("/etc/passwd"), "links"),
     ("mkdir d && cd d && ln -s ../../root r && touch r/x", wrote("/root/x"), "links"),
+    # `..` after a `cd` into a linked folder climbs from where the link led (F119)
+    ("ln -s /etc/ssh h; cd h && echo x > ../passwd", wrote("/etc/passwd"), "links"),
+    (
+        "ln -s /etc/ssh h && cd h && cp /workspace/notes.txt ../passwd",
+        wrote("/etc/passwd"),
+        "links",
+    ),
 ):
     _add(LINKS, script, effect, policy=policy)
 

@@ -73,6 +73,13 @@ def test_an_absolute_write_through_a_link_to_git_config_needs_a_rule_that_names_
         (f"cat < {WS}/creds", {f"{WS}/creds": "/root/.ssh/id_rsa"}, "read_file:/root/.ssh/id_rsa"),
         (f"cd {WS}/sub && echo x > ../y", {f"{WS}/y": "/etc/passwd"}, "write_file:/etc/passwd"),
         (f"tee -a {WS}/log < {WS}/x", {f"{WS}/log": "/etc/profile"}, "write_file:/etc/profile"),
+        # `..` after a `cd` into a linked folder climbs from where the link led (F119)
+        (f"cd {WS}/h && echo x > ../passwd", {f"{WS}/h": "/etc/ssh"}, "write_file:/etc/passwd"),
+        (
+            f"cd {WS}/h && cd s && cp a ../../passwd",
+            {f"{WS}/h": "/etc/ssh"},
+            "write_file:/etc/passwd",
+        ),
     ],
 )
 def test_writes_and_reads_through_links_outside_the_workspace_are_refused(command, targets, place):
@@ -92,6 +99,10 @@ def test_links_inside_the_workspace_stay_allowed():
     targets = {f"{WS}/alias.md": f"{WS}/README.md", f"{WS}/build": f"{WS}/out"}
     assert decide(f"echo hi >> {WS}/alias.md", targets).verdict is Verdict.ALWAYS
     assert decide(f"cp a.txt {WS}/build/a.txt", targets).verdict is Verdict.ALWAYS
+    # bash's `cd ..` is logical: back to the folder the link is in, not where it led
+    assert decide(f"cd {WS}/h && cd .. && echo x > passwd", {f"{WS}/h": "/etc"}).verdict is (
+        Verdict.ALWAYS
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,119 @@
+"""Shapes from the thirteenth shell-rules review (FINDINGS F119): what the twelfth left open;
+read by the engine alone (the climb out of a linked folder is also in
+tests/governance/policy/test_disk_links.py and, through the hook, in
+tests/agents/test_hook_shell_links.py).
+
+From the manuals (none of these tools is installed where the oracle runs): jest's
+JSON-valued options name the modules it loads (`--transform`, `--moduleNameMapper`,
+`--haste`'s `hasteImplModulePath`), as do `--prettierPath`, `--snapshotSerializers`,
+`--moduleDirectories` and `--coverageReporters`; vitest's `--pool`, `--diff`,
+`--coverage.reporter` and `--browser.provider` take a module's path and `--execArgv` node's
+options for its workers; mocha's `--require`, reporter, `--node-option` and spec files;
+`coverage combine DIR` deletes the data files it merges from DIR; MSBuild's
+`-getResultOutputFile:F` writes F; Django's `--settings`/`--testrunner` and pytest-django's
+`--ds` import the module they name (`antigravity` opens a browser); `%(signature)` in
+for-each-ref's format verifies signatures with gpg. And the words `npm test -- …` hands on
+are read with their `=` values (`--outDir=/etc/x`) and as mocha and ESLint read them.
+"""
+
+import pytest
+
+from governance.policy import Verdict
+from governance.policy.acting_options import acting_uses
+from tests.shell_corpus.policies import benign_policy, kinds
+
+
+def verdict(command: str) -> Verdict:
+    arguments = {"command": command}
+    return benign_policy().evaluate("run_command", arguments, kinds()["run_command"]).verdict
+
+
+NOT_ALLOWED = [
+    # jest: modules named in JSON values, and more options that name modules or folders
+    'jest --transform \'{"\\\\.js$": "/tmp/evil.js"}\'',
+    'jest --transform=\'{"x": ["/tmp/evil.js", {"a": 1}]}\'',
+    'jest --moduleNameMapper \'{"^lodash$": "/tmp/evil.js"}\'',
+    'jest --module-name-mapper \'{"^lodash$": "../../tmp/evil.js"}\'',
+    'jest --haste \'{"hasteImplModulePath": "/tmp/evil.js"}\'',
+    "jest --transform /tmp/evil.js",
+    "jest --prettierPath /tmp/evil.js",
+    "jest --snapshotSerializers=/tmp/evil.js",
+    "jest --moduleDirectories /tmp/evil",
+    "jest --coverage --coverageReporters /tmp/evil.js",
+    'npx jest --haste \'{"hasteImplModulePath": "/tmp/evil.js"}\'',
+    # vitest: a pool, a diff configuration, a reporter, a provider; node's options
+    "vitest --pool=/tmp/pool.js",
+    "vitest run --diff /tmp/diff.js",
+    "vitest --coverage.reporter=/tmp/evil.js",
+    "vitest --browser.provider=/tmp/evil.js",
+    "vitest --execArgv=--require=/tmp/x.js",
+    "vitest run --execArgv --import --execArgv ./x.mjs",
+    # coverage combine deletes what it merges
+    "coverage combine /tmp/data",
+    "coverage combine -a ../other/.coverage.x",
+    # MSBuild writes the results it is asked for
+    "dotnet build -getResultOutputFile:/etc/x -getProperty:Version",
+    "dotnet build /getResultOutputFile:/etc/x",
+    # modules imported by name from the standard library
+    "python manage.py test --settings=antigravity",
+    "python manage.py check --settings antigravity",
+    "python manage.py test --testrunner=antigravity.Runner",
+    "python3 manage.py test --settings=venv.__main__",
+    "pytest --ds=antigravity",
+    "pytest --ds antigravity tests",
+    # words npm hands on to the project's runner, with `=` values and as mocha, ESLint read them
+    "npm test -- --rootDir=/tmp/x",
+    "npm test -- --require=/tmp/x.js",
+    "npm test -- --reporter-option output=/etc/x",
+    "npm test -- --node-option require=./x.js",
+    "npm run lint -- --rulesdir=/tmp/rules",
+    "npm run lint -- --output-file=/etc/x",
+    "npm run lint -- --mcp",
+    "npm run lint -- --inspect-config",
+    "npm run build -- --outDir=/etc/x",
+    "npm run build -- --generateTrace=/tmp/trace",
+    "npm test -- -c /tmp/jest.config.js",
+    "yarn test --rootDir=/tmp/x",
+    'pnpm test --transform \'{"x": "/tmp/evil.js"}\'',
+]
+
+
+@pytest.mark.parametrize("command", NOT_ALLOWED)
+def test_options_that_load_or_write_elsewhere_need_a_rule_that_names_them(command):
+    assert verdict(command) is not Verdict.ALWAYS
+
+
+def test_a_signature_atom_in_a_format_runs_gpg():
+    # `git for-each-ref` is not in the benign policy: the acting use is what a rule must name
+    format_signature = acting_uses("git", ["for-each-ref", "--format=%(signature:key)"])
+    assert [use.names for use in format_signature] == [("%G",)]
+    assert acting_uses("git", ["for-each-ref", "--format=%(refname) %(objectname)"]) == []
+
+
+ALLOWED = [
+    'jest --transform \'{"\\\\.tsx?$": "ts-jest"}\'',
+    'jest --moduleNameMapper \'{"^@/(.*)$": "<rootDir>/src/$1"}\'',
+    "jest --coverage --coverageReporters=text",
+    "jest --moduleDirectories node_modules",
+    "vitest --pool=forks",
+    "vitest run --coverage.reporter=text",
+    "coverage combine",
+    "coverage combine --keep /tmp/data",
+    "coverage combine data/",
+    "dotnet build",
+    "python manage.py test --settings=mysite.settings_test",
+    "python manage.py test --testrunner=mysite.runner.Runner",
+    "pytest --ds=mysite.settings",
+    "npm test -- --watch",
+    "npm test -- --testNamePattern=login",
+    "npm test -- tests/login.test.js",
+    "npm run build -- --outDir=dist",
+    "npm run lint -- --fix",
+    "tox -- -n 4",
+    "yarn test --coverage",
+]
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_what_agents_run_stays_allowed(command):
+    assert verdict(command) is Verdict.ALWAYS
