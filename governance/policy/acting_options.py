@@ -50,6 +50,7 @@ _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS, "--show-signature": _
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 _SIGNS = "runs gpg to sign with the user's key"
 _ONTO_PATH = "installs programs onto the PATH"
+_USERS_FILES = "deletes or fills the caches and tools it keeps for the user, outside the workspace"
 _SYSTEM_SITE = "installs into the system Python, which every Python program imports from"
 _GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
 _GIT_SIGNING = "commit merge cherry-pick revert am commit-tree"  # and rebase, pull: below
@@ -477,6 +478,18 @@ ACTING: dict[str, dict[str, str]] = {
     "poetry config": {"": CONFIGURES},
     "poetry shell": {"": RUNS},
     "poetry env use": {"": RUNS},  # the interpreter named
+    # Outside the project (from their manuals, F120): the caches, environments, Pythons and
+    # tools they keep for the user are deleted, filled or replaced; `poetry source add`
+    # chooses where the project's packages come from, as `--registry` does.
+    **{
+        key: {"": _USERS_FILES}
+        for key in ("poetry cache clear", "poetry env remove", "poetry python remove")
+        + ("uv cache clean", "uv cache prune", "uv python uninstall", "uv tool uninstall")
+        + ("yarn cache clean", "pnpm store prune", "pnpm store add", "pnpm cache delete")
+    },
+    **{key: {"": _ONTO_PATH} for key in ("uv tool upgrade", "poetry python install")},
+    "poetry source add": {"": CONFIGURES},
+    "uv python pin": {"--global": CONFIGURES},  # the user's `.python-version`, for every project
     **{
         f"poetry {sub}": {"-o": WRITES_FILES, "--output": WRITES_FILES}
         for sub in ("build", "export")
@@ -1658,6 +1671,24 @@ def _spec_value(token: str) -> str:
     return token
 
 
+# A package named by its address (F120): the code comes from there, not from the registry or
+# index the project is configured with (a rule for `pip install *` admits the index's
+# packages, as one for `git push *` the project's remotes): a URL, a git repository, a hosted
+# one (`github:x/y`) and, for npm, yarn and pnpm, GitHub's `owner/repo` shorthand.
+_FROM_AN_ADDRESS = "installs a package from an address of its own, not the configured registry"
+_ADDRESS = re.compile(
+    r"(?:^|[@\s])(?:[a-z][a-z0-9+.-]*://|git\+|git@|(?:github|gitlab|bitbucket|gist):)"
+)
+_GITHUB_SHORTHAND = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+(?:#.*)?")
+
+
+def _named_by_address(program: str, spec: str) -> bool:
+    address = _ADDRESS.search(spec)
+    if address is not None:  # `file:///x` is a path: see below
+        return not address.group(0).lstrip("@ \t").startswith("file://")
+    return program in _PACKAGE_MANAGERS and _GITHUB_SHORTHAND.fullmatch(spec) is not None
+
+
 def _packages_elsewhere(program: str, args: list[str]) -> list[Acting]:
     """The package specs of an install that are paths leaving the working directory
     (`/usr/share/x`, `../x`, `file:../x`, `name@file:/x`, `name @ file:///x`, `-e=/x`)."""
@@ -1667,6 +1698,11 @@ def _packages_elsewhere(program: str, args: list[str]) -> list[Acting]:
         return []
     found = []
     for word in words[1:]:
+        if _named_by_address(program, word):
+            # named as written, or without its revision (`…/b.git@v1`, `owner/repo#main`)
+            unpinned = re.sub(r"[@#][^/@#]*$", "", word)
+            found.append(Acting(tuple(dict.fromkeys((word, unpinned))), _FROM_AN_ADDRESS))
+            continue
         path = word.rpartition("@")[2].strip()  # `name@file:…`, pip's `name @ file:///…`
         path = path.removeprefix("file:").removeprefix("//")
         if path and _leaves(path):
@@ -2160,7 +2196,9 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return [t for t in args[args.index("--") + 1 :] if not t.startswith("-")]
     if program == "go" and args[:1] == ["fmt"]:
         return [t for t in args[1:] if not t.startswith("-")]  # `go fmt ../other/...`
-    if program in ("uv", "poetry"):
+    if program == "uv":
+        return _created_projects(program, args) + _uv_script_files(args)
+    if program == "poetry":
         return _created_projects(program, args)
     if program == "tsc":
         # `tsc x.ts` writes x.js beside it, `tsc -p DIR`/`-b DIR` that project's outputs: its
@@ -2226,6 +2264,16 @@ def _created_projects(program: str, args: list[str]) -> list[str]:
         return named[:1]
     default = _CREATES_PROJECT[program][words[0]]
     return [default] if default else []
+
+
+def _uv_script_files(args: list[str]) -> list[str]:
+    """`uv add --script F x` and `uv remove --script F x` rewrite F's inline metadata, `uv lock
+    --script F` writes `F.lock` beside it (F120)."""
+    subcommand = next((a for a in args if not a.startswith("-")), None)
+    if subcommand not in ("add", "remove", "lock"):
+        return []
+    scripts = _option_values(args, ("--script",))
+    return scripts + [f"{script}.lock" for script in scripts] if subcommand == "lock" else scripts
 
 
 def _uv_interpreters(args: list[str]) -> list[Acting]:

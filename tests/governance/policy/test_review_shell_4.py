@@ -243,7 +243,8 @@ STILL_ALLOWED = [
     "pip install -r requirements.txt",
     "pip install ./pkg",
     "pip install 'requests>=2'",
-    "pip install git+https://github.com/a/b.git@v1",
+    # (`pip install git+https://github.com/a/b.git@v1`: a package named by its address needs
+    # a rule that names the address since F120, test_review_shell_11)
     "npm install",
     "npm install lodash@4",
     "npm install --save-dev @types/node",
