@@ -136,6 +136,8 @@ ACTING: dict[str, dict[str, str]] = {
     "git config": {"": CONFIGURES},  # unless it only reads: see _git_config
     "pytest": {
         "--basetemp": "deletes and recreates the directory",
+        # the installed packages it names: their tests run, their caches are written (F121)
+        "--pyargs": "runs the tests of installed packages",
         "-p": RUNS,
         "@": _RESPONSE_FILE,  # pytest 8.2+: `pytest @args.txt` (F111)
         "--rootdir": CONFIGURES,
@@ -307,6 +309,10 @@ ACTING: dict[str, dict[str, str]] = {
         for key in ("uv tool update-shell", "uv tool ensurepath", "uv python update-shell")
     },
     "uv self": {"": RUNS},  # downloads a uv and replaces itself
+    "uv format": {"": RUNS},  # downloads ruff and runs it (F121)
+    "uv auth token": {"": "reveals credentials"},
+    **{f"uv auth {sub}": {"": CONFIGURES} for sub in ("login", "logout")},  # the user's store
+    "black": {"--cache-dir": WRITES_FILES},  # (F121)
     "uv build": dict.fromkeys(("-o", "--out-dir"), WRITES_FILES),
     **{
         f"uv {sub}": dict.fromkeys(("-o", "--output-file"), WRITES_FILES)
@@ -389,8 +395,13 @@ ACTING: dict[str, dict[str, str]] = {
     # the type checker it starts (a program's path or name), a coverage provider module (F117)
     | dict.fromkeys(("--typecheck.checker", "--coverage.customProviderModule"), RUNS)
     | dict.fromkeys(("--ui", "--open"), RUNS)  # the UI opens in the browser (xdg-open...)
-    | {"--execArgv": RUNS},  # node's options for its workers (`--require=/tmp/x.js`) (F119)
-    "playwright": {"--output": WRITES_FILES},  # its artifacts' folder
+    | {"--execArgv": RUNS}  # node's options for its workers (`--require=/tmp/x.js`) (F119)
+    # a benchmark's and a list's report, test attachments; an API that runs and edits (F121)
+    | dict.fromkeys(("--outputJson", "--attachmentsDir"), WRITES_FILES)
+    | dict.fromkeys(("--api.allowExec", "--api.allowWrite"), RUNS)
+    | dict.fromkeys(("--browser.api.allowExec", "--browser.api.allowWrite"), RUNS),
+    "playwright": {"--output": WRITES_FILES}  # its artifacts' folder
+    | {"--last-failed-file": WRITES_FILES},  # (F121)
     # mocha's reporter options (`-O output=/etc/x`: where xunit writes), and the options of
     # the node process it runs the specs in (`--node-option require=/tmp/x.js`) (F119)
     "mocha": dict.fromkeys(("-O", "--reporter-option", "--reporter-options"), WRITES_FILES)
@@ -495,7 +506,8 @@ ACTING: dict[str, dict[str, str]] = {
         for sub in ("build", "export")
     },
     # tox 4's `devenv PATH` (`d`) and `quickstart PATH` write where they are told (F117)
-    **{f"tox {sub}": {"": WRITES_FILES} for sub in ("devenv", "d", "quickstart")},
+    **{f"tox {sub}": {"": WRITES_FILES} for sub in ("devenv", "d", "quickstart", "q")},
+    "tox e": {"": RUNS},  # `exec`'s alias (F121)
     # every go command's `-C DIR`: another folder's module, go.mod and go.sum rewritten (F117)
     **{f"go mod {sub}": {"-C": RUNS} for sub in ("tidy", "download", "vendor", "edit", "init")},
     "tox": dict.fromkeys(("-c", "--conf", "--root", "--workdir", "--installpkg"), RUNS)
@@ -824,6 +836,10 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _git_editor(args) + _git_signature_formats(args)
     if program == "uv":
         found += _uv_interpreters(args)
+    if program in _LISTENING:
+        found += _listeners(program, args)
+    if program == "vitest":
+        found += _vitest_json_report(args)
     if program == "npm":
         found += _npm_settings(args)
     if program in _HANDS_ON:
@@ -997,13 +1013,9 @@ def _coverage_run(args: list[str]) -> list[Acting]:
         return _coverage_combine(args[1:])
     if args[:1] != ["run"]:
         return []
-    module, k = False, 1
-    while k < len(args) and args[k].startswith("-") and args[k] != "-":
-        module = module or args[k] in ("-m", "--module")
-        k += 1 if "=" in args[k] or args[k] not in _COVERAGE_VALUED else 2
-    if k >= len(args):
+    module, target, rest = _coverage_target(args)
+    if target is None:
         return []
-    target, rest = args[k], args[k + 1 :]
     if module and target in _COVERAGE_RUNNERS:
         return acting_uses(target, rest)
     if module:
@@ -1011,6 +1023,17 @@ def _coverage_run(args: list[str]) -> list[Acting]:
     if _leaves(target):
         return [Acting((target,), "runs a script outside the working directory")]
     return _django_manage([target, *rest])  # `coverage run manage.py shell`
+
+
+def _coverage_target(args: list[str]) -> tuple[bool, str | None, list[str]]:
+    """What `coverage run [-m] TARGET ARGS` runs: (a module?, TARGET, ARGS)."""
+    module, k = False, 1
+    while k < len(args) and args[k].startswith("-") and args[k] != "-":
+        module = module or args[k] in ("-m", "--module")
+        k += 1 if "=" in args[k] or args[k] not in _COVERAGE_VALUED else 2
+    if args[:1] != ["run"] or k >= len(args):
+        return module, None, []
+    return module, args[k], args[k + 1 :]
 
 
 def _coverage_combine(args: list[str]) -> list[Acting]:
@@ -1241,6 +1264,8 @@ def _pylint_reporters(args: list[str]) -> list[Acting]:
     found = []
     for k, token in enumerate(args):
         name, equals, value = token.partition("=")
+        if token.startswith("-f") and len(token) > 2 and not equals:
+            name, equals, value = "-f", "=", token[2:]  # `-fjson:/tmp/x` (F121)
         spelled = name == "-f" or (
             len(name) > len("--output-") and "--output-format".startswith(name)
         )
@@ -1928,8 +1953,10 @@ _CODE_PATH_OPTIONS = {
         "--format",
         "--resolve-plugins-relative-to",
         "--parser",
+        # the name standard input is linted as: its folder's configuration is loaded (F121)
+        "--stdin-filename",
     ),
-    "prettier-options": ("--config", "--plugin", "--plugin-search-dir"),
+    "prettier-options": ("--config", "--plugin", "--plugin-search-dir", "--stdin-filepath"),
     "jest": ("-c", "--config", "--rootDir", "--roots", "--testRunner", "--reporters", "--runner")
     + ("--globalSetup", "--globalTeardown", "--testEnvironment", "--resolver", "--projects")
     + ("--setupFiles", "--setupFilesAfterEnv", "--testSequencer", "--snapshotResolver")
@@ -1942,11 +1969,13 @@ _CODE_PATH_OPTIONS = {
     "vitest": ("-c", "--config", "-r", "--root", "--dir", "--reporter", "--workspace")
     + ("--globalSetup", "--environment", "--setupFiles")
     # a custom pool, diff configuration, coverage reporter or browser provider: a module (F119)
-    + ("--pool", "--diff", "--coverage.reporter", "--browser.provider"),
+    + ("--pool", "--diff", "--coverage.reporter", "--browser.provider")
+    + ("--experimental.vcsProvider",),  # imported to find the changed files (F121)
     # mocha's required modules, reporter, interface, configuration files and extra specs (F119)
     "mocha-options": ("-r", "--require", "-R", "--reporter", "-u", "--ui", "--config")
     + ("--package", "--file", "--spec"),
-    "playwright": ("-c", "--config", "--reporter"),
+    # the tsconfig whose `paths` resolve the specs' imports, another reporter (F121)
+    "playwright": ("-c", "--config", "--reporter", "--tsconfig", "--add-reporter"),
     # golangci-lint's configuration names the plugins (shared objects) it loads.
     "golangci-lint": ("-c", "--config"),
     # rspec's spec files and folders run as Ruby: an operand or `--default-path` elsewhere.
@@ -2040,12 +2069,18 @@ def code_paths(program: str, args: list[str]) -> list[str]:
         # They look for their configuration (JavaScript they run: `.eslintrc.js`,
         # `prettier.config.js`) from each file's folder up: a file outside is that code too.
         operands = _operands(args, _CONFIG_FROM_OPERANDS[program])
+        if program == "prettier":  # it expands `{src,/tmp/x}/*.js` and `@(a|b)` itself (F121)
+            operands = [each for operand in operands for each in glob_alternatives(operand)]
         return operands + code_paths(f"{program}-options", args)
     if program == "rspec":
         return _operands(args, _RSPEC_VALUED) + code_paths("rspec-options", args)
     if program == "mocha":  # its operands are spec files it runs
         return _operands(args, _MOCHA_VALUED) + code_paths("mocha-options", args)
+    if program == "uv":
+        return _uv_build_sources(args)
     spellings = {spelling: option for option in options for spelling in (option, _kebab(option))}
+    if program in _CLUSTERING:
+        args = _short_spellings(args, "".join(o[1] for o in options if len(o) == 2))
     values, k = [], 0
     while k < len(args):
         token, k = args[k], k + 1
@@ -2054,11 +2089,100 @@ def code_paths(program: str, args: list[str]) -> list[str]:
             continue
         if not equals:
             value, k = (args[k] if k < len(args) else ""), k + 1
-        if spellings[name] in _JSON_CODE_OPTIONS:
+        if spellings[name] in _JSON_CODE_OPTIONS or value.lstrip().startswith("{"):
+            # `jest --config '{"globalSetup": "/tmp/x.js"}'`: a configuration as JSON (F121)
             values += _json_strings(value)
         else:
             values += [part for part in value.split(",") if part]
     return values
+
+
+# Their options that open a port on the host they name (the default is the loopback one): a
+# debugger (`--inspect=0.0.0.0:9229`) or a UI anyone who reaches it can drive (F121).
+_LISTENING = {
+    "vitest": ("--inspect", "--inspectBrk", "--inspect-brk", "--api.host", "--browser.api.host"),
+    "playwright": ("--ui-host",),
+}
+_LOOPBACK = frozenset({"", "127.0.0.1", "localhost", "::1", "[::1]"})
+_HOST_AND_PORT = re.compile(r"[\w.\[\]:-]*:\d+")
+
+
+def _listeners(program: str, args: list[str]) -> list[Acting]:
+    found = []
+    for k, token in enumerate(args):
+        name, equals, value = token.partition("=")
+        if name not in _LISTENING[program]:
+            continue
+        if not equals:
+            following = args[k + 1] if k + 1 < len(args) else ""
+            named = name.endswith("host") or _HOST_AND_PORT.fullmatch(following)
+            value = following if named else ""
+        host = value.rpartition(":")[0] if _HOST_AND_PORT.fullmatch(value) else value
+        if not host.isdigit() and host not in _LOOPBACK:
+            found.append(Acting((name,), "listens on the network address it names"))
+    return found
+
+
+def _vitest_json_report(args: list[str]) -> list[Acting]:
+    """`vitest list --json=/tmp/x` writes the list there (`--json` alone prints it) (F121)."""
+    for k, token in enumerate(args):
+        name, equals, value = token.partition("=")
+        if name == "--json" and not equals and k + 1 < len(args):
+            value = args[k + 1] if "/" in args[k + 1] or args[k + 1].endswith(".json") else ""
+        if name == "--json" and value not in ("", "true", "false"):
+            return [Acting(("--json",), WRITES_FILES)]
+    return []
+
+
+# yargs (jest), mri (vitest) and commander (playwright) read a cluster of short options (`-ic
+# F` is `-i -c F`) and a value glued to its letter (`-cF`); yargs and mri read `--c` as `-c`.
+_CLUSTERING = frozenset({"jest", "vitest", "playwright"})
+
+
+def _short_spellings(args: list[str], letters: str) -> list[str]:
+    """`args` with each spelling of the one-letter options `letters` written out as `-L
+    VALUE`: in a cluster, the letter takes the rest of the word or, with none, the next
+    word (which, depends on the parser and the letters before it: both are judged) (F121)."""
+    words: list[str] = []
+    for k, token in enumerate(args):
+        following = args[k + 1] if k + 1 < len(args) else ""
+        name, equals, value = token.partition("=")
+        if len(name) == 3 and name.startswith("--") and name[2] in letters:
+            words += [name[1:], value if equals else following]
+            continue
+        if token.startswith("--") or not token.startswith("-") or len(token) <= 2:
+            words.append(token)
+            continue
+        at = next((j for j in range(1, len(token)) if token[j] in letters), None)
+        if at is None:
+            words.append(token)
+            continue
+        rest = token[at + 1 :].removeprefix("=")
+        words += [f"-{token[at]}", following] + ([f"-{token[at]}", rest] if rest else [])
+    return words
+
+
+_ALTERNATIVES = re.compile(r"\{([^{}]*,[^{}]*)\}|[@!+*?]\(([^()]*\|[^()]*)\)")
+_MOST_ALTERNATIVES = 64
+
+
+def glob_alternatives(pattern: str) -> list[str]:
+    """The patterns a glob's `{a,b}` and `@(a|b)` alternatives spell, for a tool that expands
+    them itself (fast-glob, micromatch): `{src,/tmp/x}/*.js` is also `/tmp/x/*.js`. Past
+    a bound, the pattern and its parts as words."""
+    done, waiting = [], [pattern]
+    while waiting:
+        if len(done) + len(waiting) > _MOST_ALTERNATIVES:
+            return [pattern, *re.split(r"[{},|()]", pattern)]
+        current = waiting.pop()
+        match = _ALTERNATIVES.search(current)
+        if match is None:
+            done.append(current)
+            continue
+        braces, extglob = match.groups()
+        choices = braces.split(",") if braces is not None else extglob.split("|")
+        waiting += [current[: match.start()] + c + current[match.end() :] for c in choices]
+    return done
 
 
 _CMAKE_INSTALLS = "installs to CMAKE_INSTALL_PREFIX (/usr/local unless the cache says otherwise)"
@@ -2185,6 +2309,10 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if program == "python":
         module = _python_module_args(args)
         return written_operands(*module) if module else []
+    if program == "coverage":
+        # `coverage run -m pytest /tmp/x` writes where pytest would (F121)
+        module, target, rest = _coverage_target(args)
+        return written_operands(target, rest) if module and target in _COVERAGE_RUNNERS else []
     if program == "gcc":
         args = _gcc_words(args)
     if program in OUTPUT_OPTIONS:
@@ -2210,8 +2338,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _xxd_operands(args)[1:2]
     if program == "git":
         return _git_destinations(args)
-    if program == "ruff" and args[:1] == ["format"]:
-        return _formatted_operands("ruff format", args[1:])
+    if program == "ruff" and args[:1] in (["format"], ["check"]):
+        return _formatted_operands(f"ruff {args[0]}", args[1:])
     if program in _FORMATTER_DRY_RUNS:
         return _formatted_operands(program, args)
     shape = WRITES.get(program)
@@ -2268,12 +2396,28 @@ def _created_projects(program: str, args: list[str]) -> list[str]:
 
 def _uv_script_files(args: list[str]) -> list[str]:
     """`uv add --script F x` and `uv remove --script F x` rewrite F's inline metadata, `uv lock
-    --script F` writes `F.lock` beside it (F120)."""
-    subcommand = next((a for a in args if not a.startswith("-")), None)
-    if subcommand not in ("add", "remove", "lock"):
-        return []
+    --script F` writes `F.lock` beside it (F120), and `export`, `tree`, `sync` rewrite a lock
+    there that is out of date: with any subcommand, after any global option (F121)."""
     scripts = _option_values(args, ("--script",))
-    return scripts + [f"{script}.lock" for script in scripts] if subcommand == "lock" else scripts
+    return scripts + [f"{script}.lock" for script in scripts]
+
+
+# `uv build`'s options whose value is the next word (its operand is the project it builds).
+_UV_BUILD_VALUED = frozenset(
+    {"-o", "--out-dir", "--package", "-b", "--build-constraint", "-p", "--python", "-C"}
+    | {"--config-setting", "--config-settings-package", "--index", "--default-index", "-f"}
+    | {"--index-url", "--extra-index-url", "--find-links", "--color", "--cache-dir"}
+    | {"--directory", "--project", "--config-file", "--allow-insecure-host", "-P"}
+    | {"--upgrade-package", "--refresh-package", "--index-strategy", "--keyring-provider"}
+    | {"--resolution", "--prerelease", "--exclude-newer", "--link-mode", "--python-platform"}
+)
+
+
+def _uv_build_sources(args: list[str]) -> list[str]:
+    """`uv build /tmp/x` runs that project's build backend there (F121)."""
+    if "build" not in args:
+        return []
+    return _operands(args[args.index("build") + 1 :], _UV_BUILD_VALUED)
 
 
 def _uv_interpreters(args: list[str]) -> list[Acting]:
@@ -2303,6 +2447,8 @@ _FORMATTER_DRY_RUNS = {
     "black": frozenset({"--check", "--diff"}),
     "isort": frozenset({"--check-only", "--check", "-c", "--diff", "--df", "--stdout", "-d"}),
     "ruff format": frozenset({"--check", "--diff"}),
+    # `fix = true` in the project's ruff.toml makes `ruff check F` rewrite F (F121)
+    "ruff check": frozenset({"--no-fix", "--diff", "--show-settings", "--show-files"}),
 }
 # Their options whose value is the next word (never a file they rewrite). Any other word
 # that is not an option counts as rewritten: a flag taken for a file only asks more.
@@ -2317,7 +2463,22 @@ _FORMATTER_VALUED = {
         {"--config", "--line-length", "--target-version", "--exclude", "--extension"}
         | {"--stdin-filename", "--range", "--cache-dir"}
     ),
+    "ruff check": frozenset(
+        {"--config", "--select", "--ignore", "--extend-select", "--per-file-ignores"}
+        | {"--extend-per-file-ignores", "--fixable", "--unfixable", "--extend-fixable"}
+        | {"--exclude", "--extend-exclude", "--target-version", "--line-length", "-o"}
+        | {"--output-file", "--output-format", "--cache-dir", "--stdin-filename", "--extension"}
+        | {"--dummy-variable-rgx", "--add-noqa", "-e"}
+    ),
 }
+# Flags that take no value: a dry run's flag after any other option may be that option's
+# value (`black --cache-dir --check F` formats F), so only then it does not count (F121).
+_FORMATTER_FLAGS = frozenset(
+    {"-q", "--quiet", "-v", "--verbose", "--fast", "--safe", "--preview", "--unstable", "-S"}
+    | {"--skip-string-normalization", "-C", "--skip-magic-trailing-comma", "--pyi"}
+    | {"--ipynb", "--color", "--no-color", "--no-cache", "--exit-zero", "--show-fixes"}
+)
+_DRY_FLAGS = frozenset().union(*_FORMATTER_DRY_RUNS.values())
 
 
 def _formatted_operands(formatter: str, args: list[str]) -> list[str]:
@@ -2329,7 +2490,9 @@ def _formatted_operands(formatter: str, args: list[str]) -> list[str]:
             operands += args[k + 1 :]
             break
         if token in _FORMATTER_DRY_RUNS[formatter]:
-            dry_run = True
+            before = args[k - 1] if k else ""
+            swallowed = before.startswith("-") and "=" not in before and len(before) > 1
+            dry_run = dry_run or not swallowed or before in _FORMATTER_FLAGS | _DRY_FLAGS
         elif token in _FORMATTER_VALUED[formatter]:
             k += 1
         elif token != "-" and not token.startswith("-"):
@@ -2337,7 +2500,7 @@ def _formatted_operands(formatter: str, args: list[str]) -> list[str]:
         k += 1
     if dry_run:
         return []
-    if formatter == "ruff format" and not operands:
+    if formatter in ("ruff format", "ruff check") and not operands:
         operands = ["."]
     # A folder's files are rewritten, not the folder: `black .` writes inside the workspace.
     return [_files_in(operand) for operand in operands if operand != "-"]
