@@ -1041,16 +1041,9 @@ def _coverage_combine(args: list[str]) -> list[Acting]:
     them): one outside the working directory is a deletion there (F119)."""
     if "--keep" in args:
         return []
-    operands, k = [], 0
-    while k < len(args):
-        token, k = args[k], k + 1
-        if token in _COVERAGE_VALUED:
-            k += 1
-        elif not token.startswith("-"):
-            operands.append(token)
     return [
         Acting((path,), "deletes the data files it combines from there")
-        for path in operands
+        for path in _operands(args, _COVERAGE_VALUED)
         if _leaves(path)
     ]
 

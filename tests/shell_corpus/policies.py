@@ -287,6 +287,13 @@ def benign_policy() -> CompiledPolicy:
     return compile_policy(_document("shell-benign", BENIGN_RULES))
 
 
+def benign_policy_with(pattern: str) -> CompiledPolicy:
+    """The benign rules after an ALWAYS rule for `run_command:PATTERN`: one that names what
+    the benign rules alone leave at ASK (an acting option, a folder, an address)."""
+    rules = [(f"run_command:{pattern}", "ALWAYS"), *BENIGN_RULES]
+    return compile_policy(_document("shell-benign-named", rules))
+
+
 @cache
 def builtins_policy() -> CompiledPolicy:
     return compile_policy(_document("shell-builtins", BUILTIN_RULES))

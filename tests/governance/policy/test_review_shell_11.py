@@ -25,9 +25,9 @@ elsewhere; a package named by its address (a URL, a git repository, `github:x/y`
 
 import pytest
 
-from governance.policy import CompiledPolicy, Verdict, compile_policy
+from governance.policy import Verdict
 from governance.policy.acting_options import acting_uses
-from tests.shell_corpus.policies import BENIGN_RULES, _document, benign_policy, kinds
+from tests.shell_corpus.policies import benign_policy, benign_policy_with, kinds
 
 
 def verdict(command: str) -> Verdict:
@@ -179,11 +179,6 @@ def test_what_agents_run_stays_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
 
 
-def _with_rule(pattern: str) -> CompiledPolicy:
-    rules = [(f"run_command:{pattern}", "ALWAYS"), *BENIGN_RULES]
-    return compile_policy(_document("shell13-named", rules))
-
-
 @pytest.mark.parametrize(
     ("pattern", "command"),
     [
@@ -198,5 +193,5 @@ def _with_rule(pattern: str) -> CompiledPolicy:
 def test_a_rule_that_names_the_address_or_the_subcommand_allows_it(pattern, command):
     arguments = {"command": command}
     assert verdict(command) is not Verdict.ALWAYS
-    decided = _with_rule(pattern).evaluate("run_command", arguments, kinds()["run_command"])
+    decided = benign_policy_with(pattern).evaluate("run_command", arguments, kinds()["run_command"])
     assert decided.verdict is Verdict.ALWAYS

@@ -12,9 +12,9 @@ network. The commands agents run with the same programs stay ALWAYS.
 
 import pytest
 
-from governance.policy import CompiledPolicy, Verdict, compile_policy
+from governance.policy import Verdict
 from tests.governance.policy.test_review_shell_2 import verdict
-from tests.shell_corpus.policies import BENIGN_RULES, _document, kinds
+from tests.shell_corpus.policies import benign_policy_with, kinds
 
 REFUSED = [
     # F57: cmake configures (runs the CMake code of) a source folder outside the workspace
@@ -238,11 +238,6 @@ def test_the_folder_uv_and_poetry_create_is_a_write_there(command):
     assert verdict(command) is Verdict.NEVER
 
 
-def _with_rule(pattern: str) -> CompiledPolicy:
-    rules = [(f"run_command:{pattern}", "ALWAYS"), *BENIGN_RULES]
-    return compile_policy(_document("shell7-named", rules))
-
-
 @pytest.mark.parametrize(
     ("pattern", "command"),
     [
@@ -258,7 +253,9 @@ def _with_rule(pattern: str) -> CompiledPolicy:
 )
 def test_a_rule_that_names_the_folder_or_switch_allows_it(pattern, command):
     arguments = {"command": command}
-    evaluation = _with_rule(pattern).evaluate("run_command", arguments, kinds()["run_command"])
+    evaluation = benign_policy_with(pattern).evaluate(
+        "run_command", arguments, kinds()["run_command"]
+    )
 
     assert evaluation.verdict is Verdict.ALWAYS
     assert verdict(command) is not Verdict.ALWAYS  # the benign policy alone does not
