@@ -27,12 +27,8 @@ import pytest
 
 from governance.policy import Verdict
 from governance.policy.acting_options import acting_uses
-from tests.shell_corpus.policies import benign_policy, benign_policy_with, kinds
-
-
-def verdict(command: str) -> Verdict:
-    arguments = {"command": command}
-    return benign_policy().evaluate("run_command", arguments, kinds()["run_command"]).verdict
+from tests.governance.policy.test_review_shell_2 import verdict
+from tests.shell_corpus.policies import benign_policy_with, kinds
 
 
 NOT_ALLOWED = [

@@ -14,12 +14,7 @@ where the oracle runs.
 import pytest
 
 from governance.policy import Verdict
-from tests.shell_corpus.policies import benign_policy, kinds
-
-
-def verdict(command: str) -> Verdict:
-    arguments = {"command": command}
-    return benign_policy().evaluate("run_command", arguments, kinds()["run_command"]).verdict
+from tests.governance.policy.test_review_shell_2 import verdict
 
 
 NOT_ALLOWED = [
