@@ -30,7 +30,6 @@ from governance.policy.acting_options import acting_uses
 from tests.governance.policy.test_review_shell_2 import verdict
 from tests.shell_corpus.policies import benign_policy_with, kinds
 
-
 NOT_ALLOWED = [
     # jest: modules named in JSON values, and more options that name modules or folders
     'jest --transform \'{"\\\\.js$": "/tmp/evil.js"}\'',

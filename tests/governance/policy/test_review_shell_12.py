@@ -16,7 +16,6 @@ import pytest
 from governance.policy import Verdict
 from tests.governance.policy.test_review_shell_2 import verdict
 
-
 NOT_ALLOWED = [
     # jest: a configuration as JSON, and -c's other spellings
     'jest --config \'{"testEnvironment": "/tmp/evil/env.js", "rootDir": "/workspace"}\' t',
