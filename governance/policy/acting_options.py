@@ -1073,6 +1073,7 @@ _RUNNERS = ("pytest", "jest", "vitest")
 # What npm's scripts also run (F119): their options that act whatever their value says
 # (`--node-option`, `--mcp`); where their writing options write is judged by the paths below.
 _SCRIPT_RUNNERS = ("mocha", "eslint")
+_CODE_RUNNERS = ("jest", "vitest", *_SCRIPT_RUNNERS)
 _PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm"})
 _HANDED_ON = "is handed to the project's test runner, which may write or run what it names"
 _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
@@ -1150,18 +1151,8 @@ def _runner_options(program: str, args: list[str]) -> list[Acting]:
 def handed_on_code_paths(program: str, args: list[str]) -> list[str]:
     """The code the words `npm test -- …` hands on name as each usual runner reads them
     (`--rootDir=/tmp/x`, `--require=/tmp/x.js`, `-c /tmp/eslint.config.js`) (F119)."""
-    if program not in _PACKAGE_MANAGERS:
-        return []
-    words = _handed_on(program, args)
-    return (
-        [
-            path
-            for runner in ("jest", "vitest", "mocha", "eslint")
-            for path in code_paths(runner, words)
-        ]
-        if words
-        else []
-    )
+    words = _handed_on(program, args) if program in _PACKAGE_MANAGERS else []
+    return [path for runner in _CODE_RUNNERS for path in code_paths(runner, words)]
 
 
 _NPM_PASSES_ON = "npm_config_{} in the environment of every script npm runs"
@@ -2000,22 +1991,20 @@ _JSON_CODE_OPTIONS = frozenset({"--transform", "--moduleNameMapper", "--haste"})
 
 
 def _json_strings(value: str) -> list[str]:
-    """The strings of a JSON value (keys are patterns, not modules); the value itself when it
-    is no JSON (jest refuses it, but nothing is lost by judging it)."""
-    try:
-        document = json.loads(value)
-    except ValueError:
-        return [value]
-    strings, waiting = [], [document]
-    while waiting:
-        item = waiting.pop()
-        if isinstance(item, str):
-            strings.append(item)
-        elif isinstance(item, dict):
-            waiting.extend(item.values())
-        elif isinstance(item, list):
-            waiting.extend(item)
-    return strings
+    """The string literals of a JSON value, decoded (`"\\u002ftmp"` is `/tmp`), found by their
+    quotes whatever the nesting (a parser has a depth past which it gives up, node's is far
+    deeper than Python's); the value itself when it holds none (jest refuses it, but
+    nothing is lost by judging it). Keys are patterns, judged as well: that only asks more."""
+    strings = []
+    for literal in _JSON_STRING.findall(value):
+        try:
+            strings.append(json.loads(literal))
+        except ValueError:
+            strings.append(literal)
+    return strings or [value]
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 # mocha's options whose value is the next word (its other words are spec files it runs).

@@ -122,6 +122,13 @@ def test_options_that_load_or_write_elsewhere_need_a_rule_that_names_them(comman
     assert verdict(command) is not Verdict.ALWAYS
 
 
+def test_a_module_in_json_is_found_however_deep_and_however_escaped():
+    deep = "[" * 3000 + '"/tmp/evil.js"' + "]" * 3000  # past Python's parser, not node's
+    assert verdict(f'jest --transform \'{{"x": ["ts-jest", {deep}]}}\'') is not Verdict.ALWAYS
+    assert verdict('jest --transform \'{"x": "\\u002ftmp\\u002fevil.js"}\'') is not Verdict.ALWAYS
+    assert verdict("jest --transform '" + "[" * 3000 + "]" * 3000 + "'") is Verdict.ALWAYS
+
+
 def test_a_signature_atom_in_a_format_runs_gpg():
     # `git for-each-ref` is not in the benign policy: the acting use is what a rule must name
     format_signature = acting_uses("git", ["for-each-ref", "--format=%(signature:key)"])
