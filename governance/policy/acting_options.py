@@ -50,6 +50,7 @@ _LOG_DIFF = {"--output": WRITES_FILES, "--ext-diff": RUNS, "--show-signature": _
 _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 _SIGNS = "runs gpg to sign with the user's key"
 _ONTO_PATH = "installs programs onto the PATH"
+_REVEALS = "reveals credentials"
 _USERS_FILES = "deletes or fills the caches and tools it keeps for the user, outside the workspace"
 _SYSTEM_SITE = "installs into the system Python, which every Python program imports from"
 _GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
@@ -130,7 +131,7 @@ ACTING: dict[str, dict[str, str]] = {
     "git bisect run": {"": RUNS},
     "git filter-branch": {"": RUNS},
     "git send-email": {"": SENDS},
-    "git credential": {"": "reveals credentials"},
+    "git credential": {"": _REVEALS},
     "git daemon": {"": SENDS},
     "git instaweb": {"": RUNS},
     "git config": {"": CONFIGURES},  # unless it only reads: see _git_config
@@ -273,6 +274,13 @@ ACTING: dict[str, dict[str, str]] = {
     **{key: {"": RUNS} for key in ("yarn exec", "yarn node", "pnpm exec", "tox exec")},
     "uv tool run": {"": RUNS},  # uvx: a package's program, installed first
     "yarn config set": {"": CONFIGURES},
+    # the user's configuration files rewritten; the registry tokens in them printed (F122)
+    **{key: {"": CONFIGURES} for key in ("yarn config unset", "yarn config delete")},
+    "pnpm config delete": {"": CONFIGURES},
+    **{key: {"": _REVEALS} for key in ("yarn config get", "yarn config list")},
+    **{key: {"": _REVEALS} for key in ("pnpm config get", "pnpm config list")},
+    "yarn config": {"--no-redacted": _REVEALS},
+    "pnpm deploy": {"": WRITES_FILES},  # the deployment's folder; its scripts run there
     "pnpm dlx": {"": RUNS},
     "pnpm config set": {"": CONFIGURES},
     "pip": {
@@ -310,7 +318,7 @@ ACTING: dict[str, dict[str, str]] = {
     },
     "uv self": {"": RUNS},  # downloads a uv and replaces itself
     "uv format": {"": RUNS},  # downloads ruff and runs it (F121)
-    "uv auth token": {"": "reveals credentials"},
+    "uv auth token": {"": _REVEALS},
     **{f"uv auth {sub}": {"": CONFIGURES} for sub in ("login", "logout")},  # the user's store
     "black": {"--cache-dir": WRITES_FILES},  # (F121)
     "uv build": dict.fromkeys(("-o", "--out-dir"), WRITES_FILES),
@@ -472,6 +480,8 @@ ACTING: dict[str, dict[str, str]] = {
     "go": {},
     "pnpm": dict.fromkeys(("-C", "--dir", "-g", "--global", "--global-dir"), WRITES_FILES)
     | {"--pack-destination": WRITES_FILES}  # `pnpm pack`'s archive, as npm's (F117)
+    # `--prefix` is `--dir` to pnpm; the lockfile's folder, where node_modules goes too (F122)
+    | {"--prefix": WRITES_FILES, "--lockfile-dir": WRITES_FILES}
     | {"--registry": CONFIGURES}
     | dict.fromkeys(("--store-dir", "--virtual-store-dir", "--modules-dir"), WRITES_FILES)
     # Its settings are flags too (pnpm's manual): the shell scripts run in, node's options, the
@@ -508,6 +518,12 @@ ACTING: dict[str, dict[str, str]] = {
     # tox 4's `devenv PATH` (`d`) and `quickstart PATH` write where they are told (F117)
     **{f"tox {sub}": {"": WRITES_FILES} for sub in ("devenv", "d", "quickstart", "q")},
     "tox e": {"": RUNS},  # `exec`'s alias (F121)
+    # the configuration it prints, into a file; `man` runs man and links its page (F122)
+    **{
+        f"tox {sub}": dict.fromkeys(("-o", "--output-file"), WRITES_FILES)
+        for sub in ("config", "c")
+    },
+    "tox man": {"": "runs man and writes a link to its page in the user's files"},
     # every go command's `-C DIR`: another folder's module, go.mod and go.sum rewritten (F117)
     **{f"go mod {sub}": {"-C": RUNS} for sub in ("tidy", "download", "vendor", "edit", "init")},
     "tox": dict.fromkeys(("-c", "--conf", "--root", "--workdir", "--installpkg"), RUNS)
@@ -1057,8 +1073,6 @@ def _django_manage(args: list[str]) -> list[Acting]:
     if not args or args[0].rsplit("/", 1)[-1] != "manage.py" or len(args) < 2:
         return []
     found = [Acting((args[1],), RUNS)] if args[1] in _DJANGO_RUNS else []
-    if "--pdb" in args[2:]:
-        found.append(Acting(("--pdb",), RUNS))
     return found + _django_elsewhere(args[1], args[2:])
 
 
@@ -1079,8 +1093,9 @@ _HANDED_ON = "is handed to the project's test runner, which may write or run wha
 _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
 _RUNS_A_SCRIPT = frozenset({"run", "run-script", "rum", "urn"})
 _COMMANDS_HANDING_ON = _NPM_SCRIPTS | _RUNS_A_SCRIPT | {"bench", "workspace"}
-# yarn's and pnpm's own commands: any other first word names a script (or a dependency's bin).
-_MANAGER_COMMANDS = frozenset(
+# yarn's and pnpm's own commands: any other first word names a script (or a dependency's bin;
+# pnpm's, with no script of that name, any program: see shell_wrappers._pnpm).
+PACKAGE_MANAGER_COMMANDS = frozenset(
     {"add", "install", "i", "remove", "rm", "upgrade", "up", "update", "why", "info", "list"}
     | {"ls", "outdated", "audit", "config", "init", "create", "dlx", "exec", "link", "unlink"}
     | {"pack", "publish", "cache", "global", "set", "plugin", "workspace", "workspaces", "bin"}
@@ -1119,7 +1134,7 @@ def _handed_on(program: str, args: list[str]) -> list[str]:
         operands = operands[1:]  # the script's name
         if not operands:
             return []
-    elif (program == "npm" and first not in _NPM_SCRIPTS) or first in _MANAGER_COMMANDS:
+    elif (program == "npm" and first not in _NPM_SCRIPTS) or first in PACKAGE_MANAGER_COMMANDS:
         return []
     rest = args[operands[0] + 1 : dashes]
     if program == "npm":  # npm keeps the options before `--` for itself
@@ -1270,23 +1285,56 @@ _DJANGO_OUTPUT = {"dumpdata": ("-o", "--output")}
 _DJANGO_CREATES = frozenset({"startapp", "startproject"})
 
 
+# The options of manage.py's commands read here, and their short spellings by command.
+_DJANGO_LONG = ("--output", "--pythonpath", "--template", "--settings", "--testrunner", "--pdb")
+_DJANGO_LONG += ("--default", "--addrport", "--top-level-directory")
+_DJANGO_SHORT = {"dumpdata": {"-o": "--output"}, "test": {"-t": "--top-level-directory"}}
+# Modules it imports by name: settings, a test runner, diffsettings' defaults (F119, F122).
+_DJANGO_IMPORTS = {"--settings": None, "--testrunner": None, "--default": "diffsettings"}
+
+
+def _django_options(command: str, args: list[str]) -> list[tuple[str, str, str]]:
+    """(spelling, option, value) for each of _DJANGO_LONG the words spell as argparse reads
+    them: any start of a long one (`--outp`, `--pd`: each it may be), a short one's value
+    glued (`-o/tmp/x`) (F122)."""
+    found = []
+    short = _DJANGO_SHORT.get(command, {})
+    for k, token in enumerate(args):
+        following = args[k + 1] if k + 1 < len(args) else ""
+        name, equals, value = token.partition("=")
+        if token[:2] in short and not token.startswith("--"):
+            found.append((token[:2], short[token[:2]], token[2:].removeprefix("=") or following))
+        elif name.startswith("--") and len(name) > 2:
+            value = value if equals else following
+            found += [(name, option, value) for option in _DJANGO_LONG if option.startswith(name)]
+    return found
+
+
 def _django_elsewhere(command: str, args: list[str]) -> list[Acting]:
     found = []
     if command == "sendtestemail":
         found.append(Acting((command,), SENDS))
-    for k, token in enumerate(args):
-        name, equals, value = token.partition("=")
-        value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
-        if name in _DJANGO_OUTPUT.get(command, ()):
-            found.append(Acting((name, "--output"), WRITES_FILES))
-        elif name == "--pythonpath" and _leaves(value):
-            found.append(Acting((name,), "imports modules from a folder outside the workspace"))
-        elif name == "--template" and command in _DJANGO_CREATES:
-            found.append(Acting((name,), "copies and renders a template from elsewhere"))
-        elif name in ("--settings", "--testrunner") and _acts_on_import(value):
+    for name, option, value in _django_options(command, args):
+        names = tuple(dict.fromkeys((name, option)))
+        if option == "--output" and command in _DJANGO_OUTPUT:
+            found.append(Acting(names, WRITES_FILES))
+        elif option == "--pythonpath" and _leaves(value):
+            found.append(Acting(names, "imports modules from a folder outside the workspace"))
+        elif option == "--template" and command in _DJANGO_CREATES:
+            found.append(Acting(names, "copies and renders a template from elsewhere"))
+        elif option in _DJANGO_IMPORTS and _DJANGO_IMPORTS[option] in (None, command):
             # `--settings=antigravity`: the module is imported (and opens a browser) (F119)
-            found.append(Acting((name,), _IMPORTS_THE_STANDARD_LIBRARY))
+            if _acts_on_import(value):
+                found.append(Acting(names, _IMPORTS_THE_STANDARD_LIBRARY))
+        elif option == "--pdb":
+            found.append(Acting(names, RUNS))  # the debugger, on its standard input
+        elif option == "--top-level-directory" and command == "test" and _leaves(value):
+            found.append(Acting(names, "imports the tests of a folder outside"))
+        elif option == "--addrport" and command == "testserver" and _exposed(value):
+            found.append(Acting(names, _LISTENS))
     operands = [t for t in args if not t.startswith("-")]
+    if command == "runserver" and operands and _exposed(operands[0]):
+        found.append(Acting((operands[0],), _LISTENS))  # `runserver 0.0.0.0:8000` (F122)
     if command == "test":
         # A folder given as a label: the tests below it are discovered and imported.
         found += [
@@ -1669,13 +1717,16 @@ _ELSEWHERE = "builds a package folder outside the working directory, running its
 # The options whose value is a spec, or a file of specs (`-r`), glued to it: `-r/x`,
 # `--requirement=/dev/stdin`, `--req=…` (optparse takes an unambiguous start).
 _SPEC_OPTIONS = ("--requirement", "--editable", "--constraint")
+# ... and uv's (`--requirements=F`, `--overrides=F`), pip's and uv's `--group=PYPROJECT:NAME` (F122)
+_SPEC_OPTIONS += ("--requirements", "--constraints", "--overrides", "--build-constraints")
+_SPEC_OPTIONS += ("--group",)
 
 
 def _spec_value(token: str) -> str:
     if token[:2] in ("-r", "-e", "-c") and len(token) > 2 and token[1] != "-":
         return token[2:].removeprefix("=")
     name, equals, value = token.partition("=")
-    if equals and len(name) > 4 and any(option.startswith(name) for option in _SPEC_OPTIONS):
+    if equals and len(name) > 3 and any(option.startswith(name) for option in _SPEC_OPTIONS):
         return value
     return token
 
@@ -1698,6 +1749,9 @@ def _named_by_address(program: str, spec: str) -> bool:
     return program in _PACKAGE_MANAGERS and _GITHUB_SHORTHAND.fullmatch(spec) is not None
 
 
+_LOCAL_PROTOCOL = re.compile(r"^(?:file|link|portal):")
+
+
 def _packages_elsewhere(program: str, args: list[str]) -> list[Acting]:
     """The package specs of an install that are paths leaving the working directory
     (`/usr/share/x`, `../x`, `file:../x`, `name@file:/x`, `name @ file:///x`, `-e=/x`)."""
@@ -1712,8 +1766,14 @@ def _packages_elsewhere(program: str, args: list[str]) -> list[Acting]:
             unpinned = re.sub(r"[@#][^/@#]*$", "", word)
             found.append(Acting(tuple(dict.fromkeys((word, unpinned))), _FROM_AN_ADDRESS))
             continue
+        if "exec:" in word:  # yarn's generator script, run to make the package (F122)
+            found.append(Acting((word,), "runs the script that generates the package"))
+            continue
         path = word.rpartition("@")[2].strip()  # `name@file:…`, pip's `name @ file:///…`
-        path = path.removeprefix("file:").removeprefix("//")
+        if "patch:" in word:  # `x@patch:x@npm%3A1#/tmp/x.patch`: a patch from there
+            path = word.rpartition("#")[2]
+        # yarn's and pnpm's `link:` and `portal:` name a folder as `file:` does (F122)
+        path = _LOCAL_PROTOCOL.sub("", path).removeprefix("//")
         if path and _leaves(path):
             found.append(Acting((word,), _ELSEWHERE))
     return found
@@ -2084,9 +2144,11 @@ def code_paths(program: str, args: list[str]) -> list[str]:
 _LISTENING = {
     "vitest": ("--inspect", "--inspectBrk", "--inspect-brk", "--api.host", "--browser.api.host"),
     "playwright": ("--ui-host",),
+    "yarn": ("--inspect", "--inspect-brk"),  # `yarn run --inspect=H:P BIN`: node's (F122)
 }
-_LOOPBACK = frozenset({"", "127.0.0.1", "localhost", "::1", "[::1]"})
+_LOOPBACK = frozenset({"", "127.0.0.1", "localhost", "::1"})
 _HOST_AND_PORT = re.compile(r"[\w.\[\]:-]*:\d+")
+_LISTENS = "listens on the network address it names"
 
 
 def _listeners(program: str, args: list[str]) -> list[Acting]:
@@ -2099,10 +2161,18 @@ def _listeners(program: str, args: list[str]) -> list[Acting]:
             following = args[k + 1] if k + 1 < len(args) else ""
             named = name.endswith("host") or _HOST_AND_PORT.fullmatch(following)
             value = following if named else ""
-        host = value.rpartition(":")[0] if _HOST_AND_PORT.fullmatch(value) else value
-        if not host.isdigit() and host not in _LOOPBACK:
-            found.append(Acting((name,), "listens on the network address it names"))
+        if _exposed(value):
+            found.append(Acting((name,), _LISTENS))
     return found
+
+
+def _exposed(address: str) -> bool:
+    """Whether `HOST:PORT`, `HOST` or `PORT` names a host other than the loopback one
+    (`0:8000` is every interface to Django, `9229` the default, loopback, host)."""
+    host, colon, _port = address.rpartition(":")
+    if not colon:
+        host = "" if address.isdigit() else address
+    return host.strip("[]") not in _LOOPBACK
 
 
 def _vitest_json_report(args: list[str]) -> list[Acting]:

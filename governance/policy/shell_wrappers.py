@@ -20,6 +20,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from governance.policy.acting_options import (
+    ACTING,
+    PACKAGE_MANAGER_COMMANDS,
+    RUNS_PROJECT_CODE,
+    WRITES,
+    canonical_program,
+)
+
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 DIALECT_OF_SHELL = {"sh": "sh", "dash": "sh", "bash": "bash", "zsh": "zsh"}
 SHELLS = frozenset({*DIALECT_OF_SHELL, "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh"})
@@ -393,6 +401,57 @@ def _subcommand_runner(subcommand: str) -> Unwrapper:
     return unwrap
 
 
+# pnpm runs a first word that is none of its commands as the project's script of that name
+# or, with none, as `pnpm exec WORD …`: any program on the PATH (`pnpm node -e …`, `pnpm -r
+# bash -c …`) (F122). A word the engine knows as a program (one whose options or writes it
+# reads, a shell, an interpreter, a path) is read as the command it starts, which the rules
+# must allow too; any other is taken for a script's name (`pnpm build`, `pnpm lint`).
+_PNPM_VALUED = frozenset(
+    {"-C", "--dir", "--prefix", "-F", "--filter", "--filter-prod", "--reporter", "--loglevel"}
+    | {"--workspace-concurrency", "--resume-from", "--changed-files-ignore-pattern"}
+    | {"--test-pattern", "--lockfile-dir", "--store-dir", "--modules-dir", "--registry"}
+)
+_PNPM_FLAGS = frozenset(
+    {"-r", "--recursive", "-w", "--workspace-root", "-s", "--silent", "--stream", "--parallel"}
+    | {"--aggregate-output", "--color", "--no-color", "--if-present", "--report-summary"}
+    | {"--sort", "--no-sort", "--reverse", "--fail-if-no-match", "--bail", "--no-bail"}
+)
+_OTHER_PROGRAMS = frozenset(
+    {"nc", "ncat", "netcat", "socat", "telnet", "lua", "tclsh", "kill", "pkill", "killall"}
+    | {"open", "xdg-open", "osascript", "crontab", "systemctl", "sudo", "su", "doas"}
+)
+
+
+def _known_program(word: str) -> bool:
+    program = canonical_program(word)
+    return (
+        "/" in word
+        or program in _PROGRAMS_KNOWN
+        or program in SHELLS
+        or program in WRAPPERS
+        or program in _OTHER_PROGRAMS
+    )
+
+
+_PROGRAMS_KNOWN = frozenset(
+    {key.split()[0] for key in ACTING} | set(WRITES) | set(RUNS_PROJECT_CODE)
+)
+
+
+def _pnpm(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in _PNPM_VALUED else 1
+    # after an option it does not know, its value or the command: each is looked at
+    unknown = k > 0 and args[k - 1] not in _PNPM_FLAGS and "=" not in args[k - 1]
+    for at in (k, k + 1) if unknown and args[k - 1].startswith("-") else (k,):
+        if at < len(args) and args[at] in PACKAGE_MANAGER_COMMANDS - {"node"}:  # yarn's only
+            return None
+        if at < len(args) and _known_program(args[at]):
+            return Unwrapped(words=args[at:], transparent=False)
+    return None
+
+
 def _watch(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     if not args:
         return None
@@ -415,6 +474,7 @@ WRAPPERS: dict[str, Unwrapper] = {
     "trap": _trap,
     "exec": _exec,
     "npx": _npx,
+    "pnpm": _pnpm,
     "watch": _watch,
     "uv": _subcommand_runner("run"),
     "poetry": _subcommand_runner("run"),
