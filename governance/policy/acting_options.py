@@ -416,11 +416,13 @@ ACTING: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--reporterOption", "--reporterOptions"), WRITES_FILES)
     | dict.fromkeys(("-n", "--node-option", "--nodeOption"), RUNS),
     "rspec": {"-o": WRITES_FILES, "--out": WRITES_FILES, "-r": RUNS, "--require": RUNS}
+    | {"--deprecation-out": WRITES_FILES}  # created even with no deprecation to log (F123)
     # More options from a file (`--require` among them), a load path its requires search first.
     | dict.fromkeys(("-O", "--options", "-I"), RUNS),
     # From their manuals (none is installed where the oracle runs): rake's Ruby code, libraries,
     # Rakefiles and rakelib folders named on the command line, or the user's (`-g`).
     "rake": dict.fromkeys(("-e", "--execute", "-p", "--execute-print", "-E"), RUNS)
+    | {"-l": RUNS}  # no short option of rake's: OptionParser completes it to `--libdir` (F123)
     | dict.fromkeys(("--execute-continue", "-r", "--require", "-I", "--libdir"), RUNS)
     | dict.fromkeys(("-f", "--rakefile", "-R", "--rakelibdir", "--rakelib", "-g"), RUNS)
     | {"--system": RUNS}
@@ -526,6 +528,11 @@ ACTING: dict[str, dict[str, str]] = {
     "tox man": {"": "runs man and writes a link to its page in the user's files"},
     # every go command's `-C DIR`: another folder's module, go.mod and go.sum rewritten (F117)
     **{f"go mod {sub}": {"-C": RUNS} for sub in ("tidy", "download", "vendor", "edit", "init")},
+    # another go.mod (and its go.sum) read and rewritten (F123)
+    **{
+        f"go mod {sub}": {"-C": RUNS, "-modfile": WRITES_FILES}
+        for sub in ("tidy", "download", "vendor", "edit", "graph", "verify", "why")
+    },
     "tox": dict.fromkeys(("-c", "--conf", "--root", "--workdir", "--installpkg"), RUNS)
     # A development environment, the results, provisioning's metadata where they are told; the
     # interpreters under `--discover PATH` are run to learn what they are.
@@ -568,7 +575,7 @@ ACTING: dict[str, dict[str, str]] = {
         "--launch": RUNS,  # `ctest --launch -- CMD`: the build launcher runs CMD
         # `--overwrite MakeCommand=PROG`: the dashboard steps' commands (`-T Build`, Update...)
         "--overwrite": RUNS,
-    },
+    },  # and its dashboards: see _ctest_dashboards
     "file": {
         "-C": WRITES_FILES,  # writes NAME.mgc where it runs
         "--compile": WRITES_FILES,
@@ -852,6 +859,12 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _git_editor(args) + _git_signature_formats(args)
     if program == "uv":
         found += _uv_interpreters(args)
+    if program == "ctest":
+        found += _ctest_dashboards(args)
+    if program == "rspec":
+        found += _rspec_formatters(args)
+    if program == "cargo":
+        found += _clippy_driver_options(args)
     if program in _LISTENING:
         found += _listeners(program, args)
     if program == "vitest":
@@ -940,6 +953,7 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
 
 # Their long options are whole words (yargs', optionator's, cac's, tsc's parsers): `--cache` is
 # no `--cache-location`. tsc's are case-insensitive: `--outdir` is `--outDir`.
+_OPTION_PARSER = frozenset({"rake", "rspec"})  # Ruby's OptionParser reads their options
 _WHOLE_LONG_OPTIONS = frozenset({"tsc", "eslint", "prettier", "jest", "vitest", "mocha"})
 
 
@@ -949,6 +963,13 @@ def _long_spells(program: str, option: str, name: str) -> bool:
         return False
     if program == "tsc":
         return option[2:].lower() == name.lower()
+    if program in _OPTION_PARSER:
+        # Ruby's OptionParser: any case, each word of the name cut short (`--e-p` is
+        # `--execute-print`, `--Sys` `--system`) (F123)
+        words = name.lower().split("-")
+        pattern = "-".join(re.escape(word) + "[^-]*" for word in words)
+        wanted = option[2:].lower()
+        return wanted.startswith(name.lower()) or re.fullmatch(pattern, wanted) is not None
     if program in ("jest", "vitest"):
         # yargs and cac take the kebab-case spelling (`--output-file`), cac a nested value
         # by a dot (`--outputFile.json=F`) (F117)
@@ -1935,11 +1956,54 @@ def _go_tool_flags(args: list[str]) -> list[Acting]:
 
 def _go_versioned_packages(args: list[str]) -> list[Acting]:
     """`go run golang.org/x/tools/cmd/stringer@latest`: go downloads that module and runs its
-    program, code from the network that the project never named (as `npx`, `uvx` do)."""
-    if args[:1] not in (["run"], ["install"]):
+    program, code from the network that the project never named (as `npx`, `uvx` do). And
+    `go run cmd/go env -w …`, `go run cmd/gofmt -w /tmp/x.go`: a package of Go's own tree
+    (an import path with no dot in its first element: `cmd/...`, `std`) is the toolchain's
+    program, run with any arguments (F123)."""
+    if args[:1] not in (["run"], ["install"], ["build"], ["test"], ["vet"], ["generate"]):
         return []
-    found = [word for word in go_packages(args) if "@" in word and not word.startswith("-")]
-    return [Acting((word, "@"), "downloads a module and runs its program") for word in found]
+    found = []
+    for word in go_packages(args):
+        if "@" in word and args[0] in ("run", "install"):
+            found.append(Acting((word, "@"), "downloads a module and runs its program"))
+        elif _goroot_package(word):
+            found.append(Acting((word,), "builds and runs a package of Go's own tree"))
+    return found
+
+
+# ctest's dashboard steps: Submit uploads the build's and tests' logs to the project's CDash
+# site, Update runs the project's version control update (a fetch, the tree rewritten) (F123).
+_CTEST_STEPS = {"submit": SENDS, "update": RUNS}
+_CTEST_MODELS = ("experimental", "nightly", "continuous")
+
+
+def _ctest_dashboards(args: list[str]) -> list[Acting]:
+    found = []
+    for k, token in enumerate(args):
+        following = args[k + 1] if k + 1 < len(args) else ""
+        if token in ("-D", "--dashboard", "-T", "--test-action"):
+            name, value = token, following
+        elif token.startswith("-D") and len(token) > 2:
+            name, value = "-D", token[2:]
+        elif token.startswith(("--dashboard=", "--test-action=")):
+            name, _, value = token.partition("=")
+        else:
+            continue
+        value = value.lower()
+        if name in ("-D", "--dashboard") and "=" in value:
+            continue  # `-D VAR=VALUE`: a variable of a ctest script
+        model = next((m for m in _CTEST_MODELS if value.startswith(m)), None)
+        step = value.removeprefix(model) if model else value
+        if model and not step:
+            found.append(Acting((name,), "runs every dashboard step, Update and Submit too"))
+        elif step in _CTEST_STEPS:
+            found.append(Acting((name,), _CTEST_STEPS[step]))
+    return found
+
+
+def _goroot_package(word: str) -> bool:
+    first = word.split("/", 1)[0]
+    return bool(first) and not word.startswith(("-", "~")) and "." not in first
 
 
 # go's flags whose value is the next word (their `-flag=value` spelling is one word).
@@ -2023,7 +2087,7 @@ _CODE_PATH_OPTIONS = {
     # golangci-lint's configuration names the plugins (shared objects) it loads.
     "golangci-lint": ("-c", "--config"),
     # rspec's spec files and folders run as Ruby: an operand or `--default-path` elsewhere.
-    "rspec-options": ("--default-path",),
+    "rspec-options": ("--default-path", "-P", "--pattern"),  # spec files it loads (F123)
 }
 
 
@@ -2076,6 +2140,29 @@ _MOCHA_VALUED = frozenset(
 )
 
 
+# rspec's own formatters; any other name is a class it requires a library for by its name
+# (`-f Debug::Open` started the debug gem's server, which another process drove) (F123).
+_RSPEC_FORMATTERS = frozenset(
+    {"progress", "p", "documentation", "d", "html", "h", "json", "j", "failures", "f"}
+)
+
+
+def _rspec_formatters(args: list[str]) -> list[Acting]:
+    found = []
+    for k, token in enumerate(args):
+        following = args[k + 1] if k + 1 < len(args) else ""
+        name, equals, value = token.partition("=")
+        if token in ("-f", "--format"):
+            name, value = token, following
+        elif token.startswith("-f") and len(token) > 2:
+            name, value = "-f", token[2:]
+        elif not (equals and _long_spells("rspec", "--format", name[2:])):
+            continue
+        if value.lower() not in _RSPEC_FORMATTERS:
+            found.append(Acting((name, "--format"), "requires the formatter's library"))
+    return found
+
+
 # rspec's options whose value is the next word.
 _RSPEC_VALUED = frozenset(
     {"-I", "-r", "--require", "-O", "--options", "-o", "--out", "-f", "--format", "-e"}
@@ -2121,6 +2208,13 @@ def code_paths(program: str, args: list[str]) -> list[str]:
     if program == "uv":
         return _uv_build_sources(args)
     spellings = {spelling: option for option in options for spelling in (option, _kebab(option))}
+    if program == "rspec-options":  # OptionParser's spellings: `--Default-Path`, `--de-p`
+        spellings |= {
+            token.split("=", 1)[0]: option
+            for token in args
+            for option in options
+            if token.startswith("--") and _long_spells("rspec", option, token[2:].split("=")[0])
+        }
     if program in _CLUSTERING:
         args = _short_spellings(args, "".join(o[1] for o in options if len(o) == 2))
     values, k = [], 0
@@ -2235,6 +2329,28 @@ def glob_alternatives(pattern: str) -> list[str]:
         choices = braces.split(",") if braces is not None else extglob.split("|")
         waiting += [current[: match.start()] + c + current[match.end() :] for c in choices]
     return done
+
+
+# `cargo clippy -- ARGS` hands ARGS to clippy-driver, which reads rustc's command line
+# (`--emit=link=/tmp/x`, `-o F`, `--codegen linker=P`, `@FILE`): only lint levels are read as
+# inert (`-D warnings`, `-W clippy::pedantic`, `--cap-lints warn`) (F123).
+_LINT_LEVELS = frozenset({"-D", "-W", "-A", "-F", "--deny", "--warn", "--allow", "--forbid"})
+
+
+def _clippy_driver_options(args: list[str]) -> list[Acting]:
+    if args[:1] != ["clippy"] or "--" not in args:
+        return []
+    words, found, k = args[args.index("--") + 1 :], [], 0
+    while k < len(words):
+        token, k = words[k], k + 1
+        name = token.split("=", 1)[0]
+        if token in _LINT_LEVELS or token == "--cap-lints":
+            k += 1
+        elif name in _LINT_LEVELS | {"--cap-lints"} or token[:2] in _LINT_LEVELS:
+            continue
+        else:
+            found.append(Acting((token,), "is handed to rustc (clippy-driver), which acts on it"))
+    return found
 
 
 _CMAKE_INSTALLS = "installs to CMAKE_INSTALL_PREFIX (/usr/local unless the cache says otherwise)"
