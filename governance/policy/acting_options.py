@@ -607,6 +607,14 @@ ACTING: dict[str, dict[str, str]] = {
         "-fmodule-output": WRITES_FILES,  # `-fmodule-output=FILE`: the module's interface
         **dict.fromkeys(("-fopt-info", "-fopt-info-"), WRITES_FILES),  # `-fopt-info-all=FILE`
         "@": _RESPONSE_FILE,  # `gcc @args`: a response file
+        # (F124, run in the sandbox) gcc's timing report appended to a file; clang's options
+        # handed to its analyzer, its own frontend's command line, the folder its tools come
+        # from, another driver's spellings (`--driver-mode=cl`: `/Fo`, `/clang:`); the files
+        # and folders its diagnostics, compilation-database fragments and migrators write.
+        "-time": WRITES_FILES,
+        **dict.fromkeys(("-Xanalyzer", "-cc1", "-cc1as", "-ccc-", "--driver-mode"), RUNS),
+        **dict.fromkeys(("--serialize-diagnostics", "-serialize-diagnostics"), WRITES_FILES),
+        "-gen-cdb-fragment-path": WRITES_FILES,
     },
     "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
     "xxd": {},
@@ -630,14 +638,22 @@ _GIT_EDITING: dict[str, dict[str, str]] = {
     | {"--interactive": _EDITS},
     **{f"git {sub}": _EDIT for sub in ("tag", "pull", "cherry-pick", "revert")},
     "git merge": {**_EDIT, "--continue": _EDITS},  # it runs `git commit` on MERGE_MSG
+    # `bisect view PROG …` runs PROG (F125)
+    **{f"git bisect {sub}": {"": RUNS} for sub in ("view", "visualize")},
+    # git's plumbing importer: marks files a stream names once unsafe features are on (F125)
+    "git fast-import": {"--allow-unsafe-features": WRITES_FILES}
+    | dict.fromkeys(("--export-pack-edges", "--export-marks"), WRITES_FILES),
     "git replace": _EDIT,
     "git add": {**_EDIT, **_PATCH, **_INTERACTIVE},
     **{f"git {sub}": _PATCH for sub in ("checkout", "restore", "reset", "stash", "stash push")},
     # `git stash list -p` and `git stash show -p` print patches: no `--patch` of push's there.
     **{f"git stash {sub}": {} for sub in ("list", "show")},
-    "git rebase": {**_INTERACTIVE, "--edit-todo": _EDITS},
+    # `--continue` after a conflict: `git commit -e` on the message (F125)
+    "git rebase": {**_INTERACTIVE, "--edit-todo": _EDITS, "--continue": _EDITS},
     "git am": _INTERACTIVE,
     "git notes edit": {"": _EDITS},
+    "git config": _EDIT,  # `git config --get -e --no-get`: git's configuration, edited (F125)
+    "git config edit": {"": _EDITS},
     **{f"git notes {sub}": {"-c": _EDITS, "--reedit-message": _EDITS} for sub in ("add", "append")},
 }
 # Verifying a signature runs gpg (so do `%G?`, `%GS`... in a format: see _git_signature_formats).
@@ -808,6 +824,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         return []
     if program == "gcc":
         args = _gcc_words(args)
+    if program == "mvn":
+        args = [_maven_long(token) for token in args]
     found = list(_scan(program, args))
     if program == "python":
         found += _python_module(args) + _django_manage(args) + _warning_categories(program, args)
@@ -849,8 +867,10 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
             found = [use for use in found if use.names[0] != "-D"]
         found += _cmake_install_target(args)
         if "--build" in args and "--" in args[args.index("--build") :]:
-            # `cmake --build DIR -- ARGS`: ARGS are the build tool's (make's `--eval`, `-f`).
-            found += acting_uses("make", args[args.index("--", args.index("--build")) + 1 :])
+            # `cmake --build DIR -- ARGS`: ARGS are the build tool's (make's `--eval`, `-f`;
+            # ninja's `-t TOOL`, `browse` a web server) (F124).
+            tool_args = args[args.index("--", args.index("--build")) + 1 :]
+            found += acting_uses("make", tool_args) + _ninja_tools(tool_args)
     elif program == "git":
         found = [_git_config(use, args) for use in found if use.names != ("config",)] + [
             _git_config(use, args) for use in found if use.names == ("config",)
@@ -861,6 +881,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _uv_interpreters(args)
     if program == "ctest":
         found += _ctest_dashboards(args)
+    if program in ("gradle", "gradlew", "./gradlew"):
+        found += _gradle_properties(args)
     if program == "rspec":
         found += _rspec_formatters(args)
     if program == "cargo":
@@ -884,6 +906,10 @@ _NO_CLUSTERS = frozenset(
 )  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
+# The letters that take a value in a cluster, where they differ from commit's `-c`, `-C`, `-m`:
+# grep's `-c` (count), rebase's `-m` (merge), am's `-m` and `-c` are flags, and the letters
+# after them options (`git grep -cO'CMD'` ran CMD as its pager) (F125).
+_GIT_VALUED_LETTERS = {"grep": "ABCefm", "rebase": "CsXx", "am": "Cp"}
 
 
 def _scan(program: str, args: list[str]) -> Iterator[Acting]:
@@ -900,6 +926,12 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
         if help_next and token == "--help":
             yield Acting(("--help",), "runs man to show a manual")
         help_next = False
+        if program == "git" and key == program and token.startswith("-") and not value_next:
+            name = token.split("=", 1)[0]
+            if name == "--help":  # `git --help log` is `git help log`: man (F125)
+                yield Acting(("--help",), "runs man to show a manual")
+            elif name not in _GIT_GLOBALS:
+                yield Acting((name,), "is a git option the engine does not know")
         options = [(o, w) for table in tables for o, w in table.items()]
         if token.startswith("--") and len(token) > 2:
             name = token[2:].split("=", 1)[0]
@@ -931,6 +963,8 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
             # value), a subcommand that acts by itself is still found (F118).
             yield Acting((token,), ACTING[f"{program} {token}"][""])
         elif descending and f"{key} {token}" in _PATHS:
+            if program == "git" and key == program:
+                valued = _GIT_VALUED_LETTERS.get(token, valued)
             key = f"{key} {token}"
             help_next = program == "git"
             table = ACTING.get(key, {})
@@ -1612,13 +1646,16 @@ def _git_config(use: Acting, args: list[str]) -> Acting | None:
     if use.names != ("config",):
         return use
     after = args[args.index("config") + 1 :] if "config" in args else []
-    k, reads = 0, False
+    k, reads, undone = 0, False, False
     while k < len(after) and after[k].startswith("-") and after[k] != "-":
         if after[k] == "--":
             k += 1
             break
         reads = reads or after[k] in _GIT_CONFIG_READS
+        # `--get --no-get KEY VALUE`: the action taken back, the key written (F125)
+        undone = undone or after[k].startswith("--no-")
         k += 2 if after[k] in _GIT_CONFIG_VALUED else 1
+    reads = reads and not undone
     if reads or (k < len(after) and after[k] in _GIT_CONFIG_READING_SUBCOMMANDS):
         return None
     keys = [t for t in after if not t.startswith("-") and t not in ("set", "unset")]
@@ -1655,18 +1692,30 @@ def _git_editor(args: list[str]) -> list[Acting]:
         return []
     subcommand, rest = args[k], args[k + 1 :]
     if subcommand == "notes":
-        if rest[:1] not in (["add"], ["append"]):
+        while rest and (rest[0] == "--ref" or rest[0].startswith("--ref=")):
+            rest = rest[2:] if rest[0] == "--ref" else rest[1:]  # `notes --ref x add` (F125)
+        if rest[:1] not in (["add"], ["append"], ["edit"]):
             return []
         rest = rest[1:]
     if subcommand == "tag" and not _git_gives(rest, *_GIT_TAG_ANNOTATED):
         return []  # a lightweight tag (or a listing): no message at all
-    if _git_gives(rest, *_GIT_MESSAGE[subcommand]):
+    if _git_gives(rest, *_GIT_MESSAGE[subcommand]) and not _takes_back(rest):
         return []
     return [Acting(("--edit",), _EDITS)]
 
 
+# `git commit -m x --no-message`: a later negation takes the message back (F125).
+_GIT_MESSAGE_NEGATED = ("--no-message", "--no-file", "--no-reuse-message", "--no-fixup")
+
+
+def _takes_back(args: list[str]) -> bool:
+    return any(token in _GIT_MESSAGE_NEGATED or token == "--no-dry-run" for token in args)
+
+
 def _interactive_rebase(token: str) -> bool:
-    """`--rebase=interactive`, `--reb=i`, `-r=i`: pull's rebase, interactive."""
+    """`--rebase=interactive`, `--reb=i`, `-r=i`, `-ri`: pull's rebase, interactive."""
+    if token.startswith("-r") and not token.startswith("-r="):
+        token = "-r=" + token[2:]  # `-ri`: the optional value glued (F125)
     name, _, value = token.partition("=")
     spelled = name == "-r" or (len(name) > 2 and "--rebase".startswith(name))
     return spelled and value[:1] == "i"
@@ -1702,6 +1751,19 @@ _MAVEN_INERT = frozenset(
     | {"gpg.skip", "failIfNoTests", "surefire.failIfNoSpecifiedTests", "revision"}
     | {"maven.test.failure.ignore", "changelist", "sha1"}
 )
+
+
+# Maven's long options it also takes with one dash (commons-cli's GnuParser strips the dashes:
+# `-log-file F`, `-define x=y`, `-global-settings F`) (F124).
+_MAVEN_LONG = frozenset(
+    {"define", "log-file", "file", "settings", "global-settings", "toolchains"}
+    | {"global-toolchains"}
+)
+
+
+def _maven_long(token: str) -> str:
+    name = token[1:].split("=", 1)[0]
+    return "-" + token if token[:2] != "--" and token[:1] == "-" and name in _MAVEN_LONG else token
 
 
 def _maven_properties(args: list[str]) -> list[str]:
@@ -1969,6 +2031,14 @@ def _go_versioned_packages(args: list[str]) -> list[Acting]:
         elif _goroot_package(word):
             found.append(Acting((word,), "builds and runs a package of Go's own tree"))
     return found
+
+
+def _gradle_properties(args: list[str]) -> list[Acting]:
+    """`gradle properties` (a task's name may be shortened: `prop`, `:app:prop`) prints every
+    project property, the user's ~/.gradle/gradle.properties' credentials among them (F124)."""
+    tasks = [token.rsplit(":", 1)[-1] for token in args if not token.startswith("-")]
+    found = [t for t in tasks if len(t) >= 3 and "properties".startswith(t.lower())]
+    return [Acting((task,), _REVEALS) for task in found]
 
 
 # ctest's dashboard steps: Submit uploads the build's and tests' logs to the project's CDash
@@ -2356,6 +2426,20 @@ def _clippy_driver_options(args: list[str]) -> list[Acting]:
 _CMAKE_INSTALLS = "installs to CMAKE_INSTALL_PREFIX (/usr/local unless the cache says otherwise)"
 
 
+# ninja's tools that only print (`-t targets`); any other (`browse` serves the build graph on
+# an address it is given, `clean` deletes, `restat` rewrites the log) acts (F124).
+_NINJA_PRINTING = frozenset(
+    {"commands", "inputs", "targets", "query", "deps", "graph", "compdb", "rules", "list"}
+    | {"missingdeps", "msvc", "multi-inputs"}
+)
+
+
+def _ninja_tools(args: list[str]) -> list[Acting]:
+    tools = [args[k + 1] for k, token in enumerate(args[:-1]) if token == "-t"]
+    tools += [token[2:] for token in args if token.startswith("-t") and len(token) > 2]
+    return [Acting(("-t", tool), RUNS) for tool in tools if tool not in _NINJA_PRINTING]
+
+
 def _cmake_install_target(args: list[str]) -> list[Acting]:
     """`cmake --build build --target install` is `cmake --install build`: the files go to the
     install prefix, outside the workspace unless configured otherwise."""
@@ -2483,6 +2567,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return written_operands(target, rest) if module and target in _COVERAGE_RUNNERS else []
     if program == "gcc":
         args = _gcc_words(args)
+    if program == "gcc":
+        return _option_values(args, OUTPUT_OPTIONS[program]) + _precompiled_headers(args)
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "pytest":
@@ -2549,6 +2635,27 @@ _CREATING_VALUED = frozenset(
     | {"--author-from", "--description", "--readme", "--dependency", "--dev-dependency"}
     | {"--author", "--license", "--allow-existing"}
 )
+
+
+_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".H", ".h++", ".tcc")
+_NO_OUTPUT = frozenset({"-E", "-fsyntax-only", "-M", "-MM"})
+
+
+def _precompiled_headers(args: list[str]) -> list[str]:
+    """`gcc -c /usr/include/stdio.h` writes `/usr/include/stdio.h.gch`: a header given with no
+    `-o` is precompiled beside itself (also after `-x c-header`) (F124)."""
+    if any(t.startswith("-o") or t in _NO_OUTPUT for t in args):
+        return []
+    headers, header_language, k = [], False, 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "-x":
+            header_language, k = (args[k] if k < len(args) else "").endswith("-header"), k + 1
+        elif token.startswith("-x"):
+            header_language = token.endswith("-header")
+        elif not token.startswith("-") and (header_language or token.endswith(_HEADERS)):
+            headers.append(f"{token}.gch")
+    return headers
 
 
 def _created_projects(program: str, args: list[str]) -> list[str]:
@@ -2695,7 +2802,18 @@ _WRITES_LONG_VALUED = {
     "chown": ("from", "reference"),
     "chgrp": ("reference",),
 }
-_GIT_GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
+_GIT_GLOBAL_VALUED = frozenset(
+    {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--shallow-file", "--config-env"}
+    | {"--super-prefix", "--attr-source", "--list-cmds", "--exec-path"}
+)
+# git's own options (git.c): any other before the subcommand is one the engine does not know
+# (`--shallow-file log rebase -x CMD` read `log` as the subcommand) (F125).
+_GIT_GLOBALS = _GIT_GLOBAL_VALUED | frozenset(
+    {"-v", "--version", "-h", "--help", "-p", "--paginate", "-P", "--no-pager", "--bare"}
+    | {"--html-path", "--man-path", "--info-path", "--no-replace-objects", "--no-lazy-fetch"}
+    | {"--no-optional-locks", "--no-advice", "--literal-pathspecs", "--glob-pathspecs"}
+    | {"--noglob-pathspecs", "--icase-pathspecs"}
+)
 _GIT_CLONE_VALUED = frozenset(
     {"-o", "-b", "-u", "-c", "-j", "--origin", "--branch", "--upload-pack", "--reference"}
     | {"--reference-if-able", "--separate-git-dir", "--depth", "--shallow-since", "--jobs"}
@@ -2836,7 +2954,18 @@ _GIT_REACHING_ADDRESSES = {
     "submodule": lambda args: (
         [t for t in args[1:] if not t.startswith("-")][:1] if args[:1] == ["add"] else []
     ),
+    # `git remote show|prune NAME`: a NAME that is no remote is queried as a URL (F125)
+    "remote": lambda args: _git_remote_queried(args),
 }
+
+
+def _git_remote_queried(args: list[str]) -> list[str]:
+    """`git remote [-v] show|prune NAME`: a NAME that is no remote is queried as a URL (F125);
+    `-n` (`--dry-run` for prune) reaches nothing."""
+    words = [token for token in args if not token.startswith("-")]
+    if words[:1] not in (["show"], ["prune"]) or "-n" in args or "--dry-run" in args:
+        return []
+    return words[1:]
 
 
 def _spells_multiple(token: str) -> bool:
