@@ -1119,6 +1119,16 @@ for script in (
 ):
     _add(ACTING, script, child(TOUCH), policy="benign")
 
+# -- git: `--shallow-file` takes the next word (the engine read it as the subcommand), a
+# config read taken back by `--no-get` writes, grep's `-c` is a flag (F125) ----------------
+for script in (
+    "git --no-pager --shallow-file log -c alias.x='!touch /workspace/PWNED' x",
+    "git --no-pager --shallow-file status grep -O'touch /workspace/PWNED' demo",
+    "git config --get --no-get core.fsmonitor 'touch /workspace/PWNED'; git status",
+    "git grep -cO'touch /workspace/PWNED' demo",
+):
+    _add(ACTING, script, child(TOUCH), policy="benign")
+
 # -- what npm, yarn, pnpm, tox and cargo hand on to the project's test runner is read as that
 # runner's options (F110): here the project's test script is pytest (the package.json is what
 # an earlier tool call of the agent, or the project, left).
