@@ -19,9 +19,9 @@ program with `system`, `|`, `>`, `getline`, needs a rule that names the script.
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import takewhile
 
 from governance.policy.getopt_words import read_getopt
@@ -877,22 +877,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         ]
         found = [use for use in found if use is not None] + _git_repository_elsewhere(args)
         found += _git_editor(args) + _git_signature_formats(args)
-    if program == "uv":
-        found += _uv_interpreters(args)
-    if program == "ctest":
-        found += _ctest_dashboards(args)
-    if program in ("gradle", "gradlew", "./gradlew"):
-        found += _gradle_properties(args)
-    if program == "rspec":
-        found += _rspec_formatters(args)
-    if program == "cargo":
-        found += _clippy_driver_options(args)
-    if program in _LISTENING:
-        found += _listeners(program, args)
-    if program == "vitest":
-        found += _vitest_json_report(args)
-    if program == "npm":
-        found += _npm_settings(args)
+    for reading in _MORE_READINGS.get(program, ()):
+        found += reading(args)
     if program in _HANDS_ON:
         found += _runner_options(program, args)
     if program == "pnpm":
@@ -3013,3 +2999,17 @@ def pattern_names(pattern: str, name: str) -> bool:
     if name[:1] in ("-", "+") or _WORD.fullmatch(name):
         return _naming(name).search(pattern) is not None
     return name in pattern
+
+
+# The readings of a program's words past its table's options and subcommands (F119-F125).
+_MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
+    "uv": (_uv_interpreters,),
+    "npm": (_npm_settings,),
+    "ctest": (_ctest_dashboards,),
+    "rspec": (_rspec_formatters,),
+    "cargo": (_clippy_driver_options,),
+    "vitest": (partial(_listeners, "vitest"), _vitest_json_report),
+    "playwright": (partial(_listeners, "playwright"),),
+    "yarn": (partial(_listeners, "yarn"),),
+    **dict.fromkeys(("gradle", "gradlew", "./gradlew"), (_gradle_properties,)),
+}
