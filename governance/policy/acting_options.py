@@ -157,6 +157,11 @@ ACTING: dict[str, dict[str, str]] = {
         # pytest-xdist's `--tx popen//python=PROG` starts PROG as each worker's Python (`ssh=`
         # runs ssh); pytest-benchmark's reports (from their manuals: neither is installed here).
         "--tx": RUNS,
+        # (F126, run) xdist's `--px` is `--tx`'s sibling; pytest-env's `--envfile` sets the
+        # environment (PYTHONPATH, DJANGO_SETTINGS_MODULE) from a file; pytest-cov's settings
+        "--px": RUNS,
+        "--envfile": CONFIGURES,
+        "--cov-config": CONFIGURES,
         "--rsyncdir": SENDS,
         **dict.fromkeys(("--benchmark-json", "--benchmark-storage"), WRITES_FILES),
         "--benchmark-histogram": WRITES_FILES,
@@ -1397,11 +1402,14 @@ def _python_module_args(args: list[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+# pytest's own options whose value is the next word. A plugin's (`-n`, `--cov-config`,
+# `--timeout`) is not: pytest finds its rootdir and ini file before it loads the plugins, so
+# their next word is read as a path then (`pytest -n /tmp/x tests` used /tmp/x/pytest.ini,
+# whose `-p` ran a plugin there) (F126).
 _PYTEST_VALUED = frozenset(
-    {"-k", "-m", "-p", "-o", "-c", "-W", "-n", "-r", "--tb", "--durations", "--rootdir"}
+    {"-k", "-m", "-p", "-o", "-c", "-W", "-r", "--tb", "--durations", "--rootdir"}
     | {"--basetemp", "--junitxml", "--deselect", "--ignore", "--ignore-glob", "--confcutdir"}
-    | {"--import-mode", "--maxfail", "--log-level", "--capture", "--color", "--cov"}
-    | {"--cov-report", "--cov-config", "--timeout", "--dist", "--numprocesses", "--reruns"}
+    | {"--import-mode", "--maxfail", "--log-level", "--capture", "--color"}
 )
 
 

@@ -1,14 +1,17 @@
-"""Shapes from the thirteenth shell-rules review's run of git and the build tools (FINDINGS
-F124, F125).
+"""Shapes from the thirteenth shell-rules review's run of git, the build tools and pytest's
+plugins (FINDINGS F124-F126).
 
 Each was run in a bubblewrap sandbox with the tool itself (git 2.39, gcc 12.2, clang 14.0,
-cmake 3.25 with ninja 1.11, Maven 3.8, Gradle 4.4) and ran a program, wrote git's
-configuration or outside the workspace, listened on the network or printed a credential,
-while the engine said ALWAYS (under the benign policy; the review policy asked for every
-git line). git takes `--shallow-file`'s value from the next word, negates an action with
-`--no-…`, and reads `-c`/`-m` as flags in some subcommands; Maven takes its long options
-with one dash. Read by the engine alone here (git is installed where the oracle runs; its
-shapes that need a second commit, a conflict or a terminal are kept to the engine).
+cmake 3.25 with ninja 1.11, Maven 3.8, Gradle 4.4, pytest 9.2 with xdist, pytest-cov and
+pytest-env) and ran a program, wrote git's configuration or outside the workspace, listened
+on the network or printed a credential, while the engine said ALWAYS (under the benign
+policy; the review policy asked for every git line). git takes `--shallow-file`'s value
+from the next word, negates an action with `--no-…`, and reads `-c`/`-m` as flags in some
+subcommands; Maven takes its long options with one dash; pytest finds its ini file before
+it loads the plugins, so a plugin option's next word is a path then (`pytest -n /tmp/x`
+used /tmp/x/pytest.ini). Read by the engine alone here (git is installed where the oracle
+runs; its shapes that need a second commit, a conflict or a terminal are kept to the
+engine).
 """
 
 import pytest
@@ -84,6 +87,15 @@ NOT_ALLOWED = [
     "gradle -q --offline --no-daemon properties",
     "gradle prop",
     "./gradlew :app:properties",
+    # F126 pytest: a plugin option's next word is a path to pytest; xdist, pytest-env, -cov
+    "pytest -n /tmp/evil tests",
+    "pytest --numprocesses /tmp/evil tests",
+    "python -m pytest --timeout /tmp/evil tests",
+    "coverage run -m pytest -n /tmp/evil tests",
+    "pytest -q --cov-config /etc tests",
+    "pytest --envfile=/tmp/evil/env -n 1 tests",
+    "pytest -n 1 --px id=p//popen//python=/tmp/evil/py.sh tests",
+    "pytest --cov-config=/tmp/evil/rc tests",
 ]
 
 
@@ -117,6 +129,11 @@ ALLOWED = [
     "gradle test",
     "gradle projects",
     "gradle tasks --all",
+    "pytest -n 4 tests",
+    "pytest -n auto",
+    "pytest --timeout 30 tests",
+    "pytest --dist loadfile -n 2",
+    "tox -- -n 4",
 ]
 
 
