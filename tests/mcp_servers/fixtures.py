@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -83,13 +82,24 @@ class ServerProcess:
             if self.process.poll() is not None:
                 tail = self.stderr_path.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"MCP test server exited at startup:\n{tail}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.05)
+            if _listening_on_loopback(self.port):
+                return
+            time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"MCP test server did not listen on port {self.port} in time")
+
+
+def _listening_on_loopback(port: int) -> bool:
+    """Whether a socket listens on 127.0.0.1:`port`, read from the kernel's table, not by
+    connecting: the port is in the ephemeral range, so a probe connection may be given it as
+    its own port, reach itself (a TCP self-connect) and hold the port the server then fails
+    to bind ("address already in use")."""
+    wanted = f"0100007F:{port:04X}"
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        return any(
+            fields[1] == wanted and fields[3] == "0A"  # 0A: LISTEN
+            for fields in (line.split() for line in table.readlines()[1:])
+        )
 
 
 class ConfigurableMcpServer:
