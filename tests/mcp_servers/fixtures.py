@@ -30,15 +30,26 @@ CONFIGURABLE_SERVER = Path(__file__).with_name("configurable_server.py")
 DEMO_TOKEN = "demo-fixture-token"
 
 
+class PortTaken(RuntimeError):
+    """The server could not bind its port: something took it after `free_port()` chose it."""
+
+
 @dataclass
 class ServerProcess:
-    """One HTTP server subprocess on a fixed port, restartable on that same port."""
+    """One HTTP server subprocess on a loopback port, restartable on that same port.
 
-    argv: list[str]
-    port: int
+    `command(port)` is its command line. The port comes from `free_port()`, in the kernel's
+    ephemeral range, so between the choice and the server's bind an outgoing connection
+    anywhere on the machine may be given it as its own port: the first start then moves to
+    another port (at most three tries); a restart stays on the port the test already uses.
+    """
+
+    command: Callable[[int], list[str]]
     stderr_path: Path
     env: dict[str, str] | None = None
+    port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    _has_listened: bool = field(default=False, init=False)
 
     @property
     def is_running(self) -> bool:
@@ -47,17 +58,15 @@ class ServerProcess:
     def start(self) -> None:
         if self.is_running:
             return
-        with self.stderr_path.open("ab") as stderr:
-            self.process = subprocess.Popen(
-                self.argv,
-                cwd=REPO_ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                start_new_session=True,
-            )
-        self._wait_until_listening()
+        for attempt in range(3):
+            try:
+                self._start_once()
+                self._has_listened = True
+                return
+            except PortTaken:
+                if self._has_listened or attempt == 2:
+                    raise
+                self.port = free_port()
 
     def stop(self) -> None:
         process, self.process = self.process, None
@@ -75,13 +84,27 @@ class ServerProcess:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=3)
 
-    def _wait_until_listening(self) -> None:
-        assert self.process is not None
+    def _start_once(self) -> None:
+        with self.stderr_path.open("ab") as stderr:
+            logged_before = stderr.tell()
+            self.process = subprocess.Popen(
+                self.command(self.port),
+                cwd=REPO_ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + PATIENCE_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                tail = self.stderr_path.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"MCP test server exited at startup:\n{tail}")
+                with self.stderr_path.open("rb") as log:
+                    log.seek(logged_before)
+                    said = log.read().decode(errors="replace")
+                if "address already in use" in said.lower():
+                    raise PortTaken(f"port {self.port} was taken before the server bound it")
+                raise RuntimeError(f"MCP test server exited at startup:\n{said[-2000:]}")
             if _listening_on_loopback(self.port):
                 return
             time.sleep(0.05)
@@ -117,8 +140,6 @@ class ConfigurableMcpServer:
         }
         self.set_tools(tools)
         self.log_path.touch()
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.stdio_command: tuple[str, ...] = (
             sys.executable,
             str(CONFIGURABLE_SERVER),
@@ -129,10 +150,18 @@ class ConfigurableMcpServer:
             "--stdio",
         )
         self._process = ServerProcess(
-            argv=[*self.stdio_command[:-1], "--port", str(self.port)],
-            port=self.port,
+            command=lambda port: [*self.stdio_command[:-1], "--port", str(port)],
             stderr_path=workdir / "stderr.log",
         )
+
+    @property
+    def port(self) -> int:
+        """Its port, final once `start()` has returned."""
+        return self._process.port
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
 
     def set_tools(self, tools: list[dict[str, Any]], *, page_size: int | None = None) -> None:
         self._write(tools=tools, page_size=page_size)
@@ -204,25 +233,30 @@ def mcp_server_factory(
             server.stop()
 
 
+def demo_tracker_process(env: dict[str, str], stderr_path: Path) -> ServerProcess:
+    """The bundled demo issue tracker (`python -m demo_mcp`) on 127.0.0.1, not yet started."""
+    return ServerProcess(
+        command=lambda port: (
+            [sys.executable, "-m", "demo_mcp", "--host", "127.0.0.1"] + ["--port", str(port)]
+        ),
+        stderr_path=stderr_path,
+        env=env,
+    )
+
+
 @pytest.fixture
 def demo_mcp_server(tmp_path: Path) -> Iterator[DemoMcpServer]:
     """The bundled demo issue tracker (`python -m demo_mcp`) on a free port."""
-    port = free_port()
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", ""),
         "DEMO_TRACKER_EXPECTED_TOKEN": DEMO_TOKEN,
     }
-    process = ServerProcess(
-        argv=[sys.executable, "-m", "demo_mcp", "--host", "127.0.0.1", "--port", str(port)],
-        port=port,
-        stderr_path=tmp_path / "demo-mcp-stderr.log",
-        env=env,
-    )
+    process = demo_tracker_process(env, tmp_path / "demo-mcp-stderr.log")
     process.start()
     try:
         yield DemoMcpServer(
-            url=f"http://127.0.0.1:{port}/mcp", expected_token=DEMO_TOKEN, process=process
+            url=f"http://127.0.0.1:{process.port}/mcp", expected_token=DEMO_TOKEN, process=process
         )
     finally:
         process.stop()

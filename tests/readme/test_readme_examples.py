@@ -9,13 +9,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.agents.installed_clis import CLAUDE_CODE, CODEX, GEMINI_CLI
-from tests.mcp_servers.fixtures import ServerProcess, free_port
+from tests.mcp_servers.fixtures import demo_tracker_process
 from tests.readme.examples import (
     PROVIDED,
     Block,
@@ -96,20 +95,14 @@ def _commands(text: str) -> list[str]:
 def live_demo(transactional_db, tmp_path):
     """What `make run` serves: the demo tracker, the seeded demo, gunicorn; and the keys."""
     data_dir = tmp_path / "var"
-    port = free_port()
-    tracker = ServerProcess(
-        argv=[sys.executable, "-m", "demo_mcp", "--host", "127.0.0.1", "--port", str(port)],
-        port=port,
-        stderr_path=tmp_path / "demo-mcp.log",
-        env={
-            "PATH": os.environ.get("PATH", ""),
-            "DEMO_TRACKER_EXPECTED_TOKEN": SEED_DEMO_TOKEN,
-        },
+    tracker = demo_tracker_process(
+        {"PATH": os.environ.get("PATH", ""), "DEMO_TRACKER_EXPECTED_TOKEN": SEED_DEMO_TOKEN},
+        tmp_path / "demo-mcp.log",
     )
     tracker.start()
     try:
         env = child_environment(FLUIDBOX_DATA_DIR=str(data_dir))
-        tracker_url = f"http://127.0.0.1:{port}/mcp"
+        tracker_url = f"http://127.0.0.1:{tracker.port}/mcp"
         seeded = subprocess.run(
             [str(BIN / "python"), "manage.py", "seed_demo", "--mcp-url", tracker_url],
             cwd=ROOT,

@@ -1,0 +1,48 @@
+"""The test servers' own start-up: a port taken before the server binds it."""
+
+import socket
+
+from tests.mcp_servers.fixtures import ConfigurableMcpServer
+from tests.support.ports import free_port
+
+
+def _held_port() -> socket.socket:
+    """A port bound (not listening) by this process, as an outgoing connection holds one."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", free_port()))
+    return holder
+
+
+def test_a_first_start_moves_off_a_port_taken_before_the_bind(tmp_path):
+    server = ConfigurableMcpServer(tmp_path, [])
+    with _held_port() as holder:
+        taken = holder.getsockname()[1]
+        server._process.port = taken
+        server.start()
+        try:
+            assert server.port != taken
+            assert server.requests() == []
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10):
+                pass
+        finally:
+            server.stop()
+
+
+def test_a_restart_keeps_its_port_and_says_when_it_is_taken(tmp_path):
+    server = ConfigurableMcpServer(tmp_path, [])
+    server.start()
+    port = server.port
+    server.stop()
+    server.start()
+    assert server.port == port
+    server.stop()
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", port))
+        try:
+            server.start()
+        except RuntimeError as refused:
+            assert f"port {port} was taken" in str(refused)
+        else:
+            server.stop()
+            raise AssertionError("the restart bound a port another socket held")
+    assert server.port == port
