@@ -312,7 +312,11 @@ ACTING: dict[str, dict[str, str]] = {
     "uv": dict.fromkeys(("--directory", "--project"), RUNS)
     | {"--cache-dir": WRITES_FILES}
     | dict.fromkeys(("--index-url", "--extra-index-url", "--index", "--default-index"), RUNS)
-    | dict.fromkeys(("--find-links", "--config-file", "--env-file"), RUNS),
+    | dict.fromkeys(("--find-links", "--config-file", "--env-file"), RUNS)
+    # the build backend's settings: setuptools' `--build-option=--bdist-dir /tmp/x` builds
+    # there and deletes the folder (H20-1), as pip's `--config-settings` can
+    | dict.fromkeys(("-C", "--config-setting", "--config-settings"), CONFIGURES)
+    | {"--config-settings-package": CONFIGURES},
     "uv publish": {"": SENDS},
     "uv tool install": {"": _ONTO_PATH},
     "uv python install": {"": _ONTO_PATH},
@@ -324,8 +328,11 @@ ACTING: dict[str, dict[str, str]] = {
     "uv self": {"": RUNS},  # downloads a uv and replaces itself
     "uv format": {"": RUNS},  # downloads ruff and runs it (F121)
     "uv auth token": {"": _REVEALS},
+    "uv auth helper": {"": _REVEALS},  # a credential helper's answer: the stored token (H20-6)
+    "uv check": {"": RUNS},  # downloads ty and runs it, as `uv format` does ruff (H20-7)
+    "uv python upgrade": {"": _ONTO_PATH},  # `uv python install`'s newer patches (H20-11)
     **{f"uv auth {sub}": {"": CONFIGURES} for sub in ("login", "logout")},  # the user's store
-    "black": {"--cache-dir": WRITES_FILES},  # (F121)
+    "black": {"--cache-dir": WRITES_FILES, "--config": CONFIGURES},  # (F121, H20-3)
     "uv build": dict.fromkeys(("-o", "--out-dir"), WRITES_FILES),
     **{
         f"uv {sub}": dict.fromkeys(("-o", "--output-file"), WRITES_FILES)
@@ -373,6 +380,7 @@ ACTING: dict[str, dict[str, str]] = {
         ),
         # its hidden statistics options write the file named (F117)
         **dict.fromkeys(("--timing-stats", "--line-checking-stats"), WRITES_FILES),
+        "--cache-map": WRITES_FILES,  # hidden: SOURCE META DATA, the last two written (H20-4)
         **dict.fromkeys(
             ("--xml-report", "--linecount-report", "--linecoverage-report"), WRITES_FILES
         ),
@@ -461,6 +469,8 @@ ACTING: dict[str, dict[str, str]] = {
     },
     "coverage": dict.fromkeys(("-d", "--directory", "-o", "--data-file"), WRITES_FILES)
     | {"--rcfile": CONFIGURES},  # its plugins: see _coverage_run for what `run` runs
+    # `F,cover` beside every source the data file names, the standard library's too (H20-10)
+    "coverage annotate": {"": WRITES_FILES},
     # mikefarah's yq spells it --inplace, the jq wrapper (Debian's yq) --in-place; mikefarah's
     # -s/--split-exp writes each result to a file its expression names (the wrapper's -s is
     # jq's --slurp, taken for the other here)
@@ -621,7 +631,9 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--serialize-diagnostics", "-serialize-diagnostics"), WRITES_FILES),
         "-gen-cdb-fragment-path": WRITES_FILES,
     },
-    "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES},
+    "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES}
+    # `rustc --version -v @F`: F's `-Zcodegen-backend=X.so` is loaded to print its version (N1)
+    | {"@": _RESPONSE_FILE},
     "xxd": {},
     "unittest": {},  # `python -m unittest venv.__main__`: see _unittest_modules
     # They compile the files a list names (`-i -`: their input), writing next to each.
@@ -988,6 +1000,9 @@ def _long_spells(program: str, option: str, name: str) -> bool:
         return False
     if program == "tsc":
         return option[2:].lower() == name.lower()
+    if program == "less":
+        # less folds every letter after the first (`--Log-f` is `--LOG-FILE`) (H19-4)
+        return option[2:].lower().startswith(name.lower())
     if program in _OPTION_PARSER:
         # Ruby's OptionParser: any case, each word of the name cut short (`--e-p` is
         # `--execute-print`, `--Sys` `--system`) (F123)
@@ -1308,6 +1323,8 @@ def _pylint_reporters(args: list[str]) -> list[Acting]:
     imports the module named (a reporter class): `json`, `text`, `colorized` do neither."""
     found = []
     for k, token in enumerate(args):
+        if token[:1] == "-" and token[1:2] not in ("-", "") and len(token) > 2:
+            token = "-" + token[1:].lstrip("Eh")  # argparse's clusters: `-Efjson:F` (H20-9)
         name, equals, value = token.partition("=")
         if token.startswith("-f") and len(token) > 2 and not equals:
             name, equals, value = "-f", "=", token[2:]  # `-fjson:/tmp/x` (F121)
@@ -1467,7 +1484,13 @@ def _unittest_modules(args: list[str]) -> list[Acting]:
     its argv and runs pip in it; `lib2to3.__main__`, `antigravity`...). A name in the
     standard library (but `test`, a project's folder as often) or a `__main__` is acting."""
     if args[:1] == ["discover"]:
-        return []
+        # A start that is no folder is imported as a module, and its folder discovered:
+        # `discover -s antigravity` opens the browser, then runs the library's tests (H20-2).
+        return [
+            Acting((start,), _IMPORTS_THE_STANDARD_LIBRARY)
+            for start in _discover_starts(args[1:])
+            if "/" not in start and _acts_on_import(start)
+        ]
     found, k = [], 0
     while k < len(args):
         token, k = args[k], k + 1
@@ -1484,6 +1507,26 @@ def _unittest_modules(args: list[str]) -> list[Acting]:
 
 
 _IMPORTS_THE_STANDARD_LIBRARY = "imports a module of the standard library"
+
+
+def _discover_starts(args: list[str]) -> list[str]:
+    """`unittest discover`'s start: `-s`'s value, or its first operand (start, pattern, top)."""
+    valued_long = ("start-directory", "pattern", "top-level-directory", "durations")
+    starts, operands, k = [], [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        name, equals, value = token[2:].partition("=")
+        long = [o for o in valued_long if token.startswith("--") and name and o.startswith(name)]
+        if token in ("-s", "-p", "-t", "-k") or (long and not equals):
+            value, k = (args[k] if k < len(args) else ""), k + 1
+        elif token[:2] == "-s":
+            value = token[2:]
+        elif not token.startswith("-"):
+            operands.append(token)
+            continue
+        if token[:2] == "-s" or "start-directory" in long:
+            starts.append(value)
+    return starts or operands[:1]
 
 
 def _pytest_django_settings(args: list[str]) -> list[Acting]:
@@ -1578,13 +1621,17 @@ def _sed_scripts(args: list[str]) -> list[Acting]:
     ]
 
 
-_SED_ADDRESS = r"(?:\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*)"
+# A bracket expression: GNU sed reads the delimiter inside one as itself (`s/[/]*/x/w F`'s
+# regex is `[/]*`, F a file it writes) (H19-1). Collating and equivalence elements are refused.
+_SED_BRACKET = r"\[\^?\]?(?:\[:[a-z]+:\]|\[(?![:.=])|[^]\n\[])*\]"
+_SED_ADDRESS = rf"(?:\d+|\$|/(?:{_SED_BRACKET}|[^/\\\n\[]|\\.)*/[IM]*)"
 _SED_COMMAND = re.compile(
     rf"""[ \t;\n]*
     (?:{_SED_ADDRESS}(?:,(?:{_SED_ADDRESS}|[~+]\d+))?[ \t]*!?[ \t]*)?   # [address[,address]][!]
     (?:[pdqQ=nNPDhHgGxlz{{}}]                                        # print, delete, hold...
       |[aic][ \t\\].*                                               # text to the line end
-      |s(?P<s>[^\\\n])(?:(?!(?P=s))[^\\\n]|\\.)*(?P=s)(?:(?!(?P=s))[^\\\n]|\\.)*(?P=s)
+      |s(?P<s>[^\\\n\[\]])(?:{_SED_BRACKET}|(?!(?P=s))[^\\\n\[]|\\.)*(?P=s)
+       (?:(?!(?P=s))[^\\\n]|\\.)*(?P=s)
        [gpiImM0-9]*                                                  # no e, no w
       |y(?P<y>[^\\\n])(?:(?!(?P=y))[^\\\n]|\\.)*(?P=y)(?:(?!(?P=y))[^\\\n]|\\.)*(?P=y)
     )[ \t]*""",
@@ -1605,27 +1652,68 @@ def _sed_is_plain(script: str) -> bool:
     return True
 
 
-_AWK_ACTS = re.compile(r"system|getline|[|>]|@|close|fflush|print\s*>")
+# What in an awk program may act: commands, pipes, writes, other files read, and gawk's
+# `/inet/…` names (a connection, or a server when the remote port is 0) put in ARGV (H19-3).
+_AWK_ACTS = re.compile(r"system|getline|[|>]|@|close|fflush|print\s*>|/inet|ARGV|SYMTAB")
+# gawk's options (getopt_long, `F:f:v:W;…e:E:…i:l:…Z:`): the letters and long names that take
+# a value, glued or the next word, long names cut short (`--assig`); `-W NAME` is `--NAME`;
+# and those whose value is optional, glued only (`-Lv`: `v` is -L's value) (H19-7).
+_AWK_VALUED_LETTERS = "FvfeEilWZ"
+_AWK_OPTIONAL_VALUE_LETTERS = "dDLop"
+_AWK_VALUED_LONG = ("assign", "field-separator", "file", "source", "exec", "include", "load")
+_AWK_PROGRAM_FILES = frozenset("fEil") | {"file", "exec", "include", "load"}
 
 
 def _awk_program(args: list[str]) -> list[Acting]:
-    k = 0
+    """The program texts (the operand, or every `-e`/`--source`) and the data operands."""
+    texts: list[str] = []
+    from_file, k = False, 0
+
+    def long_option(word: str) -> None:
+        nonlocal from_file, k
+        name, glued, value = word.partition("=")
+        full = [o for o in _AWK_VALUED_LONG if name and o.startswith(name)]
+        if full and not glued:
+            value, k = (args[k] if k < len(args) else ""), k + 1
+        from_file = from_file or any(o in _AWK_PROGRAM_FILES for o in full)
+        if "source" in full:
+            texts.append(value)
+
     while k < len(args):
-        token = args[k]
-        if token in ("-F", "-v", "--field-separator", "--assign", "-W"):
-            k += 2
-            continue
+        token, k = args[k], k + 1
         if token == "--":
-            k += 1
             break
         if not token.startswith("-") or token == "-":
+            k -= 1
             break
-        if token[:2] in ("-f", "-i", "-l", "-E") or token.startswith(("--file", "--include")):
-            return []  # the program comes from a file: the option itself acts
-        k += 1
-    if k >= len(args) or not _AWK_ACTS.search(args[k]):
-        return []
-    return [Acting((args[k],), "the awk program may run commands or write files")]
+        if token.startswith("--"):
+            long_option(token[2:])
+            continue
+        for i, letter in enumerate(token[1:], 2):
+            if letter in _AWK_OPTIONAL_VALUE_LETTERS:
+                break
+            if letter not in _AWK_VALUED_LETTERS:
+                continue
+            value = token[i:]
+            if not value:
+                value, k = (args[k] if k < len(args) else ""), k + 1
+            if letter == "W":
+                long_option(value)
+            from_file = from_file or letter in _AWK_PROGRAM_FILES
+            if letter == "e":
+                texts.append(value)
+            break
+    if not texts and not from_file and k < len(args):
+        texts, k = [args[k]], k + 1
+    return [
+        Acting((text,), "the awk program may run commands or write files")
+        for text in texts
+        if _AWK_ACTS.search(text)
+    ] + [
+        Acting((operand,), "opens a network connection or listens (gawk's /inet names)")
+        for operand in args[k:]
+        if operand.startswith(("/inet/", "/inet4/", "/inet6/"))
+    ]
 
 
 _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l"})
@@ -2037,7 +2125,8 @@ def _gradle_properties(args: list[str]) -> list[Acting]:
 
 # ctest's dashboard steps: Submit uploads the build's and tests' logs to the project's CDash
 # site, Update runs the project's version control update (a fetch, the tree rewritten) (F123).
-_CTEST_STEPS = {"submit": SENDS, "update": RUNS}
+# `-T all`, in any case, is every step (H21-N3)
+_CTEST_STEPS = {"submit": SENDS, "update": RUNS, "all": SENDS}
 _CTEST_MODELS = ("experimental", "nightly", "continuous")
 
 
@@ -2271,6 +2360,8 @@ def code_paths(program: str, args: list[str]) -> list[str]:
         return _operands(args, _MOCHA_VALUED) + code_paths("mocha-options", args)
     if program == "uv":
         return _uv_build_sources(args)
+    if program in ("black", "ruff"):
+        return _formatter_configuration_paths(program, args)
     spellings = {spelling: option for option in options for spelling in (option, _kebab(option))}
     if program == "rspec-options":  # OptionParser's spellings: `--Default-Path`, `--de-p`
         spellings |= {
@@ -2295,6 +2386,19 @@ def code_paths(program: str, args: list[str]) -> list[str]:
         else:
             values += [part for part in value.split(",") if part]
     return values
+
+
+def _formatter_configuration_paths(program: str, args: list[str]) -> list[str]:
+    """black and ruff read the configuration (pyproject.toml, ruff.toml) from each file's
+    folder up, and the stdin file name's: its `cache-dir` is written, black's `src` formatted
+    (H20-3). A file outside is that configuration, in a dry run too."""
+    key = program
+    if program == "ruff":
+        if not args or args[0] not in ("check", "format"):
+            return []
+        key, args = f"ruff {args[0]}", args[1:]
+    stdin_names = _option_values(args, ("--stdin-filename",))
+    return _operands(args, _FORMATTER_VALUED[key]) + stdin_names
 
 
 # Their options that open a port on the host they name (the default is the loopback one): a
@@ -2409,7 +2513,12 @@ def _clippy_driver_options(args: list[str]) -> list[Acting]:
         token, k = words[k], k + 1
         name = token.split("=", 1)[0]
         if token in _LINT_LEVELS or token == "--cap-lints":
+            level = words[k] if k < len(words) else ""
             k += 1
+            if level.startswith("@"):
+                # rustc expands a response file before it reads options: the file's first
+                # line is the level, the rest options (`-Clinker=/tmp/x/ld`) (H21-N4)
+                found.append(Acting((token, level), _RESPONSE_FILE))
         elif name in _LINT_LEVELS | {"--cap-lints"} or token[:2] in _LINT_LEVELS:
             continue
         else:
@@ -2452,6 +2561,8 @@ def _cmake_install_target(args: list[str]) -> list[Acting]:
             targets += token.split("=", 1)[1].split(",")
     if "--" in args:  # `cmake --build build -- install`: the build tool's goals (F115)
         targets += [t for t in args[args.index("--") + 1 :] if not t.startswith("-")]
+    # cmake reads a target as a `;` list, make and ninja `./install` as `install` (H21-N2)
+    targets = [normalise_path(each) for target in targets for each in target.split(";")]
     installing = [t for t in targets if t == "install" or t.startswith("install/")]
     return [Acting(("--target", "install"), _CMAKE_INSTALLS)] if installing else []
 
@@ -2608,6 +2719,9 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if shape == "after-first":
         return operands[1:]
     if shape == "second":
+        if program == "uniq":
+            # coreutils' obsolete `+N`, anywhere, is `--skip-chars=N`, no file (H19-6)
+            operands = [word for word in operands if not re.fullmatch(r"\+\d+", word)]
         return operands[1:2]
     written = [target] if target is not None else operands[-1:]
     written += link_targets(program, args, words)
@@ -2700,6 +2814,11 @@ def _uv_interpreters(args: list[str]) -> list[Acting]:
         value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
         if "/" in value:
             found.append(Acting((name, "--python"), "runs the Python interpreter it names"))
+    if args[:2] in (["python", "find"], ["python", "list"]):
+        # the request may be an interpreter's path: uv runs it to learn its version (H20-5)
+        for value in (token for token in args[2:] if not token.startswith("-")):
+            if "/" in value:
+                found.append(Acting((value,), "runs the Python interpreter it names"))
     if args[:2] == ["python", "pin"]:
         # `.python-version` may name an interpreter by path: every later uv command there
         # runs it (the file is a configuration path for a write by hand).
@@ -2714,7 +2833,8 @@ FORMATTERS = frozenset({"black", "isort", "ruff"})
 # working directory when given none), unless one of these flags says only to check or print.
 _FORMATTER_DRY_RUNS = {
     "black": frozenset({"--check", "--diff"}),
-    "isort": frozenset({"--check-only", "--check", "-c", "--diff", "--df", "--stdout", "-d"}),
+    # (`--diff` writes `F.isorted` beside F, then deletes it (H20-8): not a dry run)
+    "isort": frozenset({"--check-only", "--check", "-c", "--stdout", "-d"}),
     "ruff format": frozenset({"--check", "--diff"}),
     # `fix = true` in the project's ruff.toml makes `ruff check F` rewrite F (F121)
     "ruff check": frozenset({"--no-fix", "--diff", "--show-settings", "--show-files"}),
@@ -2969,7 +3089,10 @@ def _spells_multiple(token: str) -> bool:
 
 
 # xxd's valued options and their long spellings: `-c 8`, `-cols 8`, `-c8` (glued).
-_XXD_VALUED = {"c": "ols", "g": "roup", "l": "en", "o": "ffset", "s": "eek", "n": "ame"}
+_XXD_VALUED = {
+    **{"c": ("ols",), "g": ("roup",), "l": ("en",), "o": ("ffset",), "n": ("ame",)},
+    "s": ("eek", "kip"),  # `-skip 0` as `-seek 0` (H19-5)
+}
 
 
 def _xxd_operands(args: list[str]) -> list[str]:
@@ -2983,10 +3106,14 @@ def _xxd_operands(args: list[str]) -> list[str]:
         if len(token) < 2 or token[0] != "-":
             operands.append(token)
             continue
-        suffix = _XXD_VALUED.get(token[1])
+        if token[:2] == "--":
+            token = token[1:]  # xxd reads `--len` as `-len` (H19-5)
+        suffixes = _XXD_VALUED.get(token[1:2])
         rest = token[2:]
-        if suffix is not None and (not rest or rest.startswith(suffix)):
+        if suffixes is not None and (not rest or rest.startswith(suffixes)):
             k += 1  # the value is the next word (`-capitalize` is a flag: glued, unread)
+        elif token == "-R":
+            k += 1  # vim 9.1's colour choice (`-R always`)
     return operands
 
 

@@ -1129,6 +1129,17 @@ for script in (
 ):
     _add(ACTING, script, child(TOUCH), policy="benign")
 
+# -- sed reads the `s` delimiter inside a bracket expression as itself, so the flag after the
+# real replacement acts (F127); uniq's obsolete `+N` and xxd's `--len` (one dash to xxd) are
+# options, and the file after the input is written ---------------------------------------
+for script, effect in (
+    ('sed "s/[/]*/x;a /w /etc/fluidbox-x" /workspace/notes.txt', wrote("/etc/fluidbox-x")),
+    ('sed -n "s/[/]*/x;a ;touch \\/workspace\\/PWNED;#/e" /workspace/notes.txt', child(TOUCH)),
+    ("uniq +1 /workspace/notes.txt /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+    ("xxd --len 3 /workspace/notes.txt /etc/fluidbox-x", wrote("/etc/fluidbox-x")),
+):
+    _add(ACTING, script, effect, policy="benign")
+
 # -- what npm, yarn, pnpm, tox and cargo hand on to the project's test runner is read as that
 # runner's options (F110): here the project's test script is pytest (the package.json is what
 # an earlier tool call of the agent, or the project, left).
