@@ -2362,6 +2362,9 @@ def code_paths(program: str, args: list[str]) -> list[str]:
         return _uv_build_sources(args)
     if program in ("black", "ruff"):
         return _formatter_configuration_paths(program, args)
+    if program == "python":
+        module = _python_module_args(args)  # `python -m black --check /tmp/x/a.py`
+        return code_paths(*module) if module and module[0] in ("black", "ruff") else []
     spellings = {spelling: option for option in options for spelling in (option, _kebab(option))}
     if program == "rspec-options":  # OptionParser's spellings: `--Default-Path`, `--de-p`
         spellings |= {

@@ -76,6 +76,8 @@ NOT_ALLOWED = [
     "ruff check --no-fix /tmp/evil2/x.py",
     "ruff format --check /tmp/evil2/x.py",
     "ruff check --stdin-filename /tmp/evil2/x.py -",
+    "python -m black --check /tmp/evil/x.py",
+    "python -m ruff format --check /tmp/evil2/x.py",
     # F128 mypy's hidden cache map; pylint's clusters; coverage annotate; isort --diff
     "mypy --no-sqlite-cache --cache-map src/app.py /tmp/x.meta.json /tmp/x.data.json -- src/app.py",
     "pylint -Efjson:/tmp/pyl2 src",
@@ -136,6 +138,7 @@ ALLOWED = [
     "black --check -l 100 src",
     "ruff check --select E,F src",
     "ruff format --check .",
+    "python -m black --check .",
     "isort --check-only --diff .",
     "uv python find 3.12",
     "uv python list",
