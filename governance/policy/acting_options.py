@@ -19,7 +19,7 @@ program with `system`, `|`, `>`, `getline`, needs a rule that names the script.
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import takewhile
@@ -51,6 +51,7 @@ _FETCH = {"--upload-pack": RUNS, "--config": CONFIGURES}
 _SIGNS = "runs gpg to sign with the user's key"
 _ONTO_PATH = "installs programs onto the PATH"
 _REVEALS = "reveals credentials"
+_HAND_MADE_ENTRY = "makes a git entry by hand (a link to anywhere among them)"
 _USERS_FILES = "deletes or fills the caches and tools it keeps for the user, outside the workspace"
 _SYSTEM_SITE = "installs into the system Python, which every Python program imports from"
 _GPG_SIGN = {"-S": _SIGNS, "--gpg-sign": _SIGNS}
@@ -82,9 +83,10 @@ ACTING: dict[str, dict[str, str]] = {
     "git grep": {"-O": RUNS, "--open-files-in-pager": RUNS},
     "git fetch": _FETCH,
     "git pull": {**_FETCH, "--exec": RUNS, **_GPG_SIGN},
-    "git ls-remote": _FETCH,
+    "git ls-remote": {**_FETCH, "--exec": RUNS},  # `--upload-pack`'s hidden alias (F130)
     "git clone": {**_FETCH, "-u": RUNS, "--template": RUNS, "-c": CONFIGURES}
-    | {"--separate-git-dir": WRITES_FILES},  # the repository goes there, as init's
+    | {"--separate-git-dir": WRITES_FILES}  # the repository goes there, as init's
+    | {"--bundle-uri": "fetches a bundle from the address it names"},  # (F130)
     "git push": {"--receive-pack": RUNS, "--exec": RUNS},
     "git archive": {"--exec": RUNS, "-o": WRITES_FILES, "--output": WRITES_FILES},
     "git rebase": {"-x": RUNS, "--exec": RUNS, **_GPG_SIGN},
@@ -128,6 +130,14 @@ ACTING: dict[str, dict[str, str]] = {
     "git checkout-index": {"--prefix": WRITES_FILES},
     **{f"git {sub}": {"--export-marks": WRITES_FILES} for sub in ("fast-export", "fast-import")},
     "git submodule foreach": {"": RUNS},
+    # where the submodule's later fetches come from and its pushes go (F130)
+    **{f"git submodule {sub}": {"": CONFIGURES} for sub in ("set-url", "sync")},
+    "git worktree repair": {"": WRITES_FILES},  # `PATH/.git` rewritten (F130)
+    # an index entry or a tree made by hand: mode 120000 is a link to anywhere, which the next
+    # checkout or restore of that path makes (F131)
+    "git update-index": dict.fromkeys(("--cacheinfo", "--index-info"), _HAND_MADE_ENTRY),
+    "git mktree": {"": _HAND_MADE_ENTRY},
+    "git am": {"": "writes the files the patches name"},  # (F130)
     "git bisect run": {"": RUNS},
     "git filter-branch": {"": RUNS},
     "git send-email": {"": SENDS},
@@ -894,6 +904,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         ]
         found = [use for use in found if use is not None] + _git_repository_elsewhere(args)
         found += _git_editor(args) + _git_signature_formats(args)
+        found += _git_patches_applied(args) + _git_merge_strategies(args)
+        found += _git_pathspec_patterns(args)
     for reading in _MORE_READINGS.get(program, ()):
         found += reading(args)
     if program in _HANDS_ON:
@@ -2735,6 +2747,26 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     return written
 
 
+def links_copied_from(program: str, args: list[str]) -> list[str]:
+    """The sources `cp -P`, `-d`, `-a` or `-r` (without `-L`/`-H`) copies as links when they
+    are links: one outside the workspace may be a link to anywhere (`/proc/self/root`), and
+    a write through the copy lands there (F131)."""
+    if program != "cp":
+        return []
+    words = read_getopt(args, _WRITES_VALUED["cp"], _WRITES_LONG_VALUED["cp"])
+    letters, longs = words.letters, words.longs
+    keeps = set(letters) & set("PdaRr") or any(
+        len(n) > 1 and any(o.startswith(n) for o in ("no-dereference", "archive", "recursive"))
+        for n in longs
+    )
+    follows = set(letters) & set("LH") or any(
+        len(n) > 2 and "dereference".startswith(n) for n in longs
+    )
+    if not keeps or follows:
+        return []
+    return words.operands if words.target is not None else words.operands[:-1]
+
+
 # `uv venv DIR`, `uv init DIR`, `poetry new DIR` create DIR (with none: `.venv`, `pyproject.toml`);
 # their options whose value is the next word (from their manuals: neither is installed here).
 _CREATES_PROJECT = {"uv": {"venv": ".venv", "init": "pyproject.toml"}, "poetry": {"new": ""}}
@@ -2948,27 +2980,152 @@ def _git_subcommand_at(args: list[str]) -> int:
 
 
 def _git_destinations(args: list[str]) -> list[str]:
-    """The directory `git clone URL DIR` or `git init DIR` creates."""
+    """The directory `git clone URL DIR` or `git init DIR` creates; the files `git mv`, `rm`,
+    `clean`, `checkout`, `restore`, `stash push` and `checkout-index` write, move or delete
+    (`git mv hook .git/hooks/pre-commit` renames before it refuses the path; `git checkout
+    side -- .githooks` writes the hooks a project runs) (F130)."""
     k = _git_subcommand_at(args)
-    if k >= len(args) or args[k] not in ("clone", "init"):
+    if k >= len(args):
         return []
-    operands = _git_clone_operands(args[k + 1 :])
-    return operands[1:2] if args[k] == "clone" else operands[:1]
+    if args[k] in ("clone", "init"):
+        operands = _git_clone_operands(args[k + 1 :])
+        return operands[1:2] if args[k] == "clone" else operands[:1]
+    rest = args[k + 1 :]
+    if args[k] == "stash":
+        if rest[:1] != ["push"] and not (rest[:1] and rest[0].startswith("-")):
+            return []  # `stash list`, `pop`, `show`…: no pathspec (a bare `stash` has none)
+        rest = rest[1:] if rest[:1] == ["push"] else rest
+    return [_files_in(path) for path in _git_pathspecs(args[k], rest)]
+
+
+def _git_pathspecs(subcommand: str, args: list[str]) -> list[str]:
+    """The pathspecs of a subcommand that writes, moves or deletes the files they name; none
+    when it only changes the index (`restore --staged`, `rm --cached`)."""
+    if subcommand not in _GIT_PATHSPEC_VALUED:
+        return []
+    index_only = {"restore": ("--staged", "-S"), "rm": ("--cached",)}.get(subcommand, ())
+    if any(flag in args for flag in index_only) and not {"--worktree", "-W"} & set(args):
+        return []
+    return _operands(args, _GIT_PATHSPEC_VALUED[subcommand])
+
+
+def _git_pathspec_patterns(args: list[str]) -> list[Acting]:
+    """A pathspec git expands itself (`'*settings.json'`, where `*` crosses folders) or
+    with magic (`:/.githooks`, `:(top)…`): the files it writes are not the words (F130)."""
+    k = _git_subcommand_at(args)
+    if k >= len(args):
+        return []
+    rest = args[k + 1 :]
+    if args[k] == "stash" and rest[:1] == ["push"]:
+        rest = rest[1:]
+    pathspecs = _git_pathspecs(args[k], rest)
+    found = [
+        Acting((pathspec,), "writes the files git's own pathspec matching finds")
+        for pathspec in pathspecs
+        if pathspec.startswith(":") or any(c in pathspec for c in "*?[")
+    ]
+    # Untracked files removed everywhere (`git clean -fdx`, `git stash -u`): an untracked
+    # `.claude/settings.json` or `.env` among them, which the rules guard by name (F130).
+    everywhere = not pathspecs or any(_normalised_is_here(p) for p in pathspecs)
+    dry_run = any(t in ("-n", "--dry-run") or (t[:2] == "-n" and t[1:2] != "-") for t in rest)
+    flags = [
+        t
+        for t in rest
+        if t in ("--include-untracked", "--all")
+        or (t[:1] == "-" and t[1:2] != "-" and {"u", "a"} & set(t[1:].split("m")[0]))
+    ]
+    names = ["clean"] if args[k] == "clean" else flags[:1] if args[k] == "stash" else []
+    if names and everywhere and not dry_run:
+        found.append(Acting((names[0],), "deletes untracked files, configuration files among them"))
+    return found
+
+
+def _normalised_is_here(path: str) -> bool:
+    return normalise_path(path) in ("", ".")
+
+
+# The options of the commands that write their pathspecs whose value is the next word.
+_GIT_PATHSPEC_VALUED = {
+    "mv": frozenset(),
+    "rm": frozenset({"--pathspec-from-file"}),
+    "clean": frozenset({"-e", "--exclude"}),
+    "checkout": frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"}),
+    "restore": frozenset({"-s", "--source", "--conflict", "--pathspec-from-file"}),
+    "stash": frozenset({"-m", "--message", "--pathspec-from-file"}),
+    "checkout-index": frozenset({"--prefix", "--stage"}),
+}
+# git's own merge strategies; any other NAME is the program `git-merge-NAME` on the PATH (F130).
+_GIT_STRATEGIES = frozenset({"ort", "recursive", "resolve", "octopus", "ours", "subtree"})
+
+
+def _git_merge_strategies(args: list[str]) -> list[Acting]:
+    k = _git_subcommand_at(args)
+    if k >= len(args) or args[k] not in ("merge", "pull", "rebase", "cherry-pick", "revert"):
+        return []
+    strategies = _option_values(args[k + 1 :], ("-s",)) + [
+        value if has_value else (args[n + 1] if n + 1 < len(args) else "")
+        for n, token in enumerate(args[k + 1 :], k + 1)
+        for name, has_value, value in [token.partition("=")]
+        if len(name) > 3 and "--strategy".startswith(name)
+    ]
+    return [
+        Acting(("-s", strategy), "runs the program git-merge-NAME found on the PATH")
+        for strategy in strategies
+        if strategy not in _GIT_STRATEGIES
+    ]
+
+
+# `git apply` writes the files its patch names (`.githooks/pre-commit`, `.claude/…`), which
+# the command line does not show; these only report (F130).
+_GIT_APPLY_REPORTS = frozenset({"--check", "--stat", "--numstat", "--summary"})
+
+
+def _git_patches_applied(args: list[str]) -> list[Acting]:
+    k = _git_subcommand_at(args)
+    if k >= len(args) or args[k] != "apply":
+        return []
+    options = [token for token in args[k + 1 :] if token.startswith("--")]
+    if any(option in _GIT_APPLY_REPORTS for option in options) and "--apply" not in options:
+        return []
+    return [Acting(("apply",), "writes the files the patch names")]
 
 
 def _git_clone_operands(args: list[str]) -> list[str]:
     """The operands of `git clone` or `git init` (after the subcommand)."""
+    return _git_operands(args, _GIT_CLONE_VALUED)  # init's valued options are among clone's
+
+
+def _git_operands(args: list[str], valued: frozenset[str]) -> list[str]:
     operands, k = [], 0
     while k < len(args):
         token, k = args[k], k + 1
         if token == "--":
-            operands += args[k:]
-            break
+            return operands + args[k:]
         if token.startswith("-") and token != "-":
-            k += token in _GIT_CLONE_VALUED  # init's valued options are among clone's
+            k += _git_takes_next_word(token, valued)
         else:
             operands.append(token)
     return operands
+
+
+# Flags whose name starts a valued option's (`--recurse-submodules` is fetch's flag, with an
+# optional glued value): git takes an exact name before an abbreviation.
+_GIT_EXACT_FLAGS = frozenset({"--recurse-submodules"})
+
+
+def _git_takes_next_word(token: str, valued: Iterable[str]) -> bool:
+    """Whether git's parse-options takes the word after `token` as its value: a valued long
+    option, or an abbreviation of one (`--dep 1`), or a cluster whose last letter is a valued
+    short option (`-qo x`; a letter before the end takes the rest of the word) (F130)."""
+    if token.startswith("--"):
+        if "=" in token or token in _GIT_EXACT_FLAGS or len(token) < 3:
+            return False
+        return any(option.startswith(token) for option in valued if option[:2] == "--")
+    letters = token[1:]
+    for at, letter in enumerate(letters):
+        if "-" + letter in valued:
+            return at == len(letters) - 1
+    return False
 
 
 # The options of the commands that reach a repository which take their value as the next word
@@ -2978,7 +3135,7 @@ _GIT_REACHING_VALUED = {
     + ("--push-option",),
     "fetch": ("--upload-pack", "-j", "--jobs", "--depth", "--shallow-since", "--deepen")
     + ("--shallow-exclude", "--refmap", "-o", "--server-option", "--negotiation-tip")
-    + ("--filter",),
+    + ("--filter", "--submodule-prefix", "--recurse-submodules-default"),
     "pull": ("--cleanup", "-s", "--strategy", "-X", "--strategy-option", "--upload-pack")
     + ("--depth", "--shallow-since", "--shallow-exclude", "--deepen", "--refmap", "-o")
     + ("--server-option", "--negotiation-tip"),
@@ -3026,11 +3183,10 @@ def _git_repository_elsewhere(args: list[str]) -> list[Acting]:
             name, has_value, value = token.partition("=")
             if len(name) >= len("--rep") and "--repo".startswith(name):  # git takes `--rep`
                 places.append(value if has_value else args[k] if k < len(args) else "")
-            if not has_value and any(v.startswith(name) for v in valued if v[1] == "-"):
-                k += 1  # `--depth 1`, `--push-opt x`: the next word is the value
-        elif token in valued:
-            k += 1  # `-o ci.skip`
-        elif not token.startswith("-") or token == "-":
+            k += _git_takes_next_word(token, valued)  # `--depth 1`, `--push-opt x`
+        elif token.startswith("-") and token != "-":
+            k += _git_takes_next_word(token, valued)  # `-o ci.skip`, `-qo x` (F130)
+        else:
             operands.append(token)
     # `git fetch --multiple origin /tmp/x host:x`: every operand is a repository.
     several = args[k0] == "fetch" and any(_spells_multiple(token) for token in args[k0 + 1 :])
@@ -3068,19 +3224,32 @@ def _git_archive_remote(args: list[str]) -> list[str]:
 _GIT_REACHING_ADDRESSES = {
     "clone": lambda args: _git_clone_operands(args)[:1],
     "archive": _git_archive_remote,
-    "submodule": lambda args: (
-        [t for t in args[1:] if not t.startswith("-")][:1] if args[:1] == ["add"] else []
-    ),
+    "submodule": lambda args: _git_submodule_added(args),
     # `git remote show|prune NAME`: a NAME that is no remote is queried as a URL (F125)
     "remote": lambda args: _git_remote_queried(args),
 }
+
+
+_GIT_SUBMODULE_ADD_VALUED = frozenset({"-b", "--branch", "--name", "--reference", "--depth"})
+
+
+def _git_submodule_added(args: list[str]) -> list[str]:
+    """`git submodule [-q] add [-b B] [--name N] [--reference R] [--depth D] URL [PATH]`: the
+    URL, after the options and their values (`--name n URL` hid it) (F130)."""
+    while args[:1] and args[0].startswith("-"):
+        args = args[1:]  # `--quiet`, `--cached` before the subcommand
+    if args[:1] != ["add"]:
+        return []
+    return _git_operands(args[1:], _GIT_SUBMODULE_ADD_VALUED)[:1]
 
 
 def _git_remote_queried(args: list[str]) -> list[str]:
     """`git remote [-v] show|prune NAME`: a NAME that is no remote is queried as a URL (F125);
     `-n` (`--dry-run` for prune) reaches nothing."""
     words = [token for token in args if not token.startswith("-")]
-    if words[:1] not in (["show"], ["prune"]) or "-n" in args or "--dry-run" in args:
+    if words[:1] == ["prune"]:
+        return words[1:]  # `-n` still asks the address which branches it has (F130)
+    if words[:1] != ["show"] or "-n" in args:
         return []
     return words[1:]
 

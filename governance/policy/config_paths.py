@@ -34,6 +34,7 @@ CONFIG_PATHS: dict[str, str] = {
     ".zshrc": r"\.zshrc",
     ".zprofile": r"\.zprofile",
     ".zlogin": r"\.zlogin",
+    ".zlogout": r"\.zlogout",  # read as an interactive login shell exits (F131)
     ".envrc": r"\.envrc",
     # mise (trust is by path, not content, unless paranoid): its config's `{{ exec(…) }}`
     # templates and `[env] _.source` run as any mise shim (`node`, `python`) or `mise exec`

@@ -32,7 +32,17 @@ DECLARATIONS = frozenset(
 )
 _NAME_EVALUATORS = {"printf": {"-v"}, "print": {"-v"}, "test": {"-v", "-R"}, "[": {"-v", "-R"}}
 _NAME_EVALUATORS["wait"] = {"-p"}
-SPECIAL_BUILTINS = SHELL_STATE | DECLARATIONS | {"set"} | set(_NAME_EVALUATORS)
+# zsh evaluates these words as arithmetic, where an assignment (`PATH=5`) or a subscript's
+# `$(cmd)` (`path[$(cmd)]`) acts: printf's numeric arguments and `*` widths, `test -t`'s
+# operand, the count of exit, return, shift, break and continue, and the integer specials
+# COLUMNS and LINES (F131). bash and dash take only numbers there.
+_ZSH_COUNTS = frozenset({"exit", "return", "shift", "break", "continue", "logout"})
+_ZSH_ARITHMETIC = frozenset({"printf", "print", "test", "["}) | _ZSH_COUNTS
+SPECIAL_BUILTINS = SHELL_STATE | DECLARATIONS | {"set"} | set(_NAME_EVALUATORS) | _ZSH_ARITHMETIC
+_INTEGER_SPECIALS = frozenset({"COLUMNS", "LINES"})
+_PLAIN_NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+|0[xX][0-9a-fA-F]+)\s*")
+# printf's conversions: flags, width, precision (`*` takes an argument), the letter.
+_CONVERSION = re.compile(r"%(?:%|[-+ #0'I]*(\*|\d*)(?:\.(\*|\d*))?([a-zA-Z]))")
 _SET_LETTERS = frozenset("euxvfaC")
 _SET_OPTIONS = frozenset(
     {"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "allexport", "noclobber"}
@@ -55,6 +65,8 @@ def variable_concern(name: str, value: str | None = None) -> str | None:
         # gettext joins each of its names into the catalog's path, `..` and all: a program's
         # messages (its printf formats among them) come from the .mo file found there.
         return f"LANGUAGE={value} loads message catalogs from a folder it names"
+    if name in _INTEGER_SPECIALS and value is not None and not value.isdigit():
+        return f"zsh evaluates {name}={value} as arithmetic, which can run code"
     if name in INERT_VARIABLES or name.startswith("LC_"):
         return None
     return f"the assignment to {name} can change what the command runs"
@@ -69,8 +81,10 @@ def _names_a_file_outside_the_zones(value: str) -> bool:
     return path.startswith("/") and not path.startswith(_ZONE_DATABASE)
 
 
-def command_concerns(base: str, arguments: list[str]) -> list[str]:
+def command_concerns(base: str, arguments: list[str], dialect: str = "bash") -> list[str]:
     """Why `base arguments...` keeps the script at ASK, if it is such a builtin."""
+    if dialect == "zsh" and base in _ZSH_ARITHMETIC and _zsh_evaluates(base, arguments):
+        return [f"zsh evaluates {base}'s arguments as arithmetic, which can run code"]
     if base in SHELL_STATE:
         return [f"{base} changes how the rest of the script runs"]
     if base in DECLARATIONS:
@@ -90,6 +104,46 @@ def command_concerns(base: str, arguments: list[str]) -> list[str]:
     if options & set(arguments) or (base not in ("test", "[") and _getopt_sets(arguments, options)):
         return [f"{base} evaluates a variable name, and its subscript as code"]
     return []
+
+
+def _zsh_evaluates(base: str, arguments: list[str]) -> bool:
+    """Whether zsh would evaluate a word here that is not a plain number."""
+    if base in _ZSH_COUNTS:
+        return any(not _PLAIN_NUMBER.fullmatch(word) for word in arguments)
+    if base in ("test", "["):
+        operands = [arguments[k + 1] for k, w in enumerate(arguments[:-1]) if w == "-t"]
+        return any(not operand.strip().isdigit() for operand in operands)
+    words = list(arguments)
+    if base == "print":  # `print -f FORMAT`: printf's reading, options and all
+        return any(w.startswith("-") and "f" in w for w in words)
+    while words and words[0].startswith("-") and words[0] != "-":
+        if words.pop(0) == "--":
+            break
+    if not words:
+        return False
+    numeric = _numeric_slots(words[0])
+    if numeric is None:
+        return len(words) > 1  # `%1$d`: any argument may be a number
+    values = words[1:]
+    if not any(numeric) or not values:
+        return False
+    return any(
+        numeric[k % len(numeric)] and not _PLAIN_NUMBER.fullmatch(value)
+        for k, value in enumerate(values)
+    )
+
+
+def _numeric_slots(format_text: str) -> list[bool] | None:
+    """For each argument the format takes in turn, whether it is read as a number (a numeric
+    conversion or a `*`); None for positional arguments (`%1$d`)."""
+    if re.search(r"%\d+\$", format_text):
+        return None
+    slots: list[bool] = []
+    for width, precision, letter in _CONVERSION.findall(format_text):
+        slots += [True] * ((width == "*") + (precision == "*"))
+        if letter:
+            slots.append(letter in "diouxXeEfFgGaAc" and letter != "c")
+    return slots
 
 
 def _set_concerns(arguments: list[str]) -> list[str]:

@@ -42,6 +42,7 @@ from governance.policy.acting_options import (
     dotnet_projects,
     go_packages,
     handed_on_code_paths,
+    links_copied_from,
     written_operands,
 )
 from governance.policy.paths import normalise_path
@@ -150,6 +151,9 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     wrote_content = False
     possible, chained = reading.cwds, None  # cwds after the last command; right after a `cd &&`
     previous = ""
+    # An `||` earlier in this and-or list: `A || cd DIR && B` runs B where A ran when A
+    # succeeds, the `cd` skipped (F131).
+    may_skip = False
     for command in commands:
         reading.cwds = chained if chained is not None else possible
         identity = (
@@ -179,9 +183,13 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         if moved is not None and not piped and command.then not in ("|", "&"):
             # A `cd` that fails leaves the shell where it was: both are possible afterwards.
             possible = _at_most(possible + moved)
-            chained = moved if command.then == "&&" else None
+            chained = moved if command.then == "&&" and not may_skip else None
         elif command.then not in ("&&", "|"):
             chained = None
+        if command.then == "||":
+            may_skip = True
+        elif command.then not in ("&&", "|"):
+            may_skip = False
         previous = command.then
 
 
@@ -234,6 +242,7 @@ def _at_most(cwds: tuple[str | None, ...]) -> tuple[str | None, ...]:
 
 def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReading) -> None:
     source = " ".join(command.argv)
+    before = len(reading.findings)
     for name, value in command.assignments:
         _check_variable(name, value, source, reading)
     for redirect in command.redirects:
@@ -243,8 +252,44 @@ def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReadin
                 reading.findings.append(Finding(kind, path, binding=True))
     if command.glob_at is not None:
         _read_globbed(command, reading)
-        return
-    _read_chain(command.argv, dialect, depth, reading, exact=True)
+    else:
+        _read_chain(command.argv, dialect, depth, reading, exact=True)
+    reopened = _read_only_descriptors(command)
+    if reopened and any(
+        _descriptor_named(finding.text) in reopened
+        for finding in reading.findings[before:]
+        if finding.kind in ("write", "modify")
+    ):
+        reading.concern(
+            source,
+            "a write to /dev/stdin, /dev/stdout or /dev/stderr reopens, for writing, the file "
+            "this command opened for reading on that descriptor",
+        )
+
+
+def _read_only_descriptors(command: Command) -> set[int]:
+    """The descriptors this command opens on a file for reading at some point (`0< F`, `2< F`,
+    `N>&M` copies of one): `1< F >> /dev/stdout` opens /dev/stdout while 1 is still F."""
+    reading_fds: set[int] = set()
+    for redirect in command.redirects:
+        copied = redirect.operator == ">&" and redirect.target in {str(n) for n in reading_fds}
+        if redirect.operator == "<" or copied:
+            reading_fds.add(redirect.fd)
+    return reading_fds
+
+
+_STANDARD_STREAMS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def _descriptor_named(path: str) -> int | None:
+    """The descriptor `/dev/stdin`, `/dev/fd/N` or `/proc/self/fd/N` reopens (F131)."""
+    path = normalise_path(path)
+    if path in _STANDARD_STREAMS:
+        return _STANDARD_STREAMS[path]
+    for prefix in ("/dev/fd/", "/proc/self/fd/"):
+        if path.startswith(prefix) and path[len(prefix) :].isdigit():
+            return int(path[len(prefix) :])
+    return None
 
 
 # Builtins whose arguments are directories, signals or limits the engine follows or
@@ -307,6 +352,30 @@ class _Level:
     binding: bool
     aliases: list[str]
     requires: list[Requirement]
+    never_views: list[str] = field(default_factory=list)
+
+
+def _without_leading_options(words: list[str]) -> list[str]:
+    """The command with the options before its first operand set aside (each option may
+    take the next word): `git --no-pager push` is `git push` to a NEVER rule for `git push*`,
+    as `cargo --quiet publish` and rustup's `cargo +nightly publish` are `cargo publish`
+    (F130). Only a NEVER rule counts for these views: they say what the command is, not
+    what a rule allowed."""
+    views, k = [], 1
+    while k < min(len(words), 9):
+        word = words[k]
+        if word == "--":
+            if k + 1 < len(words):
+                views.append(k + 1)
+            break
+        if not word.startswith(("-", "+")) or word == "-":
+            if k == 1:
+                break
+            views.append(k)
+            if not words[k - 1].startswith(("-", "+")):
+                break  # the word before was an option's value: this one is the operand
+        k += 1
+    return [" ".join([words[0], *words[at:]]) for at in views]
 
 
 def _read_chain(
@@ -322,6 +391,9 @@ def _read_chain(
     if _is_plain(words[0]):
         # Most commands: no wrapper, no acting option, no path, no builtin: one view.
         reading.findings.append(Finding("command", " ".join(words), exact, not exact))
+        if len(words) > 2 and words[1][:1] in ("-", "+"):
+            for view in _without_leading_options(words):
+                reading.findings.append(Finding("command", view, False, True))
         reading.runs_project_code = reading.runs_project_code or words[0] in RUNS_PROJECT_CODE
         return
     levels: list[_Level] = []
@@ -347,6 +419,8 @@ def _read_chain(
         if "/" in program:
             rest = text[len(program) :]
             level.aliases = [a + rest for a in dict.fromkeys([normalise_path(program), base])]
+        if len(words) > 2 and words[1][:1] in ("-", "+"):
+            level.never_views = _without_leading_options([base, *arguments])
         levels.append(level)
         if input_words_follow:
             open_views.append(Finding("command", text + " ", True, open_tail=True))
@@ -379,7 +453,7 @@ def _read_chain(
             level.requires += _folders_elsewhere(name, arguments, reading)
             if not program or any(c in program for c in " \t\n"):
                 reading.concern(text, "the program name is empty or contains blanks")
-            _check_command(base, arguments, text, appends_input, reading)
+            _check_command(base, arguments, text, appends_input, reading, dialect)
         if step is None:
             break
         if exact:
@@ -413,6 +487,8 @@ def _read_chain(
         for alias in level.aliases:
             if alias != level.text:
                 reading.findings.append(Finding("command", alias, False, not exact, requires))
+        for view in level.never_views:
+            reading.findings.append(Finding("command", view, False, True, requires))
     reading.findings += open_views
     reading.findings += writes
 
@@ -472,13 +548,22 @@ def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading
         Requirement((folder,), f"{program} runs the code of {folder}, outside the workspace")
         for folder in folders
         if any(map(reading.outside, reading.paths(folder)))
+    ] + [
+        Requirement((source,), f"{program} copies {source} as a link if it is one: to anywhere")
+        for source in links_copied_from(program, arguments)
+        if any(map(reading.outside, reading.paths(source)))
     ]
 
 
 def _check_command(
-    base: str, arguments: list[str], text: str, appends_input: bool, reading: ShellReading
+    base: str,
+    arguments: list[str],
+    text: str,
+    appends_input: bool,
+    reading: ShellReading,
+    dialect: str,
 ) -> None:
-    for reason in command_concerns(base, arguments):
+    for reason in command_concerns(base, arguments, dialect):
         reading.concern(text, reason)
     program = canonical_program(base)
     if appends_input and (program in WRITES or program in _ACTING_PROGRAMS):

@@ -1140,6 +1140,31 @@ for script, effect in (
 ):
     _add(ACTING, script, effect, policy="benign")
 
+# -- zsh evaluates some words as arithmetic, and a subscript's `$(…)` runs there (F131):
+# COLUMNS and LINES, printf's numeric arguments, `test -t`'s operand. And in every shell
+# `A || cd DIR && B` runs B where A ran when A succeeds (F131) ----------------------------
+for script, effect, shell, policy in (
+    ("COLUMNS='path[$(rm -rf /workspace/victim)]' echo hi", ran(RM), "zsh", "review"),
+    ("LINES='argv[`rm -rf /workspace/victim`]' git status", ran(RM), "zsh", "review"),
+    ("printf '%d' 'path[$(rm -rf /workspace/victim)]'", ran(RM), "zsh", "benign"),
+    ("[ -t 'path[$(rm -rf /workspace/victim)]' ]", ran(RM), "zsh", "benign"),
+    ("true || cd src && mkdir -p ../etc/fluidbox-x", wrote("/etc/fluidbox-x"), "bash", "benign"),
+    ("true || cd src && mkdir -p ../etc/fluidbox-x", wrote("/etc/fluidbox-x"), "sh", "benign"),
+    ("true || cd src && cat < ../etc/hostname", read("/etc/hostname"), "zsh", "benign"),
+    # a link copied as a link from outside, written through (F131)
+    ("cp -a /etc/os-release r; echo x >> r", wrote("/usr/lib/os-release"), "sh", "benign"),
+    # git renames into .git before it refuses the path; ls-remote's hidden --exec (F130)
+    (
+        "printf '[core]\\n\\tfsmonitor = touch /workspace/PWNED; false\\n' > cfg && "
+        "git add cfg && git --no-pager mv -f cfg .git/config; git status --short",
+        child(TOUCH),
+        "bash",
+        "benign",
+    ),
+    ("git --no-pager ls-remote --exec='touch /workspace/PWNED;' .", child(TOUCH), "bash", "benign"),
+):
+    _add(ACTING if shell != "zsh" else DIALECT, script, effect, shell=shell, policy=policy)
+
 # -- what npm, yarn, pnpm, tox and cargo hand on to the project's test runner is read as that
 # runner's options (F110): here the project's test script is pytest (the package.json is what
 # an earlier tool call of the agent, or the project, left).

@@ -113,7 +113,6 @@ ALLOWED = [
     "yq -r .name x.yml",
     "gcc -O2 -c x.c",
     "git --no-pager worktree list",
-    "git --no-pager apply p.patch",
     "cmake --build build -- -j4",
     "rake test",
     "./gradlew test",
