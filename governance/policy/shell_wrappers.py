@@ -369,6 +369,37 @@ def _trap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     return Unwrapped(script=script, transparent=False, concern="trap runs a script later")
 
 
+def _code_options(letter: str, what: str):
+    """Builtins whose option `-LETTER CODE` is a command the shell runs later: `mapfile -C
+    CMD`, `complete -C CMD` (F131). The code is read (a NEVER rule in it counts)."""
+
+    def unwrap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+        codes = [args[k + 1] for k, a in enumerate(args[:-1]) if a == f"-{letter}"]
+        codes += [a[2:] for a in args if a.startswith(f"-{letter}") and len(a) > 2]
+        if not codes:
+            return None
+        return Unwrapped(script="\n".join(codes), transparent=False, concern=what)
+
+    return unwrap
+
+
+def _alias(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    """`alias ls='rm -rf x'`: what a later `ls` runs (F131)."""
+    values = [a.partition("=")[2] for a in args if "=" in a and not a.startswith("-")]
+    if not values:
+        return None
+    return Unwrapped(script="\n".join(values), transparent=False, concern="alias defines commands")
+
+
+def _bind(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    """`bind -x '"\\C-x": CMD'`: CMD runs on that key (F131)."""
+    codes = [args[k + 1] for k, a in enumerate(args[:-1]) if a == "-x"]
+    if not codes:
+        return None
+    script = "\n".join(code.partition(":")[2] for code in codes)
+    return Unwrapped(script=script, transparent=False, concern="bind -x runs a command")
+
+
 _NPX = _Options(
     flags="yq",
     valued="pc",
@@ -472,6 +503,10 @@ WRAPPERS: dict[str, Unwrapper] = {
     "busybox": _busybox,
     "eval": _eval,
     "trap": _trap,
+    **dict.fromkeys(("mapfile", "readarray"), _code_options("C", "mapfile runs a callback")),
+    **dict.fromkeys(("complete", "compgen"), _code_options("C", "complete runs a command")),
+    "alias": _alias,
+    "bind": _bind,
     "exec": _exec,
     "npx": _npx,
     "pnpm": _pnpm,

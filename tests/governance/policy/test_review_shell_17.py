@@ -16,7 +16,7 @@ import pytest
 
 from governance.policy import PolicyDocument, Verdict, compile_policy
 from tests.governance.policy.test_review_shell_2 import verdict
-from tests.shell_corpus.policies import kinds
+from tests.shell_corpus.policies import kinds, review_policy
 
 NOT_ALLOWED = [
     # F130 git mv renames before it checks; pathspecs written, globbed or magic
@@ -198,3 +198,22 @@ ALLOWED = [
 @pytest.mark.parametrize("shell", ["bash", "zsh"])
 def test_what_agents_run_stays_allowed(command, shell):
     assert verdict(command, shell) is Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mapfile -C 'rm -rf /workspace/victim' -c 1 < notes.txt",
+        "readarray -C'rm -rf /workspace/victim;:' -c1 < notes.txt",
+        "complete -C 'rm -rf /workspace/victim' x; compgen -C 'rm -rf /workspace/victim' x",
+        "shopt -s expand_aliases; alias ls='rm -rf /workspace/victim'; ls",
+        "bind -x '\"\\C-x\": rm -rf /workspace/victim'",
+    ],
+)
+def test_code_a_builtin_runs_later_is_read_for_never_rules(command):
+    # outside the subset these were ASK, which an autonomous run's `allow` fallback lets
+    # through; the NEVER rule for `rm *` must see the `rm` (F131)
+    evaluation = review_policy().evaluate(
+        "run_command", {"command": command}, kinds()["run_command"]
+    )
+    assert evaluation.verdict is Verdict.NEVER
