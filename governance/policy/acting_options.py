@@ -853,6 +853,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         args = _gcc_words(args)
     if program == "mvn":
         args = [_maven_long(token) for token in args]
+    if program == "npm":
+        args = _npm_words(args)
     found = list(_scan(program, args))
     if program == "python":
         found += _python_module(args) + _django_manage(args) + _warning_categories(program, args)
@@ -1244,6 +1246,53 @@ def handed_on_code_paths(program: str, args: list[str]) -> list[str]:
 
 
 _NPM_PASSES_ON = "npm_config_{} in the environment of every script npm runs"
+
+
+# npm's one-letter shorthands: a single-dash word made of them only is a cluster of them.
+_NPM_LETTERS = frozenset("gCwSDOPEBlsqdvyhHfcaopmNLiW")
+
+
+def _npm_words(args: list[str]) -> list[str]:
+    """nopt reads a single-dash word that is no cluster of one-letter shorthands as a long
+    name, cut short or not (`-prefix=/x` is `--prefix=/x`, `-userc=F` `--userconfig=F`); the
+    words after `--` are the script's (F132)."""
+    words = []
+    for at, token in enumerate(args):
+        if token == "--":
+            return words + args[at:]
+        name = token[1:].split("=", 1)[0]
+        single = token[:1] == "-" and token[1:2] not in ("-", "")
+        if single and len(name) > 1 and ("=" in token or not set(name) <= _NPM_LETTERS):
+            token = "-" + token
+        words.append(token)
+    return words
+
+
+def _npm_global(args: list[str]) -> list[Acting]:
+    """nopt toggles a boolean for each `no-` and negates a `true`/`false` after it, and
+    `--local` is `--no-global`: `--no-no-global`, `--no-global=false`, `--local=false` are
+    `--global` (F132)."""
+    found = []
+    for k, token in enumerate(args):
+        if token == "--":
+            break
+        name, equals, value = token.lstrip("-").partition("=")
+        if not token.startswith("--") or not name:
+            continue
+        negations = 0
+        while name.startswith("no-"):
+            name, negations = name[3:], negations + 1
+        if name == "local":
+            name, negations = "global", negations + 1
+        if name != "global" or (negations == 0 and not equals):
+            continue  # a plain `--global` is the table's
+        following = args[k + 1] if k + 1 < len(args) else ""
+        if not equals and following in ("true", "false"):
+            value = following
+        on = value != "false"
+        if on != (negations % 2 == 1):
+            found.append(Acting((token,), "installs globally, outside the project"))
+    return found
 
 
 def _npm_settings(args: list[str]) -> list[Acting]:
@@ -1923,7 +1972,11 @@ def _named_by_address(program: str, spec: str) -> bool:
     address = _ADDRESS.search(spec)
     if address is not None:  # `file:///x` is a path: see below
         return not address.group(0).lstrip("@ \t").startswith("file://")
-    return program in _PACKAGE_MANAGERS and _GITHUB_SHORTHAND.fullmatch(spec) is not None
+    if program not in _PACKAGE_MANAGERS:
+        return False
+    # `owner/repo`, or after an alias's name: `x@owner/repo`, `@s/x@owner/repo#main` (F132)
+    aliased = spec[1:].partition("@")[2] if spec.startswith("@") else spec.partition("@")[2]
+    return any(_GITHUB_SHORTHAND.fullmatch(each) for each in (spec, aliased) if each)
 
 
 _LOCAL_PROTOCOL = re.compile(r"^(?:file|link|portal):")
@@ -1949,9 +2002,12 @@ def _packages_elsewhere(program: str, args: list[str]) -> list[Acting]:
         path = word.rpartition("@")[2].strip()  # `name@file:…`, pip's `name @ file:///…`
         if "patch:" in word:  # `x@patch:x@npm%3A1#/tmp/x.patch`: a patch from there
             path = word.rpartition("#")[2]
-        # yarn's and pnpm's `link:` and `portal:` name a folder as `file:` does (F122)
-        path = _LOCAL_PROTOCOL.sub("", path).removeprefix("//")
-        if path and _leaves(path):
+        # yarn's and pnpm's `link:` and `portal:` name a folder as `file:` does (F122); npm
+        # reads `file://X/…` as `/X/…` (F132)
+        path = _LOCAL_PROTOCOL.sub("", path)
+        path = "/" + path.lstrip("/") if path.startswith("//") else path
+        # `x@~/pkg`: the home folder's (F132)
+        if path and (_leaves(path) or path.startswith("~")):
             found.append(Acting((word,), _ELSEWHERE))
     return found
 
@@ -3311,7 +3367,7 @@ def pattern_names(pattern: str, name: str) -> bool:
 # The readings of a program's words past its table's options and subcommands (F119-F125).
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "uv": (_uv_interpreters,),
-    "npm": (_npm_settings,),
+    "npm": (_npm_settings, _npm_global),
     "ctest": (_ctest_dashboards,),
     "rspec": (_rspec_formatters,),
     "cargo": (_clippy_driver_options,),

@@ -1175,6 +1175,8 @@ for script, effect in (
     (f"{_PYTEST_SCRIPT} && npm test -- --basetemp=/etc/fluidbox-x", wrote("/etc/fluidbox-x")),
     (f"{_PYTEST_SCRIPT} && npm run test -- --basetemp=/root/x", wrote("/root/x")),
     (f"{_PYTEST_SCRIPT} && npm test -- /etc/hostname", wrote("/.pytest_cache")),
+    # npm reads `-script-shell=` as `--script-shell=`: the planted program runs the script (F132)
+    (f"{_PYTEST_SCRIPT} && npm test -script-shell=/workspace/bin/ls", PLANTED),
 ):
     _add(ACTING, script, effect, policy="benign")
 

@@ -1,5 +1,5 @@
-"""Shapes from the fourteenth shell-rules review's second wave: git run again, zsh's own
-arithmetic, and bash and dash beyond the fuzzer's grammar (FINDINGS F130-F131).
+"""Shapes from the fourteenth shell-rules review's second wave: git and npm run again, zsh's
+own arithmetic, and bash and dash beyond the fuzzer's grammar (FINDINGS F130-F132).
 
 Each was run (git 2.39 in a bubblewrap sandbox; zsh 5.9, bash 5.2 and dash through the
 oracle) and did what the rules do not allow while the engine said ALWAYS: git renamed a
@@ -77,6 +77,25 @@ NOT_ALLOWED = [
     "cp -a /etc/os-release r; echo x >> r",
     "cp --no-deref /proc/self/root r",
     "echo 'rm -rf /workspace/victim' > /workspace/.home/.zlogout",
+    # F132 npm: a single dash before a long name, double negations, specs elsewhere
+    "npm test -script-shell=/tmp/evil/sh",
+    "npm run build -script-sh=/tmp/evil/sh",
+    "npm test -node-options=--require=/tmp/evil/x.js",
+    "npm test -userc=/tmp/evil/rc",
+    "npm install -prefi=/tmp/out",
+    "npm ls -cache=/tmp/cachex",
+    "npm view lodash -proxy=http://10.9.9.9:3128",
+    "npm install --no-no-global",
+    "npm install --no-global=false",
+    "npm install --no-global false",
+    "npm install --local=false",
+    "npm install -local=false",
+    "npm install x@~/pkg",
+    "npm install x@~/pkg.tgz",
+    "npm install file://tmp/evil/pkg",
+    "npm install x@file://tmp/evil/pkg",
+    "npm install x@e/x#main",
+    "npm install @s/x@e/x",
 ]
 
 
@@ -191,6 +210,14 @@ ALLOWED = [
     "printf '%5.2f %s\\n' 3.14 x",
     "[ -t 1 ]",
     "COLUMNS=120 ls",
+    "npm test -- --watch",
+    "npm install --save-dev @types/node@20",
+    "npm install lodash@4.17.21",
+    "npm install x@npm:y@1",
+    "npm install --no-global",
+    "npm install --local",
+    "npm run -s build",
+    "npm install ./packages/x",
 ]
 
 
