@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import takewhile
 
-from governance.policy.getopt_words import read_getopt
+from governance.policy.getopt_words import GetoptWords, read_getopt
 from governance.policy.paths import normalise_path
 from governance.policy.shell_links import link_targets
 
@@ -2786,7 +2786,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     parents = program == "cp" and any(len(n) > 1 and "parents".startswith(n) for n in words.longs)
     if shape == "all":
         # `mv -t DIR SRC...` moves each SRC into DIR: DIR is written as well.
-        return operands + ([target] if target is not None else [])
+        written = operands + ([target] if target is not None else [])
+        return written + _backups(program, args, words, written[-1:])
     if shape == "after-first":
         return operands[1:]
     if shape == "second":
@@ -2795,6 +2796,7 @@ def written_operands(base: str, args: list[str]) -> list[str]:
             operands = [word for word in operands if not re.fullmatch(r"\+\d+", word)]
         return operands[1:2]
     written = [target] if target is not None else operands[-1:]
+    written += _backups(program, args, words, written)
     written += link_targets(program, args, words)
     if parents and written:
         # `cp --parents SRC DEST` writes DEST/SRC: `cd a/b && cp --parents ../../f /w/a` is /f.
@@ -2821,6 +2823,58 @@ def links_copied_from(program: str, args: list[str]) -> list[str]:
     if not keeps or follows:
         return []
     return words.operands if words.target is not None else words.operands[:-1]
+
+
+def _backups(program: str, args: list[str], words: GetoptWords, written: list[str]) -> list[str]:
+    """`cp -b -S v notes.txt .en` renames the old `.en` to `.env`: with `-b`, `--backup` or a
+    suffix, cp and mv write the destination plus the suffix (`~` by default), or each
+    source's name in a destination folder plus it (F133)."""
+    if program not in ("cp", "mv"):
+        return []
+    suffixes = []
+    for k, token in enumerate(args):
+        following = args[k + 1] if k + 1 < len(args) else ""
+        name, equals, value = token.partition("=")
+        if token == "--":
+            break
+        if len(name) > 3 and "--suffix".startswith(name):
+            suffixes.append(value if equals else following)
+        elif token[:1] == "-" and token[1:2] not in ("-", ""):
+            # a cluster: `-fbSv` (`S` takes the rest of the word, or the next one)
+            for at, letter in enumerate(token[1:], 2):
+                if letter in "tS":
+                    if letter == "S":
+                        suffixes.append(token[at:] or following)
+                    break
+    backup = "b" in words.letters or any(len(n) > 1 and "backup".startswith(n) for n in words.longs)
+    if not suffixes and not backup:
+        return []
+    sources = [o for o in words.operands if o not in written]
+    found = []
+    for suffix in suffixes or ["~"]:
+        for destination in written:
+            found.append(destination.rstrip("/") + suffix)
+            found += [
+                f"{destination.rstrip('/')}/{s.rstrip('/').rsplit('/', 1)[-1]}{suffix}"
+                for s in sources
+            ]
+    return found
+
+
+def climbing_link_texts(program: str, args: list[str]) -> list[str]:
+    """The texts of the symbolic links `cp -s` or `ln -s` makes that climb (`../../etc/x`):
+    right where they are made, but moved or copied as links one folder up (`mv a/b b`, `cp
+    -P h ../h`) the same text leads elsewhere (F133)."""
+    if program not in ("cp", "ln"):
+        return []
+    words = read_getopt(args, _WRITES_VALUED[program], _WRITES_LONG_VALUED[program])
+    name = "symbolic-link" if program == "cp" else "symbolic"
+    if "s" not in words.letters and not any(len(n) > 1 and name.startswith(n) for n in words.longs):
+        return []
+    texts = words.operands if words.target is not None else words.operands[:-1]
+    if program == "ln" and words.target is None and len(words.operands) == 1:
+        texts = words.operands
+    return [text for text in texts if not text.startswith("/") and ".." in text.split("/")]
 
 
 # `uv venv DIR`, `uv init DIR`, `poetry new DIR` create DIR (with none: `.venv`, `pyproject.toml`);

@@ -324,6 +324,8 @@ class CompiledPolicy:
                     continue
             elif never_only and action is not Verdict.NEVER:
                 continue
+            elif not binds and any(s.rule_index == index for s in segments):
+                continue  # a view of a command another segment already shows that rule for
             segments.append(Segment(subject, action, index))
         segments += [Segment(c.subject, Verdict.ASK, None, c.reason) for c in reading.concerns]
         if not segments:

@@ -26,9 +26,12 @@ SHELL_STATE = frozenset(
     | {".", "zmodload", "autoload", "functions", "disable", "bind", "complete", "compgen"}
     | {"compctl", "compdef", "fc", "history", "r", "sched", "zle", "vared", "bindkey"}
     | {"mapfile", "readarray", "let", "read", "getopts", "jobs", "coproc", "zcompile"}
+    # zsh's: they assign to a parameter they are given by name (its subscript evaluated)
+    | {"getln", "zformat", "zparseopts", "zstyle", "zregexparse", "vared", "zle"}
 )
 DECLARATIONS = frozenset(
     {"export", "declare", "typeset", "local", "readonly", "unset", "integer", "float"}
+    | {"private"}  # zsh/param/private's `local`
 )
 _NAME_EVALUATORS = {"printf": {"-v"}, "print": {"-v"}, "test": {"-v", "-R"}, "[": {"-v", "-R"}}
 _NAME_EVALUATORS["wait"] = {"-p"}
@@ -36,13 +39,11 @@ _NAME_EVALUATORS["wait"] = {"-p"}
 # `$(cmd)` (`path[$(cmd)]`) acts: printf's numeric arguments and `*` widths, `test -t`'s
 # operand, the count of exit, return, shift, break and continue, and the integer specials
 # COLUMNS and LINES (F131). bash and dash take only numbers there.
-_ZSH_COUNTS = frozenset({"exit", "return", "shift", "break", "continue", "logout"})
+_ZSH_COUNTS = frozenset({"exit", "bye", "return", "shift", "break", "continue", "logout"})
 _ZSH_ARITHMETIC = frozenset({"printf", "print", "test", "["}) | _ZSH_COUNTS
 SPECIAL_BUILTINS = SHELL_STATE | DECLARATIONS | {"set"} | set(_NAME_EVALUATORS) | _ZSH_ARITHMETIC
 _INTEGER_SPECIALS = frozenset({"COLUMNS", "LINES"})
 _PLAIN_NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+|0[xX][0-9a-fA-F]+)\s*")
-# printf's conversions: flags, width, precision (`*` takes an argument), the letter.
-_CONVERSION = re.compile(r"%(?:%|[-+ #0'I]*(\*|\d*)(?:\.(\*|\d*))?([a-zA-Z]))")
 _SET_LETTERS = frozenset("euxvfaC")
 _SET_OPTIONS = frozenset(
     {"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "allexport", "noclobber"}
@@ -65,6 +66,10 @@ def variable_concern(name: str, value: str | None = None) -> str | None:
         # gettext joins each of its names into the catalog's path, `..` and all: a program's
         # messages (its printf formats among them) come from the .mo file found there.
         return f"LANGUAGE={value} loads message catalogs from a folder it names"
+    if value is not None and (value.startswith("=") or ":=" in value):
+        # zsh expands `=NAME` at the start of an assignment's value and after a `:` to the
+        # path of the program NAME (`TZ=:=ls` is `TZ=:/usr/bin/ls`) (F134)
+        return f"zsh expands {name}={value} to a program's path"
     if name in _INTEGER_SPECIALS and value is not None and not value.isdigit():
         return f"zsh evaluates {name}={value} as arithmetic, which can run code"
     if name in INERT_VARIABLES or name.startswith("LC_"):
@@ -119,14 +124,12 @@ def _zsh_evaluates(base: str, arguments: list[str]) -> bool:
     while words and words[0].startswith("-") and words[0] != "-":
         if words.pop(0) == "--":
             break
-    if not words:
+    if len(words) < 2 or _only_strings(words[0]):
         return False
     numeric = _numeric_slots(words[0])
-    if numeric is None:
-        return len(words) > 1  # `%1$d`: any argument may be a number
     values = words[1:]
-    if not any(numeric) or not values:
-        return False
+    if numeric is None:  # a conversion or an escape the slots below do not model
+        return any(not _PLAIN_NUMBER.fullmatch(value) for value in values)
     return any(
         numeric[k % len(numeric)] and not _PLAIN_NUMBER.fullmatch(value)
         for k, value in enumerate(values)
@@ -134,16 +137,47 @@ def _zsh_evaluates(base: str, arguments: list[str]) -> bool:
 
 
 def _numeric_slots(format_text: str) -> list[bool] | None:
-    """For each argument the format takes in turn, whether it is read as a number (a numeric
-    conversion or a `*`); None for positional arguments (`%1$d`)."""
-    if re.search(r"%\d+\$", format_text):
+    """For each argument the format takes in turn, whether zsh reads it as a number (a
+    numeric conversion or a `*`); None when the format holds what this does not model: a
+    numeric escape (`\x25`), a length modifier, `%n`, a positional argument."""
+    if re.search(r"\\[xuU0-7%]", format_text):
         return None
     slots: list[bool] = []
-    for width, precision, letter in _CONVERSION.findall(format_text):
-        slots += [True] * ((width == "*") + (precision == "*"))
-        if letter:
-            slots.append(letter in "diouxXeEfFgGaAc" and letter != "c")
-    return slots
+    for conversion in re.findall(r"%[^a-zA-Z%]*.?", format_text):
+        known = _KNOWN_CONVERSION.fullmatch(conversion)
+        if known is None:
+            return None
+        if conversion != "%%":
+            width, precision, letter = known.groups()
+            slots += [True] * ((width == "*") + (precision == "*"))
+            slots.append(letter not in "sbqc")
+    return slots if any(slots) else []
+
+
+def _only_strings(format_text: str) -> bool:
+    """Whether every conversion of a printf format, its escapes decoded as zsh decodes them
+    first (`%\x64` is `%d`), takes a string: `%s`, `%b`, `%c`, `%q` with flags and widths
+    but no `*`, `$`, length modifier or `%n` (each of those reads a number, or assigns)."""
+    decoded = _ESCAPE.sub(_decoded, format_text)
+    conversions = re.findall(r"%[^a-zA-Z%]*.?", decoded)
+    return all(c == "%%" or _STRING_CONVERSION.fullmatch(c) for c in conversions)
+
+
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|0?[0-7]{1,3}|.)")
+_STRING_CONVERSION = re.compile(r"%[-+ #0]*\d*(?:\.\d*)?[sbcq]")
+_KNOWN_CONVERSION = re.compile(r"%%|%[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?([diouxXeEfFgGaAsbqc])")
+
+
+def _decoded(escape: re.Match) -> str:
+    code = escape.group(1)
+    try:
+        if code[0] in "xuU":
+            return chr(int(code[1:], 16))
+        if code[0] in "01234567":
+            return chr(int(code, 8))
+    except ValueError:
+        return "%?"  # not decodable: read as an unknown conversion
+    return code
 
 
 def _set_concerns(arguments: list[str]) -> list[str]:

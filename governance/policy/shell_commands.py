@@ -37,6 +37,7 @@ from governance.policy.acting_options import (
     WRITES_WHERE_IT_RUNS,
     acting_uses,
     canonical_program,
+    climbing_link_texts,
     cmake_source_folders,
     code_paths,
     dotnet_projects,
@@ -88,6 +89,7 @@ class ShellReading:
     runs_project_code: bool = False  # set by the command being read
     base: str | None = None  # the tool's working directory, when it declares one
     cwds: tuple[str | None, ...] = (None,)  # where the command being read may run
+    climbing_link: bool = False  # the script made a link whose text has `..` in it
 
     def paths(self, path: str) -> list[str]:
         """A path as the command being read opens it: relative ones from each possible cwd."""
@@ -430,6 +432,7 @@ def _read_chain(
         kind = "modify" if name in WRITES_NO_CONTENT else "write"
         paths = [p for w in written for p in (reading.paths(w) if exact else [reading.guessed(w)])]
         writes += [Finding(kind, path, exact, not exact) for path in paths]
+        _follow_climbing_links(name, arguments, text, reading)
         if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
             reading.runs_project_code = True
         if exact and (name in WRITES_WHERE_IT_RUNS or program in WRITES_WHERE_IT_RUNS):
@@ -553,6 +556,21 @@ def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading
         for source in links_copied_from(program, arguments)
         if any(map(reading.outside, reading.paths(source)))
     ]
+
+
+def _follow_climbing_links(
+    name: str, arguments: list[str], text: str, reading: ShellReading
+) -> None:
+    """A link this script made whose text climbs, then a move or a copy that keeps links: at
+    its new place the link may lead out of the workspace (F133)."""
+    if climbing_link_texts(name, arguments):
+        reading.climbing_link = True
+    elif reading.climbing_link and (name == "mv" or links_copied_from(name, arguments)):
+        reading.concern(
+            text,
+            "a link this script made climbs (`../`): moved or copied as a link, it leads "
+            "elsewhere from its new place",
+        )
 
 
 def _check_command(

@@ -1162,6 +1162,17 @@ for script, effect, shell, policy in (
         "benign",
     ),
     ("git --no-pager ls-remote --exec='touch /workspace/PWNED;' .", child(TOUCH), "bash", "benign"),
+    # zsh's printf reads `%ld`'s argument as a number, and `%n` assigns (F134)
+    ("printf '%ld' 'path[$(rm -rf /workspace/victim)]'", ran(RM), "zsh", "benign"),
+    ("printf 'ab%n' 'argv[$(rm -rf /workspace/victim)]'", ran(RM), "zsh", "benign"),
+    # a link whose text climbs, copied as a link one folder up (F133)
+    (
+        "mkdir -p a etc && touch etc/hostname && cd a && cp -s ../etc/hostname h && "
+        "cp -P h ../h && cd .. && echo x >> h",
+        wrote("/etc/hostname"),
+        "bash",
+        "benign",
+    ),
 ):
     _add(ACTING if shell != "zsh" else DIALECT, script, effect, shell=shell, policy=policy)
 

@@ -1,5 +1,5 @@
 """Shapes from the fourteenth shell-rules review's second wave: git and npm run again, zsh's
-own arithmetic, and bash and dash beyond the fuzzer's grammar (FINDINGS F130-F132).
+own arithmetic, and bash and dash beyond the fuzzer's grammar (FINDINGS F130-F134).
 
 Each was run (git 2.39 in a bubblewrap sandbox; zsh 5.9, bash 5.2 and dash through the
 oracle) and did what the rules do not allow while the engine said ALWAYS: git renamed a
@@ -96,6 +96,19 @@ NOT_ALLOWED = [
     "npm install x@file://tmp/evil/pkg",
     "npm install x@e/x#main",
     "npm install @s/x@e/x",
+    # F133 backups renamed onto configuration paths; a climbing link moved up a folder
+    "printf 'PWN=1\\n' > .en && cp -b -S v notes.txt .en",
+    "printf 'home = /workspace/bin\\n' > pyvenv && cp -S .cfg notes.txt pyvenv",
+    "printf 'PWN=1\\n' > .en && mv -S v notes.txt .en",
+    "mkdir -p .clau e && printf '{}' > .clau/settings.json && mv -T --suffix=de --backup e .clau",
+    "mkdir -p .githook e && mv -T -b -S s e .githook",
+    "cp --suf=v notes.txt .en",
+    "cp -fbSv notes.txt .en",
+    "mv -fS v notes.txt .en",
+    "mkdir -p a etc && touch etc/hostname && cd a && cp -s ../etc/hostname h && cp -P h ../h"
+    " && cd .. && echo x >> h",
+    "mkdir -p a/b etc && touch etc/hostname && cd a/b && cp -s ../../etc/hostname h && cd ../.."
+    " && mv a/b b && echo x >> b/h",
 ]
 
 
@@ -114,6 +127,18 @@ ZSH_ARITHMETIC = [
     "test -t 'LANG[$(echo x > /etc/fluidbox-x)]'",
     "mkdir 5 && cp bin/ls 5/ls && printf %d PATH=5 && ls",
     "mkdir 5 && cp bin/ls 5/ls && [ -t PATH=5 ] ; ls",
+    # F134 what printf reads as a number beyond plain conversions
+    "printf '%ld' 'path[$(rm -rf /workspace/victim)]'",
+    "printf 'ab%n' 'argv[$(rm -rf /workspace/victim)]'",
+    "mkdir 5 && cp bin/ls 5/ls && printf 'abcde%n' PATH && ls",
+    "printf '%*1$d' 'path[$(rm -rf /workspace/victim)]'",
+    "printf '%\\x64' 'path[$(rm -rf /workspace/victim)]'",
+    "printf '%\\144' 'argv[$(rm -rf /workspace/victim)]'",
+    "printf '\\u0025d' 'path[$(rm -rf /workspace/victim)]'",
+    "printf '%*\\d' 'path[$(rm -rf /workspace/victim)]'",
+    "printf '\\%s%d' 'path[$(rm -rf /workspace/victim)]'",
+    "echo hi | printf '%ld' 'path[$(rm -rf /workspace/victim)]'",
+    "TZ=:=ls date",
 ]
 
 
@@ -218,6 +243,12 @@ ALLOWED = [
     "npm install --local",
     "npm run -s build",
     "npm install ./packages/x",
+    "cp -b notes.txt backup/notes.txt",
+    "cp -s notes.txt link",
+    "cd build && cp -s ../src/app.py .",
+    "printf '%s: %s\\n' a b",
+    "printf '%5.2f %s\\n' 3.14 x",
+    "printf '%-20s|\\n' name",
 ]
 
 
@@ -244,3 +275,19 @@ def test_code_a_builtin_runs_later_is_read_for_never_rules(command):
         "run_command", {"command": command}, kinds()["run_command"]
     )
     assert evaluation.verdict is Verdict.NEVER
+
+
+@pytest.mark.parametrize(
+    "builtin",
+    ["bye", "getln", "private", "zformat -f", "zparseopts -a", "zstyle -s ctx st", "zregexparse"],
+)
+def test_zsh_builtins_that_assign_by_name_need_more_than_a_rule_for_them(builtin):
+    program = builtin.split()[0]
+    policy = compile_policy(
+        PolicyDocument.from_dict(
+            {"name": "x", "rules": [{"pattern": f"run_command:{program} *", "action": "ALWAYS"}]}
+        )
+    )
+    command = f"{builtin} 'path[$(rm -rf /workspace/victim)]'"
+    evaluation = policy.evaluate("run_command", {"command": command}, kinds("zsh")["run_command"])
+    assert evaluation.verdict is not Verdict.ALWAYS
