@@ -130,6 +130,8 @@ def _zsh_evaluates(base: str, arguments: list[str]) -> bool:
     values = words[1:]
     if numeric is None:  # a conversion or an escape the slots below do not model
         return any(not _PLAIN_NUMBER.fullmatch(value) for value in values)
+    if not any(numeric):
+        return False
     return any(
         numeric[k % len(numeric)] and not _PLAIN_NUMBER.fullmatch(value)
         for k, value in enumerate(values)
@@ -151,7 +153,7 @@ def _numeric_slots(format_text: str) -> list[bool] | None:
             width, precision, letter = known.groups()
             slots += [True] * ((width == "*") + (precision == "*"))
             slots.append(letter not in "sbqc")
-    return slots if any(slots) else []
+    return slots
 
 
 def _only_strings(format_text: str) -> bool:
