@@ -46,7 +46,9 @@ class ProgramRun:
 
 @dataclass(frozen=True, slots=True)
 class FileEvent:
-    path: str  # absolute and lexically normalised (`..` folded, no symlinks resolved)
+    # absolute and lexically normalised (`..` folded); an open that succeeded is also an event
+    # at the path it really reached (replay._opened)
+    path: str
     action: str  # open, read, unlinkat, rename, mkdir, link, chmod, ...
     by: tuple[str, ...] | None  # argv of the program; None: the shell itself
     error: str | None = None  # the errno of a refused or failed attempt

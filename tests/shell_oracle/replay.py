@@ -338,16 +338,20 @@ class _Replay:
             requested = _text(args[index]) if len(args) > index else None
             if requested is None:
                 return
-            path = _absolute(_directory(args, 0 if index else None, role.cwd), requested)
+            asked = _absolute(_directory(args, 0 if index else None, role.cwd), requested)
             flags = "O_CREAT|O_WRONLY|O_TRUNC" if name == "creat" else str(args[index + 1])
-            if "O_PATH" in flags or path in NOT_FILES or path.startswith(_OWN_PROCESS):
+            if "O_PATH" in flags:
                 return
-            if segment is not None:
-                segment.opens.append((path, flags, call.errno, call.seq))
-            elif any(flag in flags for flag in _WRITE_FLAGS):
-                observation.writes.append(FileEvent(path, "open", by, call.errno, call.seq))
-            elif "O_DIRECTORY" not in flags:
-                observation.program_reads.append(FileEvent(path, "read", by, call.errno, call.seq))
+            for path in _opened(call, asked):
+                if path in NOT_FILES or path.startswith(_OWN_PROCESS):
+                    continue
+                if segment is not None:
+                    segment.opens.append((path, flags, call.errno, call.seq))
+                elif any(flag in flags for flag in _WRITE_FLAGS):
+                    observation.writes.append(FileEvent(path, "open", by, call.errno, call.seq))
+                elif "O_DIRECTORY" not in flags:
+                    event = FileEvent(path, "read", by, call.errno, call.seq)
+                    observation.program_reads.append(event)
         elif name in _PATH_CHANGES:
             for dir_index, path_index in _PATH_CHANGES[name]:
                 requested = _text(args[path_index]) if len(args) > path_index else None
@@ -367,6 +371,20 @@ class _Replay:
             event = SocketEvent(name, family or "?", address or socket or "", by, call.errno,
                                 call.seq)  # fmt: skip
             observation.sockets.append(event)
+
+
+def _opened(call: Call, asked: str) -> list[str]:
+    """The path an open asked for and, when it succeeded somewhere else, where it really
+    landed, as `-y` printed its descriptor: through a link, a `..` after a link (`src/l/../x`
+    with `src/l` a link to /tmp/a is /tmp/x, not src/x), a /dev/fd/N or /dev/stdout naming a
+    file the script opened before. A pipe, a device, a process's own /proc file, or a system
+    file reached by its own link (locale.alias) adds nothing."""
+    real = call.result_path
+    if not call.ok or not real or not real.startswith("/") or real.endswith(" (deleted)"):
+        return [asked]
+    if real == asked or real.startswith(("/dev/", "/proc/")) or _system_read(asked):
+        return [asked]
+    return [asked, real]
 
 
 def _link_made(name: str, args: tuple, cwd: str, seq: int) -> tuple[str, str, int]:

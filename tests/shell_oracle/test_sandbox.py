@@ -108,6 +108,26 @@ def test_relative_paths_resolve_in_each_process_s_own_folder():
     ]
 
 
+def test_an_open_is_seen_where_it_really_landed():
+    # `..` after a link climbs from where the link leads, and /dev/fd/N, /proc/self/fd/N and
+    # /dev/stdout name files opened before: read as words, each looks like /workspace or a
+    # device, which the rules allow.
+    observation = run_script(
+        "mkdir /tmp/a && ln -s /tmp/a src/l && echo > src/l/../up; exec 3>/tmp/three; "
+        "echo > /dev/fd/3; echo > /proc/self/fd/3; exec >/tmp/out; echo > /dev/stdout"
+    )
+
+    opened = [w.path for w in observation.writes if w.action == "open"]
+    assert opened == [
+        *("/workspace/src/up", "/tmp/up"),  # the word, and where it led
+        "/tmp/three",
+        *("/dev/fd/3", "/tmp/three"),
+        "/tmp/three",  # /proc/self/fd/3: the process's own, but the file it names is not
+        "/tmp/out",
+        "/tmp/out",  # /dev/stdout: not a file, but the one it names is
+    ]
+
+
 def test_a_program_s_own_helpers_are_not_its_children():
     observation = run_script(
         "git fetch -q /workspace; egrep -c alpha notes.txt; git fetch -q http://127.0.0.1:9/x"
