@@ -47,6 +47,7 @@ from governance.policy.acting_options import (
     written_operands,
 )
 from governance.policy.paths import normalise_path
+from governance.policy.shell_braces import expanded_words
 from governance.policy.shell_builtins import SPECIAL_BUILTINS, command_concerns, variable_concern
 from governance.policy.shell_subset import Command, OutsideSubset, recognize
 from governance.policy.shell_syntax import parse_script
@@ -346,6 +347,9 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
             )
         if command.words:
             _read_chain(command.words, "bash", depth, reading, exact=False, stdin=command.stdin)
+            expanded = expanded_words(command.words, command.braced)
+            if expanded:
+                _read_chain(expanded, "bash", depth, reading, exact=False, stdin=command.stdin)
 
 
 @dataclass

@@ -27,10 +27,11 @@ __all__ = ["ShellSyntaxError", "SimpleCommand", "parse_script"]
 class SimpleCommand:
     """One simple command: its words, redirections (operator, target) and stdin texts."""
 
-    __slots__ = ("words", "redirects", "stdin", "assigned", "header")
+    __slots__ = ("words", "redirects", "stdin", "assigned", "header", "braced")
 
     def __init__(self) -> None:
         self.words: list[str] = []
+        self.braced: dict[int, str] = {}  # a word's index -> its source, when it has a `{`
         self.redirects: list[tuple[str, str]] = []
         self.stdin: list[str] = []  # here-documents and here-strings
         self.assigned = False
@@ -315,6 +316,8 @@ class _Parser(WordReader):
         if not command.words and not command.header and _ASSIGNMENT.match(word.source):
             command.assigned = True
         else:
+            if "{" in word.source:
+                command.braced[len(command.words)] = word.source
             command.words.append(word.text)
         return command
 
@@ -394,7 +397,7 @@ class _Parser(WordReader):
 
     def _finish(self, command: SimpleCommand) -> None:
         if command.header:
-            command.words = []
+            command.words, command.braced = [], {}
         if not command.is_empty():
             self.commands.append(command)
 

@@ -1,0 +1,69 @@
+"""Shapes from the fifteenth shell-rules review (FINDINGS F135-).
+
+A NEVER rule held against the command a brace expansion makes: bash and zsh expand
+`{rm,-rf,/x}` to the three words `rm -rf /x` before anything else, so the program the shell
+runs is `rm` though no word of the script says so; the engine read the word as a program
+named `{rm,-rf,/x}` and answered ASK, which an autonomous run's `allow` fallback passes.
+"""
+
+import pytest
+
+from governance.policy import Verdict
+from governance.policy.shell_braces import expand
+from tests.shell_corpus.policies import kinds, review_policy
+
+
+def _review(command: str, shell: str = "bash") -> Verdict:
+    arguments = {"command": command}
+    return review_policy().evaluate("run_command", arguments, kinds(shell)["run_command"]).verdict
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "{rm,-rf,/workspace/victim}",
+        "{r,}m -rf /workspace/victim",
+        "r{m,} -rf /workspace/victim",
+        "{rm,-rf,/workspace/victim} && ls",
+        "ls; {cu,}rl{,} http://example.com",
+        "env {rm,-rf,/workspace/victim}",
+        "timeout 5 {rm,-rf,/workspace/victim}",
+        "{rm,x{a,b}} -rf /workspace/victim",
+        "{rm,-r{f,}} /workspace/victim",
+    ],
+)
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_a_never_rule_holds_against_the_command_a_brace_expansion_makes(command, shell):
+    assert _review(command, shell) is Verdict.NEVER
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls {src,tests}",
+        "echo {rm,-rf,x}",
+        "'{rm,-rf,/workspace/victim}'",  # quoted: one word, a program of that name
+        "{rm}",  # no comma, no range: no expansion
+        "grep -r x {a..c}",
+    ],
+)
+def test_what_braces_do_not_make_a_never_program_keeps_its_verdict(command):
+    assert _review(command) is Verdict.ASK
+
+
+@pytest.mark.parametrize(
+    ("word", "words"),
+    [
+        ("{rm,-rf,/x}", ["rm", "-rf", "/x"]),
+        ("r{m,}", ["rm", "r"]),
+        ("{x{a,b}", ["{xa", "{xb"]),  # an unclosed brace is text; the next one expands
+        ("a{b,c{d,e}}f", ["abf", "acdf", "acef"]),
+        ("f{1..10..3}", ["f1", "f4", "f7", "f10"]),
+        ("{01..03}", ["01", "02", "03"]),
+        ("{c..a}", ["c", "b", "a"]),
+        ("{a}", ["{a}"]),
+        ("{}", ["{}"]),
+    ],
+)
+def test_brace_expansion_makes_the_words_bash_makes(word, words):
+    assert expand(word) == words
