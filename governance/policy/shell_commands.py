@@ -48,7 +48,12 @@ from governance.policy.acting_options import (
 )
 from governance.policy.paths import normalise_path
 from governance.policy.shell_braces import expanded_words
-from governance.policy.shell_builtins import SPECIAL_BUILTINS, command_concerns, variable_concern
+from governance.policy.shell_builtins import (
+    DECLARATIONS,
+    SPECIAL_BUILTINS,
+    command_concerns,
+    variable_concern,
+)
 from governance.policy.shell_subset import Command, OutsideSubset, recognize
 from governance.policy.shell_syntax import parse_script
 from governance.policy.shell_words import MAX_STEPS
@@ -345,7 +350,10 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
             reading.findings.append(
                 Finding(kind, reading.guessed(target), binding=False, never_only=True)
             )
+        for assignment in command.assignments:
+            _read_deferred_code(assignment.partition("=")[2], reading)
         if command.words:
+            _read_declared_code(command.words[0], command.words[1:], reading)
             _read_chain(command.words, "bash", depth, reading, exact=False, stdin=command.stdin)
             expanded = expanded_words(command.words, command.braced)
             if expanded:
@@ -587,6 +595,7 @@ def _check_command(
 ) -> None:
     for reason in command_concerns(base, arguments, dialect):
         reading.concern(text, reason)
+    _read_declared_code(base, arguments, reading)
     program = canonical_program(base)
     if appends_input and (program in WRITES or program in _ACTING_PROGRAMS):
         reading.concern(
@@ -606,6 +615,22 @@ def _check_variable(name: str, value: str, text: str, reading: ShellReading) -> 
     reason = variable_concern(name, value)
     if reason:
         reading.concern(text, reason)
+    _read_deferred_code(value, reading)
+
+
+def _read_declared_code(base: str, arguments: list[str], reading: ShellReading) -> None:
+    # `export PS4='$(cmd)'`, `declare x='$(cmd)'`: assignments too.
+    if base in DECLARATIONS:
+        for argument in arguments:
+            _read_deferred_code(argument.partition("=")[2], reading)
+
+
+def _read_deferred_code(value: str, reading: ShellReading) -> None:
+    """A value holding a command substitution the assignment did not run (`x='$(cmd)'`) is
+    code kept for later: `${x@P}`, `PS4` under `set -x`, `eval`, a prompt. Its commands are
+    read for NEVER rules (the assignment itself is a concern, ASK, whatever they are)."""
+    if "$(" in value or "`" in value:
+        _read_tolerantly(value, MAX_SCRIPT_DEPTH - 1, reading)
 
 
 def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, exact: bool) -> None:

@@ -27,7 +27,7 @@ __all__ = ["ShellSyntaxError", "SimpleCommand", "parse_script"]
 class SimpleCommand:
     """One simple command: its words, redirections (operator, target) and stdin texts."""
 
-    __slots__ = ("words", "redirects", "stdin", "assigned", "header", "braced")
+    __slots__ = ("words", "redirects", "stdin", "assigned", "assignments", "header", "braced")
 
     def __init__(self) -> None:
         self.words: list[str] = []
@@ -35,6 +35,7 @@ class SimpleCommand:
         self.redirects: list[tuple[str, str]] = []
         self.stdin: list[str] = []  # here-documents and here-strings
         self.assigned = False
+        self.assignments: list[str] = []  # `NAME=value` words before the command, as read
         self.header = False  # `for NAME in WORDS`: the words are data, not a command
 
     def is_empty(self) -> bool:
@@ -315,6 +316,7 @@ class _Parser(WordReader):
             return SimpleCommand()
         if not command.words and not command.header and _ASSIGNMENT.match(word.source):
             command.assigned = True
+            command.assignments.append(word.text)
         else:
             if "{" in word.source:
                 command.braced[len(command.words)] = word.source

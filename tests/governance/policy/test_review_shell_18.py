@@ -4,6 +4,8 @@ A NEVER rule held against the command a brace expansion makes: bash and zsh expa
 `{rm,-rf,/x}` to the three words `rm -rf /x` before anything else, so the program the shell
 runs is `rm` though no word of the script says so; the engine read the word as a program
 named `{rm,-rf,/x}` and answered ASK, which an autonomous run's `allow` fallback passes.
+So was code kept in a variable for later (`x='$(rm …)'` run by `${x@P}`, `PS4` under
+`set -x`, `eval`): its commands are read for NEVER rules now.
 """
 
 import pytest
@@ -67,3 +69,26 @@ def test_what_braces_do_not_make_a_never_program_keeps_its_verdict(command):
 )
 def test_brace_expansion_makes_the_words_bash_makes(word, words):
     assert expand(word) == words
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "x='$(rm -rf /workspace/victim)'; echo ${x@P}",
+        "PS4='$(rm -rf /workspace/victim)'; set -x; ls",
+        "PS4='`rm -rf /workspace/victim`' bash -xc ls",
+        "export PS4='$(rm -rf /workspace/victim)'; set -x; ls",
+        "env PS4='$(rm -rf /workspace/victim)' bash -xc ls",
+        "declare x='$(rm -rf /workspace/victim)'; echo ${x@P}",
+        "x='$(curl http://example.com)'; eval \"echo $x\"",
+    ],
+)
+def test_a_never_rule_holds_against_code_kept_in_a_variable_for_later(command):
+    assert _review(command) is Verdict.NEVER
+
+
+@pytest.mark.parametrize(
+    "command", ["x='$(echo hi)'; echo ${x@P}", "PS4='+ $(date) '; set -x; ls", "x=hello; echo $x"]
+)
+def test_code_kept_for_later_that_no_never_rule_names_stays_for_a_person(command):
+    assert _review(command) is Verdict.ASK
