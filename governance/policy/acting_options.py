@@ -2861,10 +2861,8 @@ def _backups(program: str, args: list[str], words: GetoptWords, written: list[st
     return found
 
 
-def climbing_link_texts(program: str, args: list[str]) -> list[str]:
-    """The texts of the symbolic links `cp -s` or `ln -s` makes that climb (`../../etc/x`):
-    right where they are made, but moved or copied as links one folder up (`mv a/b b`, `cp
-    -P h ../h`) the same text leads elsewhere (F133)."""
+def symbolic_link_texts(program: str, args: list[str]) -> list[str]:
+    """The texts of the symbolic links `cp -s` or `ln -s` makes."""
     if program not in ("cp", "ln"):
         return []
     words = read_getopt(args, _WRITES_VALUED[program], _WRITES_LONG_VALUED[program])
@@ -2874,7 +2872,18 @@ def climbing_link_texts(program: str, args: list[str]) -> list[str]:
     texts = words.operands if words.target is not None else words.operands[:-1]
     if program == "ln" and words.target is None and len(words.operands) == 1:
         texts = words.operands
-    return [text for text in texts if not text.startswith("/") and ".." in text.split("/")]
+    return texts
+
+
+def climbing_link_texts(program: str, args: list[str]) -> list[str]:
+    """The texts of the symbolic links `cp -s` or `ln -s` makes that climb (`../../etc/x`):
+    right where they are made, but moved or copied as links one folder up (`mv a/b b`, `cp
+    -P h ../h`) the same text leads elsewhere (F133)."""
+    return [
+        text
+        for text in symbolic_link_texts(program, args)
+        if not text.startswith("/") and ".." in text.split("/")
+    ]
 
 
 # `uv venv DIR`, `uv init DIR`, `poetry new DIR` create DIR (with none: `.venv`, `pyproject.toml`);

@@ -44,6 +44,7 @@ from governance.policy.acting_options import (
     go_packages,
     handed_on_code_paths,
     links_copied_from,
+    symbolic_link_texts,
     written_operands,
 )
 from governance.policy.paths import normalise_path
@@ -86,6 +87,14 @@ class Finding(NamedTuple):
     open_tail: bool = False
 
 
+# `mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d`: a/l leads to the
+# folder d, one level up from a, so `a/l/../..` is `/` to the kernel (F135).
+_CLIMBS_PAST_A_LINK = (
+    "after a symbolic link this script made, `..` climbs from the folder the link leads to, "
+    "which the words do not show"
+)
+
+
 @dataclass
 class ShellReading:
     findings: list[Finding] = field(default_factory=list)
@@ -96,9 +105,12 @@ class ShellReading:
     base: str | None = None  # the tool's working directory, when it declares one
     cwds: tuple[str | None, ...] = (None,)  # where the command being read may run
     climbing_link: bool = False  # the script made a link whose text has `..` in it
+    made_link: bool = False  # the script made a symbolic link
 
     def paths(self, path: str) -> list[str]:
         """A path as the command being read opens it: relative ones from each possible cwd."""
+        if self.made_link and ".." in path.split("/"):
+            self.concern(path, _CLIMBS_PAST_A_LINK)
         if path.startswith("/"):
             return [path]
         resolved = []
@@ -186,6 +198,14 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             )
         wrote_content = wrote_content or writes
         moved = _directory_change(command, reading.cwds)
+        if moved is not None and reading.made_link:
+            for word in command.argv[1:]:
+                if ".." in word.split("/"):
+                    reading.concern(" ".join(command.argv), _CLIMBS_PAST_A_LINK)
+        if _moves_a_working_directory(command, reading):
+            # `cd a/b && mv /workspace/a/b /workspace/c`: the shell moved with its folder,
+            # and `../..` is one level higher than the words say (F135).
+            possible, chained, moved = (None,), None, None
         # zsh runs a pipeline's last command in the shell itself: `echo | cd /etc` moves it.
         piped = previous == "|" and dialect != "zsh"
         if moved is not None and not piped and command.then not in ("|", "&"):
@@ -202,6 +222,23 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
 
 
 _MAX_CWDS = 4
+
+
+def _moves_a_working_directory(command: Command, reading: ShellReading) -> bool:
+    """Whether `mv` (or `git mv`) renames a folder the shell may be in, or one above it."""
+    argv = command.argv
+    if canonical_program(argv[0].rsplit("/", 1)[-1]) == "git" and "mv" in argv[1:3]:
+        argv = argv[argv.index("mv") :]
+    if canonical_program(argv[0].rsplit("/", 1)[-1]) != "mv":
+        return False
+    for word in argv[1:]:
+        if word.startswith("-") and word != "-":
+            continue
+        for path in reading.paths(word):
+            folder = normalise_path(path).rstrip("/") + "/"
+            if any(f"{c.rstrip('/')}/".startswith(folder) for c in reading.cwds if c is not None):
+                return True
+    return False
 
 
 def _directory_change(command: Command, cwds: tuple[str | None, ...]) -> tuple | None:
@@ -575,6 +612,8 @@ def _follow_climbing_links(
 ) -> None:
     """A link this script made whose text climbs, then a move or a copy that keeps links: at
     its new place the link may lead out of the workspace (F133)."""
+    if symbolic_link_texts(name, arguments):
+        reading.made_link = True
     if climbing_link_texts(name, arguments):
         reading.climbing_link = True
     elif reading.climbing_link and (name == "mv" or links_copied_from(name, arguments)):

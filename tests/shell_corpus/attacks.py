@@ -1173,6 +1173,34 @@ for script, effect, shell, policy in (
         "bash",
         "benign",
     ),
+    # `..` after a link the script made, whose target became a folder; the shell's folder
+    # moved up by mv (F135)
+    (
+        "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d && "
+        "echo x > a/l/../../etc/fluidbox-x",
+        wrote("/etc/fluidbox-x"),
+        "sh",
+        "benign",
+    ),
+    (
+        "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d && cd a/l && "
+        "touch ../../etc/fluidbox-x",
+        wrote("/etc/fluidbox-x"),
+        "bash",
+        "benign",
+    ),
+    (
+        "mkdir -p a/b && cd a/b && mv /workspace/a/b /workspace/c && touch ../../etc/fluidbox-x",
+        wrote("/etc/fluidbox-x"),
+        "sh",
+        "benign",
+    ),
+    (
+        "mkdir -p a/b && cd a/b && mv /workspace/a/b /workspace/c && cat < ../../etc/hostname",
+        read("/etc/hostname"),
+        "zsh",
+        "benign",
+    ),
 ):
     _add(ACTING if shell != "zsh" else DIALECT, script, effect, shell=shell, policy=policy)
 

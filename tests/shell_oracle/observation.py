@@ -53,6 +53,8 @@ class FileEvent:
     by: tuple[str, ...] | None  # argv of the program; None: the shell itself
     error: str | None = None  # the errno of a refused or failed attempt
     seq: int = field(default=0, compare=False, repr=False)
+    # the path as the call joined it, `..` kept: walked through the links the script made
+    raw: str = field(default="", compare=False, repr=False)
 
     @property
     def ok(self) -> bool:

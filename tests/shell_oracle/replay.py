@@ -185,7 +185,7 @@ class _Segment:
 
     job: int
     shell: str | None  # the shell program when this image began with an execve of it
-    opens: list[tuple[str, str, str | None, int]] = field(default_factory=list)
+    opens: list[tuple[str, str, str | None, int, str]] = field(default_factory=list)
 
 
 def _system_read(path: str) -> bool:
@@ -229,7 +229,7 @@ class _Replay:
         while stack:
             stack.extend(self._process(*stack.pop()))
         preambles = {
-            shell: [(path, flags) for path, flags, _, _ in self.roots[job].opens]
+            shell: [(path, flags) for path, flags, *_ in self.roots[job].opens]
             for shell, job in baseline_jobs.items()
             if job in self.roots
         }
@@ -242,14 +242,16 @@ class _Replay:
                     skip += 1
                 opens = opens[skip:]
             observation = self.observations[segment.job]
-            for path, flags, error, seq in opens:
+            for path, flags, error, seq, raw in opens:
                 if any(flag in flags for flag in _WRITE_FLAGS):
-                    observation.writes.append(FileEvent(path, "open", None, error, seq))
+                    observation.writes.append(FileEvent(path, "open", None, error, seq, raw))
                 elif "O_DIRECTORY" not in flags and not _system_read(path):
                     observation.shell_reads.append(FileEvent(path, "read", None, error, seq))
         for job, links in self.links.items():
             writes = self.observations[job].writes
-            writes += [through for event in writes if (through := _through_links(event, links))]
+            seen = {(event.path, event.seq) for event in writes}  # an open's real path is in
+            throughs = [through for event in writes if (through := _through_links(event, links))]
+            writes += [event for event in throughs if (event.path, event.seq) not in seen]
         for o in self.observations:
             for events in (o.runs, o.children, o.writes, o.shell_reads, o.program_reads, o.sockets):
                 events.sort(key=lambda event: event.seq)
@@ -271,7 +273,9 @@ class _Replay:
                 target = call.args[0]
                 path = target.path if isinstance(target, Fd) else _text(target)
                 if path:
-                    role = replace(role, cwd=_absolute(role.cwd, path))
+                    # kept as joined, `..` and all: `cd l/..` climbs from where a link the
+                    # script made leads (walked once every link is known, _through_links)
+                    role = replace(role, cwd=posixpath.join(role.cwd, path))
             elif name in ("execve", "execveat"):
                 role, shell = self._exec(role, call)
                 if call.ok:
@@ -338,17 +342,20 @@ class _Replay:
             requested = _text(args[index]) if len(args) > index else None
             if requested is None:
                 return
-            asked = _absolute(_directory(args, 0 if index else None, role.cwd), requested)
+            raw = posixpath.join(_directory(args, 0 if index else None, role.cwd), requested)
+            asked = _absolute("/", raw)
             flags = "O_CREAT|O_WRONLY|O_TRUNC" if name == "creat" else str(args[index + 1])
             if "O_PATH" in flags:
                 return
             for path in _opened(call, asked):
                 if path in NOT_FILES or path.startswith(_OWN_PROCESS):
                     continue
+                raw_path = raw if path == asked else path
                 if segment is not None:
-                    segment.opens.append((path, flags, call.errno, call.seq))
+                    segment.opens.append((path, flags, call.errno, call.seq, raw_path))
                 elif any(flag in flags for flag in _WRITE_FLAGS):
-                    observation.writes.append(FileEvent(path, "open", by, call.errno, call.seq))
+                    event = FileEvent(path, "open", by, call.errno, call.seq, raw_path)
+                    observation.writes.append(event)
                 elif "O_DIRECTORY" not in flags:
                     event = FileEvent(path, "read", by, call.errno, call.seq)
                     observation.program_reads.append(event)
@@ -357,9 +364,11 @@ class _Replay:
                 requested = _text(args[path_index]) if len(args) > path_index else None
                 if requested is None:
                     continue
-                path = _absolute(_directory(args, dir_index, role.cwd), requested)
+                raw = posixpath.join(_directory(args, dir_index, role.cwd), requested)
+                path = _absolute("/", raw)
                 if path not in NOT_FILES:
-                    observation.writes.append(FileEvent(path, name, by, call.errno, call.seq))
+                    event = FileEvent(path, name, by, call.errno, call.seq, raw)
+                    observation.writes.append(event)
             if name in _LINKS and call.ok:
                 self.links[role.job].append(_link_made(name, args, role.cwd, call.seq))
         elif name in ("connect", "listen") and args:
@@ -402,29 +411,28 @@ def _link_made(name: str, args: tuple, cwd: str, seq: int) -> tuple[str, str, in
 
 def _through_links(event: FileEvent, links: list[tuple[str, str, int]]) -> FileEvent | None:
     """The write `event` made through links made before it, at the path it really reached.
-    Only opening and re-moding follow a link in the last component; creating, removing or
-    renaming a name does not (`ln -sf` replaces a link)."""
-    made = [(link, target) for link, target, seq in links if seq < event.seq]
-    if event.action in _FOLLOWS_LAST:
-        path = _resolved(event.path, made)
-    else:
-        folder, name = posixpath.split(event.path)
-        path = posixpath.join(_resolved(folder, made), name)
+    The path is walked a name at a time as the kernel walks it, so a `..` after a link
+    climbs from where the link leads (`a/l/../../etc/x` with `a/l` leading to /workspace/d
+    is /etc/x). Only opening and re-moding follow a link in the last component; creating,
+    removing or renaming a name does not (`ln -sf` replaces a link)."""
+    made = {link: target for link, target, seq in links if seq < event.seq}
+    path = _walk(event.raw or event.path, made, event.action in _FOLLOWS_LAST)
     if path == event.path:
         return None
     return FileEvent(path, event.action, event.by, event.error, event.seq)
 
 
-def _resolved(path: str, made: list[tuple[str, str]]) -> str:
-    for _ in range(40):  # the kernel's own bound on links followed
-        step = next(
-            (target + path[len(link) :] for link, target in reversed(made)
-             if path == link or path.startswith(link + "/")),
-            None,
-        )  # fmt: skip
-        if step is None or step == path:
-            break
-        path = step
+def _walk(raw: str, made: dict[str, str], follow_last: bool) -> str:
+    names = [name for name in raw.split("/") if name and name != "."]
+    path, hops = "/", 0
+    for index, name in enumerate(names):
+        if name == "..":
+            path = posixpath.dirname(path)
+            continue
+        path = posixpath.join(path, name)
+        last = index == len(names) - 1
+        while path in made and hops < 40 and (follow_last or not last):  # the kernel's bound
+            path, hops = made[path], hops + 1
     return path
 
 

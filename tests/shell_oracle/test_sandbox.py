@@ -128,6 +128,20 @@ def test_an_open_is_seen_where_it_really_landed():
     ]
 
 
+def test_a_write_refused_or_made_past_a_link_is_seen_where_the_kernel_walked():
+    # a/l leads to the folder d, one level up from a: `a/l/../..` is `/`. A refused open has
+    # no descriptor to say where it was, and mkdir -p walks with chdir: both are walked
+    # through the links the script made.
+    observation = run_script(
+        "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d && "
+        "echo x > a/l/../../etc/fluidbox-x; mkdir -p a/l/../../tmp/made"
+    )
+
+    written = observation.written()
+    assert "/etc/fluidbox-x" in written
+    assert "/tmp/made" in written
+
+
 def test_a_program_s_own_helpers_are_not_its_children():
     observation = run_script(
         "git fetch -q /workspace; egrep -c alpha notes.txt; git fetch -q http://127.0.0.1:9/x"

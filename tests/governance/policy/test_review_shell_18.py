@@ -12,7 +12,8 @@ import pytest
 
 from governance.policy import Verdict
 from governance.policy.shell_braces import expand
-from tests.shell_corpus.policies import kinds, review_policy
+from tests.governance.policy.test_review_shell_2 import verdict
+from tests.shell_corpus.policies import builtins_policy, kinds, review_policy
 
 
 def _review(command: str, shell: str = "bash") -> Verdict:
@@ -92,3 +93,50 @@ def test_a_never_rule_holds_against_code_kept_in_a_variable_for_later(command):
 )
 def test_code_kept_for_later_that_no_never_rule_names_stays_for_a_person(command):
     assert _review(command) is Verdict.ASK
+
+
+_LINK_TO_A_FOLDER = "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d"
+_FOLDER_MOVED_UP = "mkdir -p a/b && cd a/b && mv /workspace/a/b /workspace/c"
+
+# F135: `..` as the kernel walks it, not as the words read. The script made a link and put a
+# folder where it leads (a/l leads to d, one level up from a: `a/l/../..` is `/`), or moved
+# the folder the shell was in up a level (`../..` from it is one level higher than written).
+NOT_ALLOWED = [
+    f"{_LINK_TO_A_FOLDER} && cd a/l && touch ../../etc/fluidbox-x",
+    f"{_LINK_TO_A_FOLDER} && cd a/l/../../etc && echo x > fluidbox-x",
+    f"{_LINK_TO_A_FOLDER} && echo x > a/l/../../tmp/fluidbox-x",
+    f"{_LINK_TO_A_FOLDER} && cp notes.txt a/l/../../tmp/fluidbox-x",
+    f"{_LINK_TO_A_FOLDER} && cat < a/l/../../etc/hostname",
+    f"{_FOLDER_MOVED_UP} && touch ../../etc/fluidbox-x",
+    f"{_FOLDER_MOVED_UP} && echo x > ../../tmp/fluidbox-x",
+    f"{_FOLDER_MOVED_UP} && cat < ../../etc/hostname",
+    f"{_FOLDER_MOVED_UP} && cd ../../etc && touch fluidbox-x",
+    "mkdir -p a/b/c && cd a/b/c && mv ../../b ../../../b2 && echo x > ../../../etc/fluidbox-x",
+    "mkdir -p a/b && cd a/b && git mv /workspace/a/b /workspace/c && touch ../../etc/x",
+]
+
+
+@pytest.mark.parametrize("command", NOT_ALLOWED)
+@pytest.mark.parametrize("shell", ["bash", "sh", "zsh"])
+def test_what_the_real_tools_and_shells_did_needs_a_rule_that_names_it(command, shell):
+    assert verdict(command, shell) is not Verdict.ALWAYS
+
+
+def test_a_folder_moved_with_the_shell_in_it_by_pushd_too():
+    command = "mkdir -p a/b && pushd a/b && mv /workspace/a/b /workspace/c && touch ../../etc/x"
+    arguments = {"command": command}
+    evaluation = builtins_policy().evaluate("run_command", arguments, kinds()["run_command"])
+    assert evaluation.verdict is not Verdict.ALWAYS
+
+
+ALLOWED = [
+    "cd src && mv a.py b.py && touch c.py",
+    "mkdir -p a/b && cd a && mv b c && touch ../x",
+    "mv src/a src/b && cd src && touch ../z",
+    "mkdir -p build && cd build && touch ../notes.txt",
+]
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_moves_below_the_shell_s_folder_and_climbs_without_links_stay_allowed(command):
+    assert verdict(command) is Verdict.ALWAYS
