@@ -1807,7 +1807,8 @@ def _git_config(use: Acting, args: list[str]) -> Acting | None:
 
 # A pretty format's signature placeholders (`--format=%G?`): git verifies each commit's.
 # for-each-ref's `%(signature)` atoms (git 2.48+) verify each tag's and commit's (F119).
-_SIGNATURE_FORMAT = re.compile(r"%G[?GSKFPT]|%\(signature")
+# A `+`, `-` or space may stand between `%` and the placeholder (`%+GS`, F136).
+_SIGNATURE_FORMAT = re.compile(r"%[-+ ]?G[?GSKFPT]|%\(signature")
 
 
 def _git_signature_formats(args: list[str]) -> list[Acting]:
@@ -1852,7 +1853,23 @@ _GIT_MESSAGE_NEGATED = ("--no-message", "--no-file", "--no-reuse-message", "--no
 
 
 def _takes_back(args: list[str]) -> bool:
-    return any(token in _GIT_MESSAGE_NEGATED or token == "--no-dry-run" for token in args)
+    """parse-options takes any unambiguous start of a negation: `--no-mess` (F136)."""
+    negations = (*_GIT_MESSAGE_NEGATED, "--no-dry-run")
+    return any(_negates(token, negations) for token in args)
+
+
+def _negates(token: str, negations: tuple[str, ...]) -> bool:
+    """Whether `token` is one of `negations` (`--no-NAME`) or a start of one git takes."""
+    name = token.split("=", 1)[0]
+    return len(name) > len("--no-") and any(n.startswith(name) for n in negations)
+
+
+def _before_end_of_options(args: list[str]) -> list[str]:
+    """The words git may read as options: after `--` or `--end-of-options` all are operands."""
+    for k, token in enumerate(args):
+        if token in ("--", "--end-of-options"):
+            return args[:k]
+    return args
 
 
 def _interactive_rebase(token: str) -> bool:
@@ -1868,7 +1885,7 @@ def _git_gives(args: list[str], letters: str, names: tuple[str, ...]) -> bool:
     """Whether git's options among `args` include one of `letters` (also in a cluster, before
     a valued letter) or a long option among `names` (abbreviated too)."""
     for k, token in enumerate(args):
-        if token == "--":
+        if token in ("--", "--end-of-options"):
             return False
         if token.startswith("--") and len(token) > 2:
             name, _, value = token[2:].partition("=")
@@ -3112,7 +3129,7 @@ def _git_destinations(args: list[str]) -> list[str]:
     rest = args[k + 1 :]
     if args[k] == "stash":
         if rest[:1] != ["push"] and not (rest[:1] and rest[0].startswith("-")):
-            return []  # `stash list`, `pop`, `show`…: no pathspec (a bare `stash` has none)
+            return []  # `stash list`, `pop`, `show`, `save`: no pathspec (nor a bare `stash`)
         rest = rest[1:] if rest[:1] == ["push"] else rest
     return [_files_in(path) for path in _git_pathspecs(args[k], rest)]
 
@@ -3123,8 +3140,18 @@ def _git_pathspecs(subcommand: str, args: list[str]) -> list[str]:
     if subcommand not in _GIT_PATHSPEC_VALUED:
         return []
     index_only = {"restore": ("--staged", "-S"), "rm": ("--cached",)}.get(subcommand, ())
-    if any(flag in args for flag in index_only) and not {"--worktree", "-W"} & set(args):
+    options = _before_end_of_options(args)
+    # `--work` is `--worktree`, `--no-cached` takes `--cached` back (F136)
+    undone = any(
+        _negates(token, ("--no-staged", "--no-cached"))
+        or (len(token) > 2 and "--worktree".startswith(token.split("=", 1)[0]))
+        or (token[:1] == "-" and token[1:2] != "-" and "W" in token)
+        for token in options
+    )
+    if any(flag in options for flag in index_only) and not undone:
         return []
+    if subcommand == "stash" and args[:1] == ["save"]:
+        return []  # `stash save [-u] [MESSAGE]`: no pathspecs, everything (F136)
     return _operands(args, _GIT_PATHSPEC_VALUED[subcommand])
 
 
@@ -3143,14 +3170,24 @@ def _git_pathspec_patterns(args: list[str]) -> list[Acting]:
         for pathspec in pathspecs
         if pathspec.startswith(":") or any(c in pathspec for c in "*?[")
     ]
+    options = _before_end_of_options(rest)
+    if args[k] in _GIT_PATHSPEC_VALUED and any(
+        len(name) > 3 and "--pathspec-from-file".startswith(name)
+        for name in (token.split("=", 1)[0] for token in options)
+    ):
+        # the paths it writes are in a file or on stdin (F136)
+        found.append(Acting(("--pathspec-from-file",), "writes the files a list names"))
     # Untracked files removed everywhere (`git clean -fdx`, `git stash -u`): an untracked
     # `.claude/settings.json` or `.env` among them, which the rules guard by name (F130).
     everywhere = not pathspecs or any(_normalised_is_here(p) for p in pathspecs)
-    dry_run = any(t in ("-n", "--dry-run") or (t[:2] == "-n" and t[1:2] != "-") for t in rest)
+    dry_run = any(
+        t in ("-n", "--dry-run") or (t[:2] == "-n" and t[1:2] != "-") for t in options
+    ) and not any(_negates(t, ("--no-dry-run",)) for t in options)
     flags = [
         t
-        for t in rest
-        if t in ("--include-untracked", "--all")
+        for t in options
+        # `--include`, `--al`: git's abbreviations (F136)
+        if any(len(t) > 2 and long.startswith(t) for long in ("--include-untracked", "--all"))
         or (t[:1] == "-" and t[1:2] != "-" and {"u", "a"} & set(t[1:].split("m")[0]))
     ]
     names = ["clean"] if args[k] == "clean" else flags[:1] if args[k] == "stash" else []
@@ -3203,8 +3240,12 @@ def _git_patches_applied(args: list[str]) -> list[Acting]:
     k = _git_subcommand_at(args)
     if k >= len(args) or args[k] != "apply":
         return []
-    options = [token for token in args[k + 1 :] if token.startswith("--")]
-    if any(option in _GIT_APPLY_REPORTS for option in options) and "--apply" not in options:
+    options = [t for t in _before_end_of_options(args[k + 1 :]) if t.startswith("--")]
+    # `--no-stat` takes the report back, `--app` is `--apply`; after `--` a word is a patch
+    # (F136).
+    negations = tuple(f"--no-{report[2:]}" for report in _GIT_APPLY_REPORTS)
+    applies = any(len(o) > 3 and "--apply".startswith(o) or _negates(o, negations) for o in options)
+    if any(option in _GIT_APPLY_REPORTS for option in options) and not applies:
         return []
     return [Acting(("apply",), "writes the files the patch names")]
 
@@ -3365,10 +3406,12 @@ def _git_submodule_added(args: list[str]) -> list[str]:
 def _git_remote_queried(args: list[str]) -> list[str]:
     """`git remote [-v] show|prune NAME`: a NAME that is no remote is queried as a URL (F125);
     `-n` (`--dry-run` for prune) reaches nothing."""
-    words = [token for token in args if not token.startswith("-")]
+    options = _before_end_of_options(args)
+    # after `--` or `--end-of-options` every word is a remote's name, `-n` too (F136)
+    words = [token for token in options if not token.startswith("-")] + args[len(options) + 1 :]
     if words[:1] == ["prune"]:
         return words[1:]  # `-n` still asks the address which branches it has (F130)
-    if words[:1] != ["show"] or "-n" in args:
+    if words[:1] != ["show"] or "-n" in options:
         return []
     return words[1:]
 

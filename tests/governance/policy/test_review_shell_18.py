@@ -140,3 +140,78 @@ ALLOWED = [
 @pytest.mark.parametrize("command", ALLOWED)
 def test_moves_below_the_shell_s_folder_and_climbs_without_links_stay_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
+
+
+# F136: git's parse-options, run (git 2.39 in the sandbox): a `+`, `-` or space between `%`
+# and a signature placeholder ran gpg; a negation or an abbreviation took back the flag that
+# made a command only report or keep its hands off the work tree (the editor ran, patches
+# applied, files deleted or rewritten); after `--` or `--end-of-options` a flag is an operand;
+# `stash save -u` and `--pathspec-from-file` wrote paths the words do not show.
+GIT_PARSE_OPTIONS = [
+    "git log -1 --format=%+GS",
+    "git log -1 '--format=%-GK'",
+    "git log -1 '--format=% GF'",
+    "git show -s --format=%+GS",
+    "git shortlog -1 --format=%+GS HEAD",
+    "git shortlog --group=format:%+GS",
+    "git stash list --format=%+GS",
+    "git reflog -1 --format=%+GS",
+    "git --no-pager rev-list -1 --format=%+GS HEAD",
+    "git log -1 --pretty=%+GG",
+    "git commit -q --allow-empty -m x --no-mess",
+    "git commit -q --allow-empty -m x --no-m",
+    "git commit -q --allow-empty -C HEAD --no-reuse",
+    "git commit -q --allow-empty --dry-run --no-dry",
+    "git commit -q --allow-empty --fixup=HEAD --no-fix",
+    "git commit --allow-empty -F msg --no-fil",
+    "git tag -a v1 -F msg --no-fi",
+    "git --no-pager notes add -m x --no-mes",
+    "echo x > ./-m && git add ./-m && git commit -q --end-of-options -m README.md",
+    "git remote -v show host:x -- -n",
+    "git remote -v show --end-of-options host:x -n",
+    "git --no-pager apply p1.diff -- --check",
+    "git --no-pager apply --end-of-options p2.diff --check",
+    "git --no-pager apply --stat --app p3.diff",
+    "git --no-pager apply --stat --no-stat p4.diff",
+    "git --no-pager apply --check --no-check p5.diff",
+    "git --no-pager apply --summary --no-sum p6.diff",
+    "git restore --staged --work .claude/settings.json",
+    "git --no-pager rm -q --cached --no-cached .claude/other.json",
+    "git --no-pager clean -fdx -n --no-dry-run",
+    "git --no-pager clean -fdx --dry-run --no-dry",
+    "git --no-pager clean -nfdx --no-dry-run",
+    "git stash --include",
+    "git stash push --include-u",
+    "git stash --al",
+    "git stash save -u",
+    "git stash save --include",
+    'printf ".claude/settings.json\\n" | git restore --pathspec-from-file=-',
+    "git checkout HEAD --pathspec-from-file=list.txt",
+    'printf ".claude/settings.json\\n" | git stash push -q --pathspec-from-file=-',
+    'printf ".claude/settings.json\\n" | git --no-pager rm -q --pathspec-from-file=-',
+]
+
+
+@pytest.mark.parametrize("command", GIT_PARSE_OPTIONS)
+def test_what_git_read_as_its_options_needs_a_rule_that_names_it(command):
+    assert verdict(command) is not Verdict.ALWAYS
+
+
+GIT_STILL_ALLOWED = [
+    "git log -1 --format=%H%+n%s",
+    "git commit -q -m x --no-verify",
+    "git commit -q -m x --no-edit",
+    "git --no-pager apply --stat p.diff",
+    "git --no-pager apply --check --stat p.diff",
+    "git restore --staged .claude/settings.json",
+    "git --no-pager rm -q --cached .claude/other.json",
+    "git --no-pager clean -fdx -n",
+    "git stash push -- src/",
+    "git stash list",
+    "git remote -v show -n origin",
+]
+
+
+@pytest.mark.parametrize("command", GIT_STILL_ALLOWED)
+def test_the_same_commands_spelled_plainly_stay_allowed(command):
+    assert verdict(command) is Verdict.ALWAYS
