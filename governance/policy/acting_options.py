@@ -187,7 +187,9 @@ ACTING: dict[str, dict[str, str]] = {
     "python": {"-c": RUNS, "-m": RUNS},
     "node": dict.fromkeys(
         ("-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader")
-        + ("--experimental-loader", "--inspect", "--inspect-brk"),
+        + ("--experimental-loader", "--inspect", "--inspect-brk")
+        # `node --version --no-version x.js` runs x.js: the version taken back (F138)
+        + ("--no-version", "--no_version"),
         RUNS,
     ),
     "perl": {"-e": RUNS, "-E": RUNS, "-M": RUNS, "-i": WRITES_FILES},
@@ -305,6 +307,9 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--log-file", "--local-log", "--cache-dir", "--source"), WRITES_FILES),
         **dict.fromkeys(("--source-dir", "--source-directory"), WRITES_FILES),
         "--install-option": WRITES_FILES,  # `--install-option=--prefix=DIR` (pip < 23.1)
+        # setup.py's own command line (pip < 26): `bdist_wheel --bdist-dir=/tmp/x` builds
+        # there and deletes the folder (F138)
+        "--global-option": WRITES_FILES,
         # The system Python's site-packages, which every Python program the rules allow imports
         # (yq, pytest...): pip refuses to write there (PEP 668) unless told to.
         "--break-system-packages": _SYSTEM_SITE,
@@ -370,7 +375,8 @@ ACTING: dict[str, dict[str, str]] = {
         }
         for sub in ("build", "test", "run", "vet", "install", "generate", "list")
     },
-    "go env": {"-w": CONFIGURES, "-u": CONFIGURES},
+    # `-C DIR`: DIR's go.mod may ask for a newer toolchain, which go downloads and runs (F137)
+    "go env": {"-w": CONFIGURES, "-u": CONFIGURES, "-C": RUNS},
     "gofmt": {"-w": WRITES_FILES, "-cpuprofile": WRITES_FILES},
     "prettier": {"-w": WRITES_FILES, "--write": WRITES_FILES, "--cache-location": WRITES_FILES},
     "eslint": {"--fix": WRITES_FILES, "-o": WRITES_FILES, "--output-file": WRITES_FILES}
@@ -466,7 +472,10 @@ ACTING: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--mem-profile-path", "--trace-path"), WRITES_FILES)
     | dict.fromkeys(("--output.text.path", "--output.json.path"), WRITES_FILES)
     | dict.fromkeys(("--output.checkstyle.path", "--output.junit-xml.path"), WRITES_FILES)
-    | dict.fromkeys(("--output.sarif.path", "--output.html.path"), WRITES_FILES),
+    | dict.fromkeys(("--output.sarif.path", "--output.html.path"), WRITES_FILES)
+    # golangci-lint v2's other report formats (F137, from its source)
+    | dict.fromkeys(("--output.tab.path", "--output.code-climate.path"), WRITES_FILES)
+    | {"--output.teamcity.path": WRITES_FILES},
     # dotnet's outputs, logs, results; MSBuild's properties and loggers (`-p:OutDir=…`; every
     # spelling of MSBuild's switches, `/p:` too, is read by _msbuild_switches), the package
     # feeds a restore takes packages (and the MSBuild code in them) from.
@@ -699,6 +708,10 @@ ACTING["go test"] |= {
 # the test log `-test.testlogfile=F` (the go command's own use), the fuzz cache by its other
 # spelling (F117)
 ACTING["go test"] |= dict.fromkeys(("-test.testlogfile", "-test.fuzzcachedir"), WRITES_FILES)
+# Go 1.16-1.19 (Debian 12's) still act on the deprecated `-i`: the dependencies installed into
+# GOROOT/pkg and GOPATH/pkg (F137)
+for _sub in ("build", "test"):
+    ACTING[f"go {_sub}"]["-i"] = WRITES_FILES
 ACTING["dotnet build"] |= {"-s": CONFIGURES}  # `--source`
 # vstest's settings (adapters and data collectors loaded from any path), adapters, and the
 # test host's environment (`-e DOTNET_STARTUP_HOOKS=x.dll` runs x.dll in it).
@@ -1268,6 +1281,49 @@ def _npm_words(args: list[str]) -> list[str]:
     return words
 
 
+_DATE_VALUED_LETTERS = "dfrs"
+_DATE_VALUED_LONG = ("--date", "--file", "--reference", "--set", "--rfc-3339")
+
+
+def _date_set_by_operand(args: list[str]) -> list[Acting]:
+    """`date 010100002030` (MMDDhhmm[[CC]YY][.ss]) sets the clock as `-s` does: any operand
+    but a `+FORMAT` (F139)."""
+    found, k, options_end = [], 0, False
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--" and not options_end:
+            options_end = True
+        elif not options_end and token.startswith("--"):
+            name = token.split("=", 1)[0]
+            if "=" not in token and any(o.startswith(name) for o in _DATE_VALUED_LONG):
+                k += 1
+        elif not options_end and token.startswith("-") and token != "-":
+            valued = [i for i, c in enumerate(token[1:], 1) if c in _DATE_VALUED_LETTERS]
+            if valued and valued[0] == len(token) - 1:
+                k += 1  # `-d STRING`, `-ud STRING`: the value is the next word
+        elif not token.startswith("+"):
+            found.append(Acting((token,), "sets the system clock"))
+    return found
+
+
+def _npm_version_taken_back(args: list[str]) -> list[Acting]:
+    """`npm --version false cache clean --force`: nopt reads `false` after a boolean as its
+    value, and `--no-version`, `-no-version` or `--version=false` turn it off too; npm then
+    runs the rest as its command (F138)."""
+    for k, token in enumerate(args):
+        if token == "--":
+            break
+        name, equals, _ = token.lstrip("-").partition("=")
+        following = args[k + 1] if k + 1 < len(args) else ""
+        if not token.startswith("-") or name not in ("version", "v", "no-version"):
+            continue
+        if name == "no-version" or equals or following in ("false", "true"):
+            # named by what takes it back: a rule for `npm --version *` names `--version`
+            taken_back = token if name == "no-version" or equals else following
+            return [Acting((taken_back,), "takes --version back: npm runs the rest")]
+    return []
+
+
 def _npm_global(args: list[str]) -> list[Acting]:
     """nopt toggles a boolean for each `no-` and negates a `true`/`false` after it, and
     `--local` is `--no-global`: `--no-no-global`, `--no-global=false`, `--local=false` are
@@ -1512,10 +1568,39 @@ _UNITTEST_FOLDERS = ("start-directory", "top-level-directory")
 _UNITTEST_VALUED = frozenset({"-k", "-p", "--pattern", "--durations"})
 
 
+_UNITTEST_FLAGS = "bcfvq"
+_UNITTEST_VALUED_LETTERS = "kspt"
+
+
+def _unittest_words(args: list[str]) -> list[str]:
+    """unittest's words as argparse reads them: a cluster of flags ending in a valued letter
+    with its value glued (`-vs/tmp/x` is `-v -s /tmp/x`), `-s=/tmp/x` split at `=` (F138)."""
+    words: list[str] = []
+    for k, token in enumerate(args):
+        if token == "--":
+            return words + args[k:]
+        if not token.startswith("-") or token.startswith("--") or len(token) < 3:
+            words.append(token)
+            continue
+        expanded: list[str] = []
+        for at, letter in enumerate(token[1:], 1):
+            if letter in _UNITTEST_VALUED_LETTERS:
+                value = token[at + 1 :].removeprefix("=")
+                expanded += [f"-{letter}", *([value] if value else [])]
+                break
+            if letter not in _UNITTEST_FLAGS:
+                expanded = [token]  # no cluster argparse takes: as it is
+                break
+            expanded.append(f"-{letter}")
+        words += expanded
+    return words
+
+
 def _unittest_folders_elsewhere(args: list[str]) -> list[str]:
     """`python -m unittest discover -s DIR` imports the modules there, writing __pycache__
     beside them: a start or top folder (`-s`, `-t`, or discover's operands) that leaves the
     working directory is where it writes."""
+    args = _unittest_words(args)
     paths, k = [], 0
     while k < len(args):
         token, k = args[k], k + 1
@@ -1544,6 +1629,7 @@ def _unittest_modules(args: list[str]) -> list[Acting]:
     the standard library's, of which some act on import (`venv.__main__` makes a virtualenv of
     its argv and runs pip in it; `lib2to3.__main__`, `antigravity`...). A name in the
     standard library (but `test`, a project's folder as often) or a `__main__` is acting."""
+    args = _unittest_words(args)
     if args[:1] == ["discover"]:
         # A start that is no folder is imported as a module, and its folder discovered:
         # `discover -s antigravity` opens the browser, then runs the library's tests (H20-2).
@@ -1560,8 +1646,8 @@ def _unittest_modules(args: list[str]) -> list[Acting]:
         elif (
             not token.startswith("-")
             and "/" not in token
-            and not token.endswith(".py")
-            and _acts_on_import(token)
+            # `venv.__main__.py` is no file here: unittest imports `venv.__main__` (F138)
+            and _acts_on_import(token.removesuffix(".py"))
         ):
             found.append(Acting((token,), _IMPORTS_THE_STANDARD_LIBRARY))
     return found
@@ -1572,6 +1658,7 @@ _IMPORTS_THE_STANDARD_LIBRARY = "imports a module of the standard library"
 
 def _discover_starts(args: list[str]) -> list[str]:
     """`unittest discover`'s start: `-s`'s value, or its first operand (start, pattern, top)."""
+    args = _unittest_words(args)
     valued_long = ("start-directory", "pattern", "top-level-directory", "durations")
     starts, operands, k = [], [], 0
     while k < len(args):
@@ -1963,6 +2050,7 @@ _SPEC_OPTIONS = ("--requirement", "--editable", "--constraint")
 # ... and uv's (`--requirements=F`, `--overrides=F`), pip's and uv's `--group=PYPROJECT:NAME` (F122)
 _SPEC_OPTIONS += ("--requirements", "--constraints", "--overrides", "--build-constraints")
 _SPEC_OPTIONS += ("--group",)
+_SPEC_OPTIONS += ("--requirements-from-script",)  # pip 26: a PEP 723 script's dependencies
 
 
 def _spec_value(token: str) -> str:
@@ -2189,6 +2277,21 @@ def _go_versioned_packages(args: list[str]) -> list[Acting]:
     `go run cmd/go env -w …`, `go run cmd/gofmt -w /tmp/x.go`: a package of Go's own tree
     (an import path with no dot in its first element: `cmd/...`, `std`) is the toolchain's
     program, run with any arguments (F123)."""
+    if args[:2] == ["mod", "download"]:
+        # a module named with its version may ask for a newer go, which go downloads and runs
+        # (F137)
+        return [
+            Acting((word, "@"), "downloads a module, and the toolchain it asks for, and runs it")
+            for word in args[2:]
+            if "@" in word and not word.startswith("-")
+        ]
+    if args[:1] == ["fmt"]:
+        # `go fmt std`, `go fmt crypto/tls`, `go fmt all`: gofmt -w on Go's own tree (F137)
+        return [
+            Acting((word,), "rewrites the files of a package of Go's own tree")
+            for word in args[1:]
+            if _goroot_package(word) and not word.endswith(".go")
+        ]
     if args[:1] not in (["run"], ["install"], ["build"], ["test"], ["vet"], ["generate"]):
         return []
     found = []
@@ -2269,12 +2372,22 @@ def go_packages(args: list[str]) -> list[str]:
     if not args or args[0] not in _GO_BUILDING:
         return []
     packages, k = [], 1
+    flags_ended = False
     while k < len(args):
         token, k = args[k], k + 1
-        if token in ("-args", "--"):
-            break
+        if token == "-args" or (token == "--" and args[0] == "test"):
+            break  # the rest is the test binary's
+        if args[0] == "run" and packages and not token.endswith(".go"):
+            break  # `go run main.go -- x`: the program's arguments, from the first non-file
+        if token == "--" and not flags_ended and not packages:
+            flags_ended = True  # for go's flag package `--` only ends the flags (F137)
+            continue
         option = "-" + token.lstrip("-")
-        if token.startswith("-") and option in _GO_VALUED:
+        if flags_ended:
+            packages.append(token)
+            if args[0] == "run" and not token.endswith(".go"):
+                break
+        elif token.startswith("-") and option in _GO_VALUED:
             value, k = (args[k] if k < len(args) else ""), k + 1
             if option == "-C":
                 packages.append(value)
@@ -2538,7 +2651,8 @@ def _vitest_json_report(args: list[str]) -> list[Acting]:
 
 # yargs (jest), mri (vitest) and commander (playwright) read a cluster of short options (`-ic
 # F` is `-i -c F`) and a value glued to its letter (`-cF`); yargs and mri read `--c` as `-c`.
-_CLUSTERING = frozenset({"jest", "vitest", "playwright"})
+# pflag (golangci-lint) reads them the same way, but `--c` (F137).
+_CLUSTERING = frozenset({"jest", "vitest", "playwright", "golangci-lint"})
 
 
 def _short_spellings(args: list[str], letters: str) -> list[str]:
@@ -3470,10 +3584,23 @@ def pattern_names(pattern: str, name: str) -> bool:
     return name in pattern
 
 
+def _golangci_revisions(args: list[str]) -> list[Acting]:
+    """`--new-from-rev=--output=/tmp/x`: the revision goes to `git diff` before its `--`, where
+    git reads it as an option (F137, from golangci-lint's source)."""
+    found = []
+    for k, token in enumerate(args):
+        name, equals, value = token.partition("=")
+        if name in ("--new-from-rev", "--new-from-merge-base"):
+            value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
+            if value.startswith("-"):
+                found.append(Acting((name,), "hands an option to the git it runs"))
+    return found
+
+
 # The readings of a program's words past its table's options and subcommands (F119-F125).
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "uv": (_uv_interpreters,),
-    "npm": (_npm_settings, _npm_global),
+    "npm": (_npm_settings, _npm_global, _npm_version_taken_back),
     "ctest": (_ctest_dashboards,),
     "rspec": (_rspec_formatters,),
     "cargo": (_clippy_driver_options,),
@@ -3481,4 +3608,6 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "playwright": (partial(_listeners, "playwright"),),
     "yarn": (partial(_listeners, "yarn"),),
     **dict.fromkeys(("gradle", "gradlew", "./gradlew"), (_gradle_properties,)),
+    "golangci-lint": (_golangci_revisions,),
+    "date": (_date_set_by_operand,),
 }

@@ -30,11 +30,13 @@ CONFIG_PATHS: dict[str, str] = {
     ".bash_login": r"\.bash_login",
     ".bash_logout": r"\.bash_logout",
     ".profile": r"\.profile",
-    ".zshenv": r"\.zshenv",
-    ".zshrc": r"\.zshrc",
-    ".zprofile": r"\.zprofile",
-    ".zlogin": r"\.zlogin",
-    ".zlogout": r"\.zlogout",  # read as an interactive login shell exits (F131)
+    # zsh loads a compiled `NAME.zwc` instead when it is as new as NAME or NAME is missing
+    # (F139)
+    ".zshenv": r"\.zshenv(?:\.zwc)?",
+    ".zshrc": r"\.zshrc(?:\.zwc)?",
+    ".zprofile": r"\.zprofile(?:\.zwc)?",
+    ".zlogin": r"\.zlogin(?:\.zwc)?",
+    ".zlogout": r"\.zlogout(?:\.zwc)?",  # read as an interactive login shell exits (F131)
     ".envrc": r"\.envrc",
     # mise (trust is by path, not content, unless paranoid): its config's `{{ exec(…) }}`
     # templates and `[env] _.source` run as any mise shim (`node`, `python`) or `mise exec`

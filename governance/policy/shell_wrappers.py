@@ -154,6 +154,11 @@ def _env(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     directory = taken.get("C", taken.get("chdir"))
     # `env -C /etc touch x` writes /etc/x: the command runs where the engine does not follow.
     concern = f"env --chdir runs the command in {directory}" if directory is not None else None
+    cleared = any(w == "-" or _sets_flag(w, "i", "ignore-environment", _ENV) for w in args[:k])
+    if cleared or "u" in taken or "unset" in taken:
+        # With no PATH, bash searches its own default, which ends in `.`: `env -i bash -c
+        # tree` runs a `./tree` the script made; TMPDIR and HOME fall back elsewhere (F139).
+        concern = "env clears or unsets variables: PATH, TMPDIR and HOME take their defaults"
     return Unwrapped(words=words, assignments=args[k : k + assignments], concern=concern)
 
 

@@ -1204,6 +1204,35 @@ for script, effect, shell, policy in (
 ):
     _add(ACTING if shell != "zsh" else DIALECT, script, effect, shell=shell, policy=policy)
 
+# -- zsh runs a compiled start-up file (`.zshenv.zwc`, here `zcompile`'s output of `rm -rf
+# /workspace/victim`) at every start, `zsh -c` included; with no PATH bash searches its own
+# default, which ends in `.`, so `tree` (allowed, not installed) is the script's `./tree` (F139)
+_ZSHENV_ZWC = bytes.fromhex(
+    "0706050400840000352e390000000000000000000000000000000000000000000000000000000000"
+    "00000000000000001400000032000000000000002000000008000000000000002e7a7368656e7600"
+    "41020000021400008300000066000000926b0300db94330300000000000000002f776f726b737061"
+    "63652f76696374696d0000000405060702840000352e390000000000000000000000000000000000"
+    "00000000000000000000000000000000000000000000001400000032000000000000002000000008"
+    "000000002e7a7368656e76000000024100001402000000830000006600036b92033394db00000000"
+    "000000002f776f726b73706163652f76696374696d000000"
+)
+_ZWC_WRITTEN = "printf '" + "".join(f"\\{byte:03o}" for byte in _ZSHENV_ZWC) + "'"
+for script, effect, shell in (
+    (f"{_ZWC_WRITTEN} > .home/.zshenv.zwc && zsh -c 'echo hi'", ran(RM), "zsh"),
+    (f"{_ZWC_WRITTEN} > .home/.zshenv.zwc && zsh -c 'echo hi'", ran(RM), "bash"),
+    (
+        "cp bin/ls tree && echo 'rm -rf /workspace/victim' > tree && env -i bash -c tree",
+        ran(RM),
+        "bash",
+    ),
+    (
+        "cp bin/ls tree && echo 'rm -rf /workspace/victim' > tree && env -u PATH bash -c tree",
+        ran(RM),
+        "sh",
+    ),
+):
+    _add(ACTING if shell != "zsh" else DIALECT, script, effect, shell=shell, policy="benign")
+
 # -- what npm, yarn, pnpm, tox and cargo hand on to the project's test runner is read as that
 # runner's options (F110): here the project's test script is pytest (the package.json is what
 # an earlier tool call of the agent, or the project, left).
