@@ -376,6 +376,12 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
     commands, error = parse_script(script, reading.budget)
     if error:
         reading.error = reading.error or f"the command cannot be parsed: {error}"
+    if "\\\n" in script:
+        # The shells join a line continuation before they read anything else, `$\⏎(cmd)`
+        # and `<\⏎(cmd)` included (a reading of the joined text, for NEVER rules).
+        joined = _continuations_joined(script)
+        if joined != script:
+            commands += parse_script(joined, reading.budget)[0]
     seen: set[tuple] = set()
     for command in commands:
         identity = (tuple(command.words), tuple(command.redirects), tuple(command.stdin))
@@ -395,6 +401,27 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
             expanded = expanded_words(command.words, command.braced)
             if expanded:
                 _read_chain(expanded, "bash", depth, reading, exact=False, stdin=command.stdin)
+
+
+def _continuations_joined(script: str) -> str:
+    """`script` with each backslash-newline outside single quotes removed."""
+    out, k, single, double = [], 0, False, False
+    while k < len(script):
+        char = script[k]
+        if single:
+            single = char != "'"
+        elif char == "\\" and k + 1 < len(script):
+            if script[k + 1] != "\n":
+                out.append(script[k : k + 2])
+            k += 2
+            continue
+        elif char == "'" and not double:
+            single = True
+        elif char == '"':
+            double = not double
+        out.append(char)
+        k += 1
+    return "".join(out)
 
 
 @dataclass

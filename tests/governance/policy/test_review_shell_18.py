@@ -340,3 +340,21 @@ def test_what_the_tools_did_when_run_needs_a_rule_that_names_it(command):
 )
 def test_their_plain_uses_stay_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
+
+
+# The shells join a line continuation first: `$\⏎(rm …)` is `$(rm …)`, and `<\⏎(…)` a process
+# substitution (bash ran each; the tolerant reader had read `$` and `(` apart: ASK).
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $\\\n(rm -rf /workspace/victim)",
+        'echo "$\\\n(rm -rf /workspace/victim)"',
+        "x=$\\\n(rm -rf /workspace/victim)",
+        "echo ${x:-$\\\n(rm -rf /workspace/victim)}",
+        "cat <<E\n$\\\n(rm -rf /workspace/victim)\nE",
+        "cat <\\\n(rm -rf /workspace/victim)",
+        "echo x >\\\n(rm -rf /workspace/victim)",
+    ],
+)
+def test_a_never_rule_holds_across_a_line_continuation(command):
+    assert _review(command) is Verdict.NEVER
