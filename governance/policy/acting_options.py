@@ -3051,6 +3051,14 @@ def _precompiled_headers(args: list[str]) -> list[str]:
     return headers
 
 
+def interpreter_links(program: str, args: list[str]) -> list[str]:
+    """`uv venv v` makes `v/bin/python` (and python3, python3.X) a symbolic link to the
+    system's interpreter: the start of each such link's path."""
+    if program != "uv" or [a for a in args if not a.startswith("-")][:1] != ["venv"]:
+        return []
+    return [f"{folder.rstrip('/')}/bin/python" for folder in _created_projects(program, args)]
+
+
 def _created_projects(program: str, args: list[str]) -> list[str]:
     words = [a for a in args if not a.startswith("-")]
     if not words or words[0] not in _CREATES_PROJECT[program]:

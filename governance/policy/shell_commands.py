@@ -43,6 +43,7 @@ from governance.policy.acting_options import (
     dotnet_projects,
     go_packages,
     handed_on_code_paths,
+    interpreter_links,
     links_copied_from,
     symbolic_link_texts,
     written_operands,
@@ -106,6 +107,7 @@ class ShellReading:
     cwds: tuple[str | None, ...] = (None,)  # where the command being read may run
     climbing_link: bool = False  # the script made a link whose text has `..` in it
     made_link: bool = False  # the script made a symbolic link
+    links_out: list[str] = field(default_factory=list)  # links it made to the system's files
 
     def paths(self, path: str) -> list[str]:
         """A path as the command being read opens it: relative ones from each possible cwd."""
@@ -188,6 +190,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             _read_exact(command, dialect, depth, reading)
             runs_code[identity] = reading.runs_project_code
             writes = any(f.kind == "write" for f in reading.findings[before:])
+            _writes_through_links_out(reading.findings[before:], command, reading)
         else:
             writes = any(r.operator in (">", ">>") for r in command.redirects)
         if runs_code[identity] and wrote_content:
@@ -222,6 +225,20 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
 
 
 _MAX_CWDS = 4
+
+
+def _writes_through_links_out(
+    findings: list[Finding], command: Command, reading: ShellReading
+) -> None:
+    """`uv venv v && echo x > v/bin/python`: the write lands on the system's interpreter."""
+    for finding in findings:
+        if finding.kind in ("write", "modify") and any(
+            finding.text.startswith(link) for link in reading.links_out
+        ):
+            reading.concern(
+                " ".join(command.argv),
+                f"{finding.text} is a link this script made to the system's interpreter",
+            )
 
 
 def _moves_a_working_directory(command: Command, reading: ShellReading) -> bool:
@@ -509,6 +526,9 @@ def _read_chain(
         paths = [p for w in written for p in (reading.paths(w) if exact else [reading.guessed(w)])]
         writes += [Finding(kind, path, exact, not exact) for path in paths]
         _follow_climbing_links(name, arguments, text, reading)
+        if exact:
+            for link in interpreter_links(name, arguments):
+                reading.links_out += reading.paths(link)
         if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
             reading.runs_project_code = True
         if exact and (name in WRITES_WHERE_IT_RUNS or program in WRITES_WHERE_IT_RUNS):

@@ -113,6 +113,10 @@ NOT_ALLOWED = [
     f"{_FOLDER_MOVED_UP} && cd ../../etc && touch fluidbox-x",
     "mkdir -p a/b/c && cd a/b/c && mv ../../b ../../../b2 && echo x > ../../../etc/fluidbox-x",
     "mkdir -p a/b && cd a/b && git mv /workspace/a/b /workspace/c && touch ../../etc/x",
+    # `v/bin/python` is a link to the system's interpreter
+    "uv venv v && echo x > v/bin/python",
+    "uv venv && cp notes.txt .venv/bin/python3",
+    "uv venv v --python 3.11 && tee v/bin/python3.11 < notes.txt",
 ]
 
 
@@ -134,6 +138,7 @@ ALLOWED = [
     "mkdir -p a/b && cd a && mv b c && touch ../x",
     "mv src/a src/b && cd src && touch ../z",
     "mkdir -p build && cd build && touch ../notes.txt",
+    "uv venv && touch .venv/marker",
 ]
 
 
