@@ -22,6 +22,7 @@ Two readings, combined by the caller (most restrictive wins):
   `$(< /etc/shadow)` is a read of /etc/shadow).
 """
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -108,6 +109,8 @@ class ShellReading:
     climbing_link: bool = False  # the script made a link whose text has `..` in it
     made_link: bool = False  # the script made a symbolic link
     links_out: list[str] = field(default_factory=list)  # links it made to the system's files
+    # NAME -> the literal values the script assigns it (the tolerant reading's, F140)
+    literal_values: dict[str, list[str]] = field(default_factory=dict)
 
     def paths(self, path: str) -> list[str]:
         """A path as the command being read opens it: relative ones from each possible cwd."""
@@ -176,6 +179,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     # An `||` earlier in this and-or list: `A || cd DIR && B` runs B where A ran when A
     # succeeds, the `cd` skipped (F131).
     may_skip = False
+    previous_command: Command | None = None
     for command in commands:
         reading.cwds = chained if chained is not None else possible
         identity = (
@@ -187,7 +191,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         if identity not in runs_code:
             before = len(reading.findings)
             reading.runs_project_code = False
-            _read_exact(command, dialect, depth, reading)
+            _read_exact(command, dialect, depth, reading, _piped_text(previous_command))
             runs_code[identity] = reading.runs_project_code
             writes = any(f.kind == "write" for f in reading.findings[before:])
             _writes_through_links_out(reading.findings[before:], command, reading)
@@ -221,10 +225,21 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             may_skip = True
         elif command.then not in ("&&", "|"):
             may_skip = False
-        previous = command.then
+        previous, previous_command = command.then, command
 
 
 _MAX_CWDS = 4
+
+
+def _piped_text(writer: Command | None) -> list[str]:
+    """`echo 'CMD' | bash`: what a literal echo or printf writes into the pipe is the next
+    command's standard input (a shell there runs it) (F140)."""
+    if writer is None or writer.then not in ("|", "|&") or writer.glob_at is not None:
+        return []
+    if writer.argv[:1] not in (["echo"], ["printf"]) or len(writer.argv) < 2:
+        return []
+    text = " ".join(writer.argv[1:])
+    return [text.replace("\\n", "\n") if writer.argv[0] == "printf" else text]
 
 
 def _writes_through_links_out(
@@ -302,7 +317,9 @@ def _at_most(cwds: tuple[str | None, ...]) -> tuple[str | None, ...]:
     return cwds if len(cwds) <= _MAX_CWDS else (None,)
 
 
-def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReading) -> None:
+def _read_exact(
+    command: Command, dialect: str, depth: int, reading: ShellReading, stdin: list[str]
+) -> None:
     source = " ".join(command.argv)
     before = len(reading.findings)
     for name, value in command.assignments:
@@ -315,7 +332,7 @@ def _read_exact(command: Command, dialect: str, depth: int, reading: ShellReadin
     if command.glob_at is not None:
         _read_globbed(command, reading)
     else:
-        _read_chain(command.argv, dialect, depth, reading, exact=True)
+        _read_chain(command.argv, dialect, depth, reading, exact=True, stdin=stdin)
     reopened = _read_only_descriptors(command)
     if reopened and any(
         _descriptor_named(finding.text) in reopened
@@ -390,7 +407,7 @@ def _read_globbed(command: Command, reading: ShellReading) -> None:
 
 
 def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
-    commands, error = parse_script(script, reading.budget)
+    commands, error = parse_script(script, reading.budget, resume=True)
     if error:
         reading.error = reading.error or f"the command cannot be parsed: {error}"
     if "\\\n" in script:
@@ -398,7 +415,8 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
         # and `<\⏎(cmd)` included (a reading of the joined text, for NEVER rules).
         joined = _continuations_joined(script)
         if joined != script:
-            commands += parse_script(joined, reading.budget)[0]
+            commands += parse_script(joined, reading.budget, resume=True)[0]
+    _note_literal_values(commands, reading)
     seen: set[tuple] = set()
     for command in commands:
         identity = (tuple(command.words), tuple(command.redirects), tuple(command.stdin))
@@ -418,6 +436,61 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
             expanded = expanded_words(command.words, command.braced)
             if expanded:
                 _read_chain(expanded, "bash", depth, reading, exact=False, stdin=command.stdin)
+            for words in _with_literal_values(command.words, reading):
+                _read_chain(words, "bash", depth, reading, exact=False, stdin=command.stdin)
+            named = _program_named(command.words[0])
+            if named != command.words[0]:
+                words = [named, *command.words[1:]]
+                _read_chain(words, "bash", depth, reading, exact=False, stdin=command.stdin)
+
+
+_MAX_VALUES = 4
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARAMETER = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_LITERAL_VALUE = re.compile(r"[^$`]*")
+
+
+def _note_literal_values(commands: list, reading: ShellReading) -> None:
+    """`x=rm`, `declare x='rm -rf'`: each literal value a name is given, anywhere."""
+    for command in commands:
+        words = command.words[1:] if command.words[:1] and command.words[0] in DECLARATIONS else []
+        for assignment in [*command.assignments, *words]:
+            name, equals, value = assignment.partition("=")
+            name = name.removesuffix("+")
+            if equals and _IDENTIFIER.fullmatch(name) and _LITERAL_VALUE.fullmatch(value):
+                values = reading.literal_values.setdefault(name, [])
+                if value not in values and len(values) < _MAX_VALUES:
+                    values.append(value)
+
+
+def _with_literal_values(words: list[str], reading: ShellReading) -> list[list[str]]:
+    """`x=rm; $x -rf /` runs rm: the command with each `$NAME` the script gave a literal
+    value replaced by it, and split on blanks (for NEVER rules)."""
+    if not reading.literal_values or not any("$" in word for word in words):
+        return []
+    readings = []
+    for choice in range(_MAX_VALUES):
+
+        def value(match: re.Match, choice: int = choice) -> str:
+            values = reading.literal_values.get(match.group(1))
+            return values[min(choice, len(values) - 1)] if values else match.group(0)
+
+        replaced = [part for word in words for part in _PARAMETER.sub(value, word).split()]
+        if replaced and replaced != words and replaced not in readings:
+            readings.append(replaced)
+    return readings
+
+
+# `r[m]`: a bracket expression of one character matches only that character.
+_ONE_CHARACTER_BRACKET = re.compile(r"\[([^\]\[!^\\])\]")
+
+
+def _program_named(word: str) -> str:
+    """The program a command word names where the shell finds it by a pattern or by zsh's
+    `=NAME` (the path of NAME): `/usr/bin/r[m]` and `=rm` run rm (F140)."""
+    if word.startswith("=") and len(word) > 1:
+        word = word[1:]
+    return _ONE_CHARACTER_BRACKET.sub(r"\1", word)
 
 
 def _continuations_joined(script: str) -> str:
@@ -577,7 +650,8 @@ def _read_chain(
         if step.script is not None:
             _read_inner(step.script, step.dialect or dialect, depth, reading, exact)
             break
-        words, stdin = step.words, []
+        # A wrapper hands its standard input on (`env bash <<< 'CMD'`); xargs reads it.
+        words, stdin = step.words, ([] if step.appends_input else stdin)
     required: list[Requirement] = []
     for level in reversed(levels):
         required = level.requires + required

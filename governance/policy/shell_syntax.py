@@ -19,7 +19,7 @@ so visible `rm -rf /` calls went unseen; this reader saw all of them.
 import re
 from collections.abc import Callable, Iterator
 
-from governance.policy.shell_words import MAX_NESTING, ShellSyntaxError, Word, WordReader
+from governance.policy.shell_words import MAX_NESTING, MAX_STEPS, ShellSyntaxError, Word, WordReader
 
 __all__ = ["ShellSyntaxError", "SimpleCommand", "parse_script"]
 
@@ -118,21 +118,46 @@ def _qualifier_codes(body: str) -> Iterator[str]:
             i += 1
 
 
+def _pipe_literal_output(writer: SimpleCommand, reader: SimpleCommand) -> None:
+    """`echo 'CMD' | bash`, `printf 'CMD' | sh`, `cat <<E | bash`: what the left side writes
+    is known, and is the right side's standard input (a shell there runs it) (F140)."""
+    if writer.words[:1] in (["echo"], ["printf"]) and len(writer.words) > 1:
+        text = " ".join(writer.words[1:])
+        reader.stdin.append(text.replace("\\n", "\n") if writer.words[0] == "printf" else text)
+    elif writer.words == ["cat"]:
+        reader.stdin = writer.stdin  # its here-document is read after this line: shared
+
+
 def parse_script(
-    text: str, budget: list[int] | None = None
+    text: str, budget: list[int] | None = None, *, resume: bool = False
 ) -> tuple[list[SimpleCommand], str | None]:
     """Every simple command of `text`, nested ones included, and the error that stopped it.
 
     `budget` ([steps left]) is shared by every reading of one call; MAX_STEPS by default.
+    With `resume`, reading goes on after an error from the next `;` or newline, as often as
+    the budget allows: a construct the reader does not know (`a=(1 2)`, `time (…)`) hides
+    nothing after it (F140); the first error is the one returned.
     """
-    parser = _Parser(text, nesting=0, budget=budget)
-    try:
-        parser.parse_list(closer=None)
-    except ShellSyntaxError as error:
-        return parser.commands, str(error)
-    except RecursionError:
-        return parser.commands, "commands are nested too deeply"
-    return parser.commands, None
+    commands: list[SimpleCommand] = []
+    first_error: str | None = None
+    budget = budget if budget is not None else [MAX_STEPS]
+    while True:
+        parser = _Parser(text, nesting=0, budget=budget)
+        try:
+            parser.parse_list(closer=None)
+            error = None
+        except ShellSyntaxError as raised:
+            error = str(raised)
+        except RecursionError:
+            error = "commands are nested too deeply"
+        commands += parser.commands
+        first_error = first_error or error
+        if error is None or not resume or parser.budget[0] <= 0:
+            return commands, first_error
+        stops = [at for at in (text.find("\n", parser.i), text.find(";", parser.i)) if at >= 0]
+        if not stops:
+            return commands, first_error
+        text = text[min(stops) + 1 :]
 
 
 class _Parser(WordReader):
@@ -189,7 +214,9 @@ class _Parser(WordReader):
             elif c in ";&|" and (operator := _OPERATOR.match(s, self.i)):
                 self._finish(command)
                 self.i = operator.end()
-                command = SimpleCommand()
+                piped, command = command, SimpleCommand()
+                if operator.group() in ("|", "|&"):
+                    _pipe_literal_output(piped, command)
                 if operator.group() in _CASE_SEPARATORS and self.open_cases:
                     self._read_case_patterns()
             elif c == "(":
@@ -212,10 +239,24 @@ class _Parser(WordReader):
             if command.header:
                 raise ShellSyntaxError("`for ((` that is not arithmetic")
             self.i = start
-        if command.is_empty() and not command.header:
-            self.i += 1
+        if (command.is_empty() and not command.header) or command.words in (
+            ["time"],
+            ["time", "-p"],
+        ):
+            self.i += 1  # a subshell (`time (…)` too)
             self.parse_list(closer=")")
             return command
+        if self.i and self.s[self.i - 1] == "=" and (command.assigned or command.words):
+            # `a=(WORDS)`, `declare -a a=(WORDS)`: an array's words, whose expansions run
+            self.i += 1
+            while True:
+                self._skip_blanks_and_newlines()
+                if self.s.startswith(")", self.i):
+                    self.i += 1
+                    return command
+                if self.i >= self.n or self.s[self.i] in ";&|(<>":
+                    raise ShellSyntaxError("unexpected `(`")
+                self.read_word()
         if command.header:
             # zsh's `for NAME (WORDS) BODY`, `foreach NAME (WORDS) … end`: the words are data
             # (their expansions run), then the body is a command.
@@ -312,6 +353,10 @@ class _Parser(WordReader):
                     self.i = parens.end()
                 return SimpleCommand()
         if word.source in _BRACES and (command.words or command.header):
+            self._finish(command)
+            return SimpleCommand()
+        if command.header and word.source == "do":
+            # `for x do CMD; done` on one line: the header ends at `do` (F140)
             self._finish(command)
             return SimpleCommand()
         if not command.words and not command.header and _ASSIGNMENT.match(word.source):
@@ -433,12 +478,16 @@ class _Parser(WordReader):
     def _read_heredoc_bodies(self) -> None:
         pending, self.pending_heredocs = self.pending_heredocs, []
         s = self.s
+        unterminated = None
         for command, delimiter, strip_tabs, quoted in pending:
             lines = []
             while True:
                 self.spend()
                 if self.i >= self.n:
-                    raise ShellSyntaxError(f"here-document {delimiter!r} is not terminated")
+                    # The shells take the rest of the input as the body (with a warning) and
+                    # run the command: it is read so, and the script stays unparseable (F140).
+                    unterminated = delimiter
+                    break
                 newline = s.find("\n", self.i)
                 end = self.n if newline < 0 else newline
                 line = s[self.i : end]
@@ -457,3 +506,5 @@ class _Parser(WordReader):
                 command.stdin.append(inner.read_quoted(end=None))
             finally:
                 self.commands.extend(inner.commands)
+        if unterminated is not None:
+            raise ShellSyntaxError(f"here-document {unterminated!r} is not terminated")

@@ -38,7 +38,10 @@ _IN_HEREDOC = re.compile(r"[^\\$`]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_END = frozenset(" \t\n;&|()<>")
 _ANSI_C = re.compile(
-    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))",
+    # `\c` takes the next character but a quote (the shells' lexers pair `\c` and end the
+    # string at that quote: `$'\c'` is closed) or a backslash pair (`\c\\`) (F140)
+    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})"
+    r"|c([^'\\]|\\\\)?|(.))",
     re.DOTALL,
 )
 _ANSI_C_SIMPLE = {
@@ -193,8 +196,8 @@ class WordReader:
                 out.append(chr(min(int(number, 16), 0x10FFFF)))
             elif octal is not None:
                 out.append(chr(int(octal, 8) & 0xFF))
-            elif control is not None:
-                out.append(chr(ord(control) & 0x1F))
+            elif escape.group(0)[:2] == "\\c":
+                out.append(chr(ord(control[-1]) & 0x1F) if control else "")
             else:
                 out.append(_ANSI_C_SIMPLE.get(simple, "\\" + simple))
 
@@ -303,6 +306,7 @@ class WordReader:
                 end = s.find("'", self.i + 1)
                 if end < 0:
                     raise ShellSyntaxError("unterminated single quote")
+                self._read_literal_quotes(s[self.i + 1 : end])
                 self.i = end + 1
             elif c == '"':
                 self.i += 1
@@ -312,6 +316,20 @@ class WordReader:
                 self.i += expansion is None
             else:
                 self.i += 1
+
+    def _read_literal_quotes(self, text: str) -> None:
+        """`"${x:-'$(cmd)'}"`: inside double quotes the single quotes in `${…}` are plain
+        characters to the shells, and `$(cmd)` runs (F140). Read for its commands, wherever
+        the `${…}` is (outside double quotes that is a NEVER too many, never an ALWAYS)."""
+        if "$" not in text and "`" not in text:
+            return
+        inner = type(self)(text, self.nesting, self.budget)
+        try:
+            inner.read_quoted(end=None)
+        except ShellSyntaxError:
+            pass
+        finally:
+            self.commands.extend(getattr(inner, "commands", []))
 
     def _read_backticks(self, in_double_quotes: bool) -> str:
         s = self.s

@@ -353,12 +353,32 @@ def _shell(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     if runs_string:
         if not operands:
             return Unwrapped(concern=concern) if concern else None
-        return Unwrapped(script=operands[0], dialect=dialect or "bash", concern=concern)
+        script = _with_positional_parameters(operands[0], operands[1:])
+        return Unwrapped(script=script, dialect=dialect or "bash", concern=concern)
     source = "a file" if operands else "its standard input"
     concern = "; ".join([*concerns, f"{program} reads its script from {source}"])
-    if not operands and stdin:
+    if (not operands or operands[0] in _STANDARD_INPUT) and stdin:
         return Unwrapped(script=stdin[-1], dialect=dialect or "bash", concern=concern)
     return Unwrapped(concern=concern)
+
+
+_STANDARD_INPUT = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_POSITIONAL = re.compile(r'"\$@"|"\$\{@\}"|\$[@*]|\$\{[@*]\}|\$\{?(\d)\}?')
+
+
+def _with_positional_parameters(script: str, parameters: list[str]) -> str:
+    """`sh -c '$0 $1 $2' rm -rf x`: the script, and after it the script with `$0`, `$N`, `$@`
+    and `$*` put in from the words after it (the reading of both must be allowed) (F140)."""
+    if not parameters or not _POSITIONAL.search(script):
+        return script
+
+    def value(match: re.Match) -> str:
+        if match.group(1) is None:
+            return " ".join(parameters[1:])
+        index = int(match.group(1))
+        return parameters[index] if index < len(parameters) else ""
+
+    return f"{script}\n{_POSITIONAL.sub(value, script)}"
 
 
 def _eval(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
@@ -370,6 +390,7 @@ def _eval(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
 
 
 def _trap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    args = args[1:] if args[:1] == ["--"] else args  # `trap -- 'CMD' EXIT` (F140)
     script = args[0] if args and not args[0].startswith("-") else None
     return Unwrapped(script=script, transparent=False, concern="trap runs a script later")
 
@@ -496,6 +517,27 @@ def _watch(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     return Unwrapped(script=" ".join(args), dialect="sh", transparent=False)
 
 
+def _opaque(spec: _Options, operands_before_command: int = 0, code: str = "") -> Unwrapper:
+    """A wrapper the engine reads through for what it runs, but does not pass as the command
+    it wraps: scheduling, locks, privileges, limits (`ionice rm -rf x` is `rm -rf x` to a
+    NEVER rule, and needs a rule of its own to be allowed) (F140). `code`: the option whose
+    value is a script (`flock F -c CMD`, `script -c CMD`)."""
+
+    @_guarded
+    def unwrap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+        taken: dict[str, str] = {}
+        k = _skip_options(program, args, spec, taken)
+        script = taken.get(code, taken.get("command")) if code else None
+        if script is not None:
+            return Unwrapped(script=script, transparent=False)
+        k += operands_before_command
+        if k < len(args) and code and args[k] in (f"-{code}", f"--{code}"):
+            return Unwrapped(script=" ".join(args[k + 1 : k + 2]), transparent=False)
+        return Unwrapped(words=args[k:], transparent=False) if args[k:] else None
+
+    return unwrap
+
+
 WRAPPERS: dict[str, Unwrapper] = {
     "env": _env,
     "sudo": _sudo,
@@ -532,5 +574,54 @@ WRAPPERS: dict[str, Unwrapper] = {
     ),
     "stdbuf": _simple(_Options(valued="ioe", long_valued=frozenset({"input", "output", "error"}))),
     "setsid": _simple(_Options(flags="cfw", long_flags=frozenset({"ctty", "fork", "wait"}))),
+    "ionice": _opaque(
+        _Options(flags="tP", valued="cnpu", long_valued=frozenset({"class", "classdata"}))
+    ),
+    "taskset": _opaque(
+        _Options(flags="acp", long_flags=frozenset({"all-tasks", "cpu-list", "pid"})),
+        operands_before_command=1,
+    ),
+    "chrt": _opaque(
+        _Options(
+            flags="abdefiorRmpv",
+            valued="TPD",
+            long_flags=frozenset({"all-tasks", "batch", "deadline", "fifo", "idle", "other"})
+            | frozenset({"rr", "reset-on-fork", "max", "pid", "verbose"}),
+            long_valued=frozenset({"sched-runtime", "sched-period", "sched-deadline"}),
+        ),
+        operands_before_command=1,
+    ),
+    "flock": _opaque(
+        _Options(
+            flags="sxunoFe",
+            valued="wEc",
+            long_flags=frozenset({"shared", "exclusive", "unlock", "nonblock", "close"})
+            | frozenset({"no-fork", "verbose"}),
+            long_valued=frozenset({"timeout", "conflict-exit-code", "command"}),
+        ),
+        operands_before_command=1,
+        code="c",
+    ),
+    "setpriv": _opaque(
+        _Options(
+            flags="d",
+            long_flags=frozenset({"no-new-privs", "clear-groups", "keep-groups", "init-groups"})
+            | frozenset({"reset-env", "dump"}),
+            long_valued=frozenset({"reuid", "regid", "ruid", "euid", "rgid", "egid", "groups"})
+            | frozenset({"inh-caps", "ambient-caps", "bounding-set", "securebits"})
+            | frozenset({"pdeathsig", "selinux-label", "apparmor-profile", "landlock-access"})
+            | frozenset({"landlock-rule"}),
+        )
+    ),
+    "script": _opaque(
+        _Options(
+            flags="aeEfqTB",
+            valued="cIOtmoT",
+            long_flags=frozenset({"append", "return", "flush", "force", "quiet"}),
+            long_valued=frozenset({"command", "log-in", "log-out", "log-io", "log-timing"})
+            | frozenset({"logging-format", "output-limit", "echo", "timing"}),
+        ),
+        code="c",
+    ),
     **{shell: _shell for shell in SHELLS},
 }

@@ -363,3 +363,79 @@ def test_their_plain_uses_stay_allowed(command):
 )
 def test_a_never_rule_holds_across_a_line_continuation(command):
     assert _review(command) is Verdict.NEVER
+
+
+# F140, a second pass (oracle, review policy: each ran `rm -rf /workspace/victim` or `curl`
+# in its shell while the engine said ASK): the tolerant reader now goes on after syntax it
+# does not know (`a=(1 2)`, `[[` across lines, zsh's `case x {`), reads array words, `time (…)`,
+# a here-document with no end line, `$'\c'`, `for x do …` on one line, single quotes inside
+# `"${x:-…}"`, `trap --`, the scheduling and lock wrappers (`ionice`, `taskset`, `chrt`,
+# `flock -c`, `setpriv`, `script -c`), standard input handed on by a wrapper or a pipe from a
+# literal echo, printf or here-document, `/dev/stdin` as a shell's script, `sh -c '$0 $1'
+# rm …`, zsh's `=rm`, `/usr/bin/r[m]`, and a `$NAME` the script gave a literal value.
+NEVER_SEEN = [
+    ("bash", "a=(1 2)\nrm -rf /workspace/victim"),
+    ("zsh", "a=(1 2)\nrm -rf /workspace/victim"),
+    ("bash", "a=($(rm -rf /workspace/victim))"),
+    ("zsh", "a=($(rm -rf /workspace/victim))"),
+    ("bash", "declare -a a=($(rm -rf /workspace/victim))"),
+    ("bash", "time (rm -rf /workspace/victim)"),
+    ("zsh", "time (rm -rf /workspace/victim)"),
+    ("bash", "[[ -n 1 ||\n -n 2 ]] && rm -rf /workspace/victim"),
+    ("zsh", "[[ -n 1 ||\n -n 2 ]] && rm -rf /workspace/victim"),
+    ("bash", 'x=$[ "1" ]\nrm -rf /workspace/victim'),
+    ("sh", 'x=$[ "1" ]\nrm -rf /workspace/victim'),
+    ("zsh", 'x=$[ "1" ]\nrm -rf /workspace/victim'),
+    ("bash", "shopt -s extglob\ncase x in @(x)) :;; esac\nrm -rf /workspace/victim"),
+    ("zsh", "case x in (x|y)) :;; esac\nrm -rf /workspace/victim"),
+    ("zsh", "case x { x) :;; }\nrm -rf /workspace/victim"),
+    ("zsh", "echo (a|b)(N); rm -rf /workspace/victim"),
+    ("bash", "bash <<E\nrm -rf /workspace/victim\n"),
+    ("sh", "cat <<E\n$(rm -rf /workspace/victim)\n"),
+    ("bash", "x=$'\\c'\nrm -rf /workspace/victim"),
+    ("bash", "echo $'\\c' ; rm -rf /workspace/victim ; #'"),
+    ("sh", "echo $'\\c' ; rm -rf /workspace/victim ; #'"),
+    ("zsh", "echo $'\\c' ; rm -rf /workspace/victim ; #'"),
+    ("bash", "echo $'\\c' ; curl http://x ; #'"),
+    ("bash", "echo \"${x:-'$(rm -rf /workspace/victim)'}\""),
+    ("bash", "echo ${x:-$'\\'' $(rm -rf /workspace/victim) \\'}"),
+    ("bash", "set -- 1; for x do rm -rf /workspace/victim; done"),
+    ("sh", "set -- 1; for x do rm -rf /workspace/victim; done"),
+    ("zsh", "set -- 1; for x do curl http://x; done"),
+    ("zsh", "echo ${(e):-'$(rm -rf /workspace/victim)'}"),
+    ("zsh", "=rm -rf /workspace/victim"),
+    ("zsh", "=curl http://x"),
+    ("bash", "trap -- 'rm -rf /workspace/victim' EXIT"),
+    ("sh", "trap -- 'rm -rf /workspace/victim' EXIT"),
+    ("bash", "ionice rm -rf /workspace/victim"),
+    ("sh", "taskset -c 0 rm -rf /workspace/victim"),
+    ("bash", "chrt -o 0 rm -rf /workspace/victim"),
+    ("bash", "flock /workspace/l -c 'rm -rf /workspace/victim'"),
+    ("bash", "setpriv --no-new-privs rm -rf /workspace/victim"),
+    ("bash", "script -qc 'rm -rf /workspace/victim' /dev/null"),
+    ("bash", "ionice curl http://x"),
+    ("bash", "bash /dev/stdin <<< 'rm -rf /workspace/victim'"),
+    ("bash", "echo 'rm -rf /workspace/victim' | bash"),
+    ("sh", "printf 'rm -rf /workspace/victim' | sh"),
+    ("bash", "sh -c '$0 $1 $2' rm -rf /workspace/victim"),
+    ("sh", "bash -c 'exec \"$@\"' x rm -rf /workspace/victim"),
+    ("sh", "/usr/bin/r[m] -rf /workspace/victim"),
+    ("zsh", "/bin/[r]m -rf /workspace/victim"),
+    ("sh", "x=rm; $x -rf /workspace/victim"),
+    ("bash", 'x=rm; eval "$x -rf /workspace/victim"'),
+    ("bash", "x='rm -rf /workspace/victim'; eval \"$x\""),
+    ("bash", "x='rm -rf /workspace/victim'; $x"),
+    ("bash", "x=curl; $x http://x"),
+    ("bash", "exec bash <<< 'rm -rf /workspace/victim'"),
+    ("zsh", "command bash <<< 'rm -rf /workspace/victim'"),
+    ("bash", "env bash <<< 'rm -rf /workspace/victim'"),
+    ("sh", "nice sh <<E\nrm -rf /workspace/victim\nE\n"),
+    ("bash", "timeout 5 bash <<< 'rm -rf /workspace/victim'"),
+    ("bash", "nohup bash <<< 'rm -rf /workspace/victim'"),
+    ("sh", "cat <<E | bash\nrm -rf /workspace/victim\nE\n"),
+]
+
+
+@pytest.mark.parametrize(("shell", "command"), NEVER_SEEN)
+def test_a_never_rule_holds_where_the_shell_builds_or_hides_the_command(shell, command):
+    assert _review(command, shell) is Verdict.NEVER
