@@ -525,7 +525,14 @@ ACTING: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--script-shell", "--node-options", "--npm-path"), RUNS)
     | {"--use-node-version": RUNS}
     | dict.fromkeys(("--global-bin-dir", "--state-dir", "--cache-dir"), WRITES_FILES)
-    | dict.fromkeys(("--proxy", "--https-proxy"), CONFIGURES),
+    | dict.fromkeys(("--proxy", "--https-proxy"), CONFIGURES)
+    # pnpm 12: the plain proxy's other name, a resolution server, settings from a file (F141)
+    | dict.fromkeys(("--http-proxy", "--pnpr-server", "--env-file"), CONFIGURES),
+    # `pnpm patch x --edit-dir DIR` makes DIR; `patch-commit DIR` takes DIR into the project
+    # and makes `DIR_tmp_N` beside it (F141, sandbox)
+    "pnpm patch": dict.fromkeys(("-d", "--edit-dir"), WRITES_FILES),
+    "pnpm patch-commit": {"": WRITES_FILES},
+    "pnpm pack": {"--out": WRITES_FILES},
     # yarn's plugins run in every later yarn command (it lists them in .yarnrc.yml).
     "yarn plugin import": {"": RUNS},
     # `poetry add ../lib`: see _packages_elsewhere. `-C DIR`/`-P DIR`: another folder's project.
@@ -2707,10 +2714,28 @@ def glob_alternatives(pattern: str) -> list[str]:
 _LINT_LEVELS = frozenset({"-D", "-W", "-A", "-F", "--deny", "--warn", "--allow", "--forbid"})
 
 
+_CLIPPY_JOIN = "__CLIPPY_HACKERY__"
+
+
+def _rustdoc_split_words(args: list[str]) -> list[Acting]:
+    """`cargo test -- 'x --logfile F'`: cargo hands each word (and the test name) to rustdoc
+    as `--test-args`, which splits it on whitespace into libtest's options (F141)."""
+    if args[:1] not in (["test"], ["bench"]):
+        return []
+    return [
+        Acting((word,), "rustdoc splits it into options for the test harness")
+        for word in args[1:]
+        if word.split() != [word] and any(part.startswith("-") for part in word.split())
+    ]
+
+
 def _clippy_driver_options(args: list[str]) -> list[Acting]:
     if args[:1] != ["clippy"] or "--" not in args:
         return []
-    words, found, k = args[args.index("--") + 1 :], [], 0
+    # cargo-clippy joins the words with `__CLIPPY_HACKERY__`, clippy-driver splits on it: a
+    # word holding it is several rustc options (F141)
+    words = [part for word in args[args.index("--") + 1 :] for part in word.split(_CLIPPY_JOIN)]
+    found, k = [], 0
     while k < len(words):
         token, k = words[k], k + 1
         name = token.split("=", 1)[0]
@@ -3010,11 +3035,15 @@ def climbing_link_texts(program: str, args: list[str]) -> list[str]:
     """The texts of the symbolic links `cp -s` or `ln -s` makes that climb (`../../etc/x`):
     right where they are made, but moved or copied as links one folder up (`mv a/b b`, `cp
     -P h ../h`) the same text leads elsewhere (F133)."""
-    return [
-        text
-        for text in symbolic_link_texts(program, args)
-        if not text.startswith("/") and ".." in text.split("/")
-    ]
+    texts = symbolic_link_texts(program, args)
+    if not texts:
+        return []
+    words = read_getopt(args, _WRITES_VALUED[program], _WRITES_LONG_VALUED[program])
+    if program == "ln" and (
+        "r" in words.letters or any(len(n) > 1 and "relative".startswith(n) for n in words.longs)
+    ):
+        return texts  # `ln -r`: ln writes a climbing text the words do not show (F141)
+    return [text for text in texts if not text.startswith("/") and ".." in text.split("/")]
 
 
 # `uv venv DIR`, `uv init DIR`, `poetry new DIR` create DIR (with none: `.venv`, `pyproject.toml`);
@@ -3611,7 +3640,7 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "npm": (_npm_settings, _npm_global, _npm_version_taken_back),
     "ctest": (_ctest_dashboards,),
     "rspec": (_rspec_formatters,),
-    "cargo": (_clippy_driver_options,),
+    "cargo": (_clippy_driver_options, _rustdoc_split_words),
     "vitest": (partial(_listeners, "vitest"), _vitest_json_report),
     "playwright": (partial(_listeners, "playwright"),),
     "yarn": (partial(_listeners, "yarn"),),

@@ -180,6 +180,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     # succeeds, the `cd` skipped (F131).
     may_skip = False
     previous_command: Command | None = None
+    written: set[str] = set()  # what this script's commands write, as findings name it
     for command in commands:
         reading.cwds = chained if chained is not None else possible
         identity = (
@@ -195,6 +196,8 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             runs_code[identity] = reading.runs_project_code
             writes = any(f.kind == "write" for f in reading.findings[before:])
             _writes_through_links_out(reading.findings[before:], command, reading)
+            _fetches_what_it_wrote(command, written, reading)
+            written.update(f.text for f in reading.findings[before:] if f.kind == "write")
         else:
             writes = any(r.operator in (">", ">>") for r in command.redirects)
         if runs_code[identity] and wrote_content:
@@ -229,6 +232,28 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
 
 
 _MAX_CWDS = 4
+
+
+_GIT_FETCHING = frozenset({"fetch", "pull"})
+
+
+def _fetches_what_it_wrote(command: Command, written: set[str], reading: ShellReading) -> None:
+    """`printf BUNDLE > upstream && git fetch upstream`: with no remote of that name, git
+    fetches the file or folder the script just wrote, and a checkout of FETCH_HEAD makes the
+    links it holds (F141)."""
+    argv = command.argv
+    if argv[:1] != ["git"] or not _GIT_FETCHING & set(argv[1:4]):
+        return
+    for word in argv[2:]:
+        if word.startswith("-"):
+            continue
+        for path in reading.paths(word):
+            path = normalise_path(path)
+            if any(w == path or w.startswith(path + "/") for w in written):
+                reading.concern(
+                    " ".join(argv), f"git reads {word}, which this script wrote, as a repository"
+                )
+                return
 
 
 def _piped_text(writer: Command | None) -> list[str]:
@@ -733,11 +758,21 @@ def _follow_climbing_links(
 ) -> None:
     """A link this script made whose text climbs, then a move or a copy that keeps links: at
     its new place the link may lead out of the workspace (F133)."""
+    climbing = climbing_link_texts(name, arguments)
+    if climbing and reading.made_link:
+        # `ln -s ../../etc/x a/l/h` with `a/l` a link: the text is read from where `a/l`
+        # leads (F141)
+        reading.concern(text, _CLIMBS_PAST_A_LINK)
     if symbolic_link_texts(name, arguments):
         reading.made_link = True
-    if climbing_link_texts(name, arguments):
+    if climbing:
         reading.climbing_link = True
-    elif reading.climbing_link and (name == "mv" or links_copied_from(name, arguments)):
+    elif reading.climbing_link and (
+        name == "mv"
+        or links_copied_from(name, arguments)
+        # a hard link of a symbolic link is the link itself, in another folder (F141)
+        or (name == "ln" and not symbolic_link_texts(name, arguments))
+    ):
         reading.concern(
             text,
             "a link this script made climbs (`../`): moved or copied as a link, it leads "

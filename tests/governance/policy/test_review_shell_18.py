@@ -13,7 +13,7 @@ import pytest
 from governance.policy import Verdict
 from governance.policy.shell_braces import expand
 from tests.governance.policy.test_review_shell_2 import verdict
-from tests.shell_corpus.policies import builtins_policy, kinds, review_policy
+from tests.shell_corpus.policies import builtins_policy, kinds, links_policy, review_policy
 
 
 def _review(command: str, shell: str = "bash") -> Verdict:
@@ -439,3 +439,76 @@ NEVER_SEEN = [
 @pytest.mark.parametrize(("shell", "command"), NEVER_SEEN)
 def test_a_never_rule_holds_where_the_shell_builds_or_hides_the_command(shell, command):
     assert _review(command, shell) is Verdict.NEVER
+
+
+# F141: cargo, pnpm 12 and git's fetch, run: clippy-driver splits a word on
+# `__CLIPPY_HACKERY__`, rustdoc splits a handed-on test word on blanks; pnpm's patch folders,
+# `pack --out`, `--env-file`, `--http-proxy`, `--pnpr-server`; `git fetch WORD` of a bundle the
+# script wrote (with no remote of that name, git reads the file), then a checkout of its links.
+TOOLS_RUN_AGAIN = [
+    "cargo clippy -- -D warnings__CLIPPY_HACKERY__-Clinker=/tmp/evil/ld__CLIPPY_HACKERY__--emit=link",  # noqa: E501
+    "cargo clippy -- -D warnings__CLIPPY_HACKERY__-Clinker=/tmp/evil/ld",
+    "cargo clippy -- --deny=warnings__CLIPPY_HACKERY__--emit=link=/tmp/out/x",
+    "cargo clippy -- --cap-lints=warn__CLIPPY_HACKERY__--emit=link=/tmp/out/e",
+    "cargo clippy -- -Aclippy::all__CLIPPY_HACKERY__-o__CLIPPY_HACKERY__/tmp/out/y",
+    "cargo clippy -- -W clippy::pedantic__CLIPPY_HACKERY__@/tmp/evil/args",
+    "cargo clippy --offline -- -D warnings__CLIPPY_HACKERY__-Clinker=/tmp/evil/ld__CLIPPY_HACKERY__--emit=link",  # noqa: E501
+    "cargo test -- 'x --logfile /tmp/out/log1'",
+    "cargo test --doc -- ' --logfile /tmp/out/log2'",
+    "cargo test --doc 'x --logfile /tmp/out/log3b'",
+    "cargo test --doc ' --logfile=/tmp/out/log4'",
+    "cargo test --doc -- '-q --logfile /tmp/out/log5'",
+    "cargo test --offline -- 'x --logfile /tmp/out/log1'",
+    "cargo test --offline -q -- 'x --logfile /home/u/.bashrc'",
+    "cargo test -- 'x --logfile /root/.bashrc'",
+    "pnpm patch x --edit-dir /tmp/pd",
+    "pnpm patch x -d /tmp/pd3",
+    "pnpm patch x --edit-dir=/tmp/pd2",
+    "pnpm patch-commit /tmp/pd",
+    "pnpm patch-commit ../pd",
+    "pnpm install --env-file=/tmp/evil.env",
+    "pnpm pack --out /tmp/x.tgz",
+    "pnpm pack --out=/tmp/x.tgz",
+    "pnpm install --http-proxy=http://10.9.9.9:3128",
+    "pnpm install --pnpr-server=http://10.9.9.9:1",
+]
+
+# A bundle written with printf, fetched as `upstream` and checked out: `l` is a link to /etc.
+FETCHED_BUNDLE = "printf '# v2 git bundle\\012\\064daab0cf7db1fbae2e4339ea02d75e6c2e2c3c35 HEAD\\012\\064daab0cf7db1fbae2e4339ea02d75e6c2e2c3c35 refs/heads/x\\012\\012PACK\\000\\000\\000\\002\\000\\000\\000\\003\\064x\\332\\323O-I\\006\\000\\003:\\001l\\255\\001x\\332\\063\\064\\062\\000\\002\\205\\034\\006\\223\\267\\301\\376\\313\\342y\\322L\\176\\044d\\355V\\274\\355\\250\\260\\230\\061\\007\\000\\205\\174\\012\\010\\222\\006x\\332e\\311\\073\\012\\200\\060\\014\\000\\320\\075\\247\\310\\356\\222\\330\\077\\210x\\225\\264\\264\\350P\\012\\045\\202\\307\\327\\335\\267>\\235\\265\\242\\213\\071\\031\\323\\202\\021Wb\\012\\266\\254\\205C5\\236\\032\\073\\216\\054.\\133\\042\\277F\\220\\133\\317\\061Qp\\223#\\357H\\270\\320\\007\\312\\350\\375R\\255\\377\\201\\007\\136-\\135\\031\\327 \\374\\173DL\\256\\050\\364W\\363\\327A\\073\\031\\133\\245\\213\\034\\355\\014' > upstream && git fetch -q upstream && git checkout -q FETCH_HEAD -- l && echo x > l/fluidbox-x"  # noqa: E501
+
+
+@pytest.mark.parametrize("command", [*TOOLS_RUN_AGAIN, FETCHED_BUNDLE])
+def test_what_cargo_pnpm_and_git_fetch_did_needs_a_rule_that_names_it(command):
+    assert verdict(command) is not Verdict.ALWAYS
+
+
+# Links made by `ln` (a rule for `ln *`): a hard link of a climbing link, a climbing link made
+# inside a folder reached through a link, `ln -r`'s computed climbing text (F141).
+LINKS_AGAIN = [
+    "mkdir -p a/b/c && ln -s ../../../etc/hostname a/b/c/h && ln a/b/c/h h2 && cat < h2",
+    "mkdir -p a/b/c x && ln -s ../../../etc/hostname a/b/c/h && ln a/b/c/h x/ && cat < x/h",
+    "mkdir -p a d && ln -s /workspace/d a/l && ln -s ../../etc/hostname a/l/h && cat < a/l/h",
+    "mkdir -p a/b d && ln -s /workspace/d a/b/l && ln -s -t a/b/l ../../../etc/hostname && cat < d/hostname",  # noqa: E501
+]
+
+
+@pytest.mark.parametrize("command", LINKS_AGAIN)
+def test_links_made_with_ln_that_lead_out_need_a_rule_that_names_them(command):
+    arguments = {"command": command}
+    evaluation = links_policy().evaluate("run_command", arguments, kinds()["run_command"])
+    assert evaluation.verdict is not Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cargo test -- --nocapture",
+        "cargo clippy -- -D warnings",
+        "pnpm install",
+        "pnpm pack",
+        "git fetch origin",
+        "echo x > notes.txt && git fetch origin",
+    ],
+)
+def test_the_plain_spellings_stay_allowed(command):
+    assert verdict(command) is Verdict.ALWAYS
