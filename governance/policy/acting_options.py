@@ -287,6 +287,8 @@ ACTING: dict[str, dict[str, str]] = {
     "pnpm create": {"": RUNS},
     **{f"pnpm {sub}": {"": WRITES_FILES} for sub in ("setup", "env", "self-update", "link")},
     "yarn dlx": {"": RUNS},
+    # `vitest init browser`: installs packages and browsers (apt-get among them) (F142)
+    "vitest init": {"": RUNS},
     # They run the command that follows, as `npm exec` does (not installed here: manuals).
     **{key: {"": RUNS} for key in ("yarn exec", "yarn node", "pnpm exec", "tox exec")},
     "uv tool run": {"": RUNS},  # uvx: a package's program, installed first
@@ -425,9 +427,9 @@ ACTING: dict[str, dict[str, str]] = {
     )
     | {"@": _RESPONSE_FILE},
     # Their caches and reports (jest's `--coverage` is no `--coverageDirectory`: see _long_spells).
-    "jest": dict.fromkeys(
-        ("--outputFile", "--cacheDirectory", "--coverageDirectory"), WRITES_FILES
-    ),
+    "jest": dict.fromkeys(("--outputFile", "--cacheDirectory", "--coverageDirectory"), WRITES_FILES)
+    # deletes its cache folder, wherever the configuration puts it (F142)
+    | dict.fromkeys(("--clearCache", "--clear-cache"), WRITES_FILES),
     "vitest": dict.fromkeys(("--outputFile", "--coverage.reportsDirectory"), WRITES_FILES)
     # the type checker it starts (a program's path or name), a coverage provider module (F117)
     | dict.fromkeys(("--typecheck.checker", "--coverage.customProviderModule"), RUNS)
@@ -438,6 +440,8 @@ ACTING: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--api.allowExec", "--api.allowWrite"), RUNS)
     | dict.fromkeys(("--browser.api.allowExec", "--browser.api.allowWrite"), RUNS),
     "playwright": {"--output": WRITES_FILES}  # its artifacts' folder
+    # the UI server opens the browser (xdg-open), on any host or port (F142)
+    | dict.fromkeys(("--ui-host", "--ui-port"), RUNS)
     | {"--last-failed-file": WRITES_FILES},  # (F121)
     # mocha's reporter options (`-O output=/etc/x`: where xunit writes), and the options of
     # the node process it runs the specs in (`--node-option require=/tmp/x.js`) (F119)
@@ -1181,7 +1185,7 @@ _HANDS_ON = frozenset({"npm", "yarn", "pnpm", "tox", "cargo"})
 _RUNNERS = ("pytest", "jest", "vitest")
 # What npm's scripts also run (F119): their options that act whatever their value says
 # (`--node-option`, `--mcp`); where their writing options write is judged by the paths below.
-_SCRIPT_RUNNERS = ("mocha", "eslint")
+_SCRIPT_RUNNERS = ("mocha", "eslint", "playwright")
 _CODE_RUNNERS = ("jest", "vitest", *_SCRIPT_RUNNERS)
 _PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm"})
 _HANDED_ON = "is handed to the project's test runner, which may write or run what it names"
@@ -2421,8 +2425,11 @@ _CODE_PATH_OPTIONS = {
         "--parser",
         # the name standard input is linted as: its folder's configuration is loaded (F121)
         "--stdin-filename",
+        # the configuration it prints for a file is the one beside that file, run (F142)
+        "--print-config",
     ),
-    "prettier-options": ("--config", "--plugin", "--plugin-search-dir", "--stdin-filepath"),
+    "prettier-options": ("--config", "--plugin", "--plugin-search-dir", "--stdin-filepath")
+    + ("--file-info",),  # the configuration beside the file is loaded (F142)
     "jest": ("-c", "--config", "--rootDir", "--roots", "--testRunner", "--reporters", "--runner")
     + ("--globalSetup", "--globalTeardown", "--testEnvironment", "--resolver", "--projects")
     + ("--setupFiles", "--setupFilesAfterEnv", "--testSequencer", "--snapshotResolver")
@@ -2631,7 +2638,8 @@ def _listeners(program: str, args: list[str]) -> list[Acting]:
             following = args[k + 1] if k + 1 < len(args) else ""
             named = name.endswith("host") or _HOST_AND_PORT.fullmatch(following)
             value = following if named else ""
-        if _exposed(value):
+        # a host option with no value, an empty one or `0` is every interface (F142)
+        if _exposed(value) or (name.endswith("host") and value.strip("[]") in ("", "0")):
             found.append(Acting((name,), _LISTENS))
     return found
 
@@ -2643,6 +2651,17 @@ def _exposed(address: str) -> bool:
     if not colon:
         host = "" if address.isdigit() else address
     return host.strip("[]") not in _LOOPBACK
+
+
+def _vitest_experimental(args: list[str]) -> list[Acting]:
+    """`--experimental.openTelemetry.sdkPath=F` (imported in every worker),
+    `--experimental.fsModuleCachePath=DIR` (filled, and deleted with `--clearCache`): vitest
+    passes any key under `experimental` into its configuration unchecked (F142)."""
+    return [
+        Acting((token.split("=", 1)[0],), RUNS)
+        for token in args
+        if token.startswith(("--experimental.", "--browser.experimental."))
+    ]
 
 
 def _vitest_json_report(args: list[str]) -> list[Acting]:
@@ -3641,7 +3660,7 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "ctest": (_ctest_dashboards,),
     "rspec": (_rspec_formatters,),
     "cargo": (_clippy_driver_options, _rustdoc_split_words),
-    "vitest": (partial(_listeners, "vitest"), _vitest_json_report),
+    "vitest": (partial(_listeners, "vitest"), _vitest_json_report, _vitest_experimental),
     "playwright": (partial(_listeners, "playwright"),),
     "yarn": (partial(_listeners, "yarn"),),
     **dict.fromkeys(("gradle", "gradlew", "./gradlew"), (_gradle_properties,)),

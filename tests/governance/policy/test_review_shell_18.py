@@ -512,3 +512,43 @@ def test_links_made_with_ln_that_lead_out_need_a_rule_that_names_them(command):
 )
 def test_the_plain_spellings_stay_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
+
+
+# F142: the JavaScript tools, run a third time: eslint's `--print-config=F` and prettier's
+# `--file-info=F` load the configuration beside F; vitest passes `--experimental.*` into its
+# configuration (a module imported in every worker, a folder filled and deleted); `jest
+# --clearCache` deletes its cache; `--api.host` with no value or `0` listens everywhere;
+# playwright's UI opens the browser; `vitest init` installs packages and browsers.
+JAVASCRIPT_TOOLS = [
+    "npx eslint --print-config=/tmp/evil/x.js",
+    "eslint --print-config=../other/x.js",
+    "npx prettier --file-info=/tmp/evil/x.js",
+    "prettier --file-info=../other/x.js",
+    "npx vitest run --experimental.openTelemetry.enabled --experimental.openTelemetry.sdkPath=/tmp/evil/otel.mjs",
+    "npx vitest run --experimental.openTelemetry.sdkPath /tmp/evil/otel.mjs --experimental.openTelemetry.enabled",
+    "npx vitest run --experimental.openTelemetry.enabled --experimental.openTelemetry.browserSdkPath=/tmp/evil/otel.mjs",
+    "npx vitest run --experimental.fsModuleCache --experimental.fsModuleCachePath /tmp/fsmc",
+    "npx vitest run --experimental.fsModuleCachePath=/tmp/fsmc --clearCache",
+    "npx jest --clearCache",
+    "jest --clear-cache",
+    "npm test -- --clearCache",
+    "npx vitest --watch --standalone --api.host",
+    "npx vitest watch --api.host",
+    "npx vitest watch --api.host=",
+    "npx vitest watch --api.host 0",
+    "npx vitest watch --browser.api.host",
+    "pnpm vitest watch --api.host",
+    "npm test -- --watch --api.host",
+    "npx playwright test --ui-port 0",
+    "npx playwright test --ui-host 127.0.0.1",
+    "npx playwright test --ui-host 0",
+    "npm run e2e -- --ui-host 0.0.0.0",
+    "npm run e2e -- --ui-port 8080",
+    "npx vitest init browser",
+    "vitest init browser < answers.txt",
+]
+
+
+@pytest.mark.parametrize("command", JAVASCRIPT_TOOLS)
+def test_what_the_javascript_tools_did_needs_a_rule_that_names_it(command):
+    assert verdict(command) is not Verdict.ALWAYS
