@@ -123,7 +123,6 @@ ALLOWED = [
     "uv build packages/lib",
     "uv auth dir",
     "playwright test -x",
-    "playwright test --ui-host localhost",
     "eslint --stdin --stdin-filename src/a.js",
     "prettier --stdin-filepath src/a.js",
 ]

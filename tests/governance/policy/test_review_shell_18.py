@@ -520,13 +520,14 @@ def test_the_plain_spellings_stay_allowed(command):
 # --clearCache` deletes its cache; `--api.host` with no value or `0` listens everywhere;
 # playwright's UI opens the browser; `vitest init` installs packages and browsers.
 JAVASCRIPT_TOOLS = [
+    "playwright test --ui-host localhost",  # F121 had it allowed: the UI still opens a browser
     "npx eslint --print-config=/tmp/evil/x.js",
     "eslint --print-config=../other/x.js",
     "npx prettier --file-info=/tmp/evil/x.js",
     "prettier --file-info=../other/x.js",
-    "npx vitest run --experimental.openTelemetry.enabled --experimental.openTelemetry.sdkPath=/tmp/evil/otel.mjs",
-    "npx vitest run --experimental.openTelemetry.sdkPath /tmp/evil/otel.mjs --experimental.openTelemetry.enabled",
-    "npx vitest run --experimental.openTelemetry.enabled --experimental.openTelemetry.browserSdkPath=/tmp/evil/otel.mjs",
+    "npx vitest run --experimental.openTelemetry.enabled --experimental.openTelemetry.sdkPath=/tmp/evil/otel.mjs",  # noqa: E501
+    "npx vitest run --experimental.openTelemetry.sdkPath /tmp/evil/otel.mjs --experimental.openTelemetry.enabled",  # noqa: E501
+    "npx vitest run --experimental.openTelemetry.enabled --experimental.openTelemetry.browserSdkPath=/tmp/evil/otel.mjs",  # noqa: E501
     "npx vitest run --experimental.fsModuleCache --experimental.fsModuleCachePath /tmp/fsmc",
     "npx vitest run --experimental.fsModuleCachePath=/tmp/fsmc --clearCache",
     "npx jest --clearCache",
