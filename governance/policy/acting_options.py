@@ -660,6 +660,12 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-Xanalyzer", "-cc1", "-cc1as", "-ccc-", "--driver-mode"), RUNS),
         **dict.fromkeys(("--serialize-diagnostics", "-serialize-diagnostics"), WRITES_FILES),
         "-gen-cdb-fragment-path": WRITES_FILES,
+        # (F143, run in the sandbox) clang's folder for relative outputs; a sysroot whose GCC
+        # layout holds the ld and as it runs; CUDA's and AMD GPU's tools and HIP's pass
+        # plugin; gcc's LTO partition list
+        **dict.fromkeys(("-working-directory", "--sysroot", "--cuda-path", "--ptxas-path"), RUNS),
+        **dict.fromkeys(("--amdgpu-arch-tool", "--nvptx-arch-tool", "--hipspv-pass-plugin"), RUNS),
+        "-fltrans-output-list": WRITES_FILES,
     },
     "rustc": {"-C": RUNS, "--codegen": RUNS, "-Z": RUNS, "--out-dir": WRITES_FILES}
     # `rustc --version -v @F`: F's `-Zcodegen-backend=X.so` is loaded to print its version (N1)
@@ -844,7 +850,9 @@ _PYTHON = re.compile(r"python\d+(?:\.\d+)*")
 # A make variable on the command line: any name without `:`, `#`, `=` or blanks (`.SHELLFLAGS`,
 # `a-b`), then `=`, `:=`, `::=`, `:::=`, `+=`, `?=` or `!=`. `x:=$(shell …)` and `x!=CMD` run
 # CMD as make reads its command line, with no makefile at all (F108).
-_MAKE_ASSIGNMENT = re.compile(r"[^:#=\s]+\s*(?::{1,3}|[+?!])?=")
+# make reads any command-line word holding `=` as makefile text assigning a variable, the name
+# expanded first (`$(shell CMD)x=1` runs CMD), blanks before it and all (F143)
+_MAKE_ASSIGNMENT = re.compile(r"[^=]*?(?::{1,3}|[+?!])?=")
 # Every `program [subcommand...]` prefix of a key: where the walk may descend.
 _PATHS = frozenset(" ".join(k.split()[:n]) for k in ACTING for n in range(1, len(k.split()) + 1))
 # Each program's `program subcommand...` keys, found once here rather than on every command.
@@ -1067,7 +1075,12 @@ def _spells(program: str, option: str, head: str) -> bool:
         (len(option) == 2 and head.startswith(option))
         or head.startswith(option + ",")
         or (option.endswith("-") and head.startswith(option))
+        or (option in _JOINED_LONG and head.startswith(option))
     )
+
+
+# Long options clang also takes with the value glued (`-working-directory/tmp/x`) (F143).
+_JOINED_LONG = frozenset({"-working-directory"})
 
 
 def _letters(token: str, options: list[tuple[str, str]], valued: str) -> Iterator[Acting]:
@@ -1704,6 +1717,8 @@ def _acts_on_import(module: str) -> bool:
 def _leaves(path: str) -> bool:
     """Whether a path leaves the working directory (`tests/../../etc` too: the path as the
     kernel walks it, lexically)."""
+    if path.startswith("~"):
+        return True  # make, cmake and ctest expand `~` and `~user` themselves (F143)
     leaves = normalise_path(path)
     return leaves.startswith("/") or leaves == ".." or leaves.startswith("../")
 
@@ -2326,6 +2341,8 @@ def _gradle_properties(args: list[str]) -> list[Acting]:
 # site, Update runs the project's version control update (a fetch, the tree rewritten) (F123).
 # `-T all`, in any case, is every step (H21-N3)
 _CTEST_STEPS = {"submit": SENDS, "update": RUNS, "all": SENDS}
+# `-D MemoryCheck`, `-D NightlyMemoryCheck`: dashboards of their own, submitted (F143)
+_CTEST_STEPS |= {"memorycheck": SENDS}
 _CTEST_MODELS = ("experimental", "nightly", "continuous")
 
 
@@ -2803,7 +2820,7 @@ def _cmake_install_target(args: list[str]) -> list[Acting]:
             while k < len(args) and not args[k].startswith("-"):
                 targets.append(args[k])
                 k += 1
-        elif token.startswith("--target="):
+        elif token.startswith(("--target=", "-t=")):
             targets += token.split("=", 1)[1].split(",")
     if "--" in args:  # `cmake --build build -- install`: the build tool's goals (F115)
         targets += [t for t in args[args.index("--") + 1 :] if not t.startswith("-")]
@@ -2857,10 +2874,10 @@ def cmake_source_folders(args: list[str]) -> list[str]:
             if token in ("-S", "-H"):
                 folders.append(value)
         elif token[:2] in ("-S", "-H") and len(token) > 2:
-            folders.append(token[2:])
+            folders.append(token[2:].removeprefix("="))  # `-S=DIR` is DIR (F143)
         elif not token.startswith("-") or token == "-":
             folders.append(token)
-    return [folder for folder in folders if folder]
+    return [_home_expanded(folder) for folder in folders if folder]
 
 
 def _cmake_help_files(args: list[str]) -> list[str]:
@@ -2892,9 +2909,18 @@ def _make_goals(args: list[str]) -> list[str]:
         token, k = args[k], k + 1
         if token in _MAKE_VALUED:
             k += 1
-        elif not token.startswith("-") and not _MAKE_ASSIGNMENT.match(token) and _leaves(token):
-            goals.append(token)
+        elif not token.startswith("-") and not _MAKE_ASSIGNMENT.match(token):
+            # `x.a(/tmp/evil/e.o)`: an archive's member, built (and then deleted) where named
+            member = re.fullmatch(r"[^()]*\((.*)\)", token)
+            named = (token, member.group(1) if member else "")
+            goals += [_home_expanded(goal) for goal in named if goal and _leaves(goal)]
     return goals
+
+
+def _home_expanded(path: str) -> str:
+    """`~/x`, `~daemon/../share/x` as make, cmake and ctest expand them: in a home folder,
+    outside the workspace (the exact one unknown: under `/~`, where a rule can see it)."""
+    return f"/{path}" if path.startswith("~") else path
 
 
 def written_operands(base: str, args: list[str]) -> list[str]:
@@ -2908,7 +2934,11 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if program == "make":
         return _make_goals(args)
     if program in ("cmake", "ctest"):
-        return _option_values(args, OUTPUT_OPTIONS.get(program, ())) + _cmake_help_files(args)
+        values = _option_values(args, OUTPUT_OPTIONS.get(program, ())) + _cmake_help_files(args)
+        if program == "cmake" and "--build" in args and "--" in args[args.index("--build") :]:
+            # `cmake --build DIR -- GOALS`: make's goals (F143)
+            values += _make_goals(args[args.index("--", args.index("--build")) + 1 :])
+        return [_home_expanded(value) for value in values]
     if program == "python":
         module = _python_module_args(args)
         return written_operands(*module) if module else []

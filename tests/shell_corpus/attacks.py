@@ -1204,6 +1204,61 @@ for script, effect, shell, policy in (
 ):
     _add(ACTING if shell != "zsh" else DIALECT, script, effect, shell=shell, policy=policy)
 
+# -- a bundle the script writes with printf, fetched by a bare word (with no remote of that
+# name git reads the file) and checked out: its links are made though no word shows them; then
+# a hard link, or a link made inside a linked folder, carries a climbing text elsewhere (F141)
+_BUNDLE_LINK_TO_ETC = bytes.fromhex(
+    "23207632206769742062756e646c650a346461616230636637646231666261653265343333396561"
+    "3032643735653663326532633363333520484541440a346461616230636637646231666261653265"
+    "3433333965613032643735653663326532633363333520726566732f68656164732f780a0a504143"
+    "4b00000002000000033478dad34f2d490600033a016cad0178da3334320002851c0693b7c1fecbe2"
+    "79d24c7e2464ed56bceda8b098310700857c0a08920678da65c93b0a80300c00d03da7c8ee92d83f"
+    "887895b4b4e8500a2582c7d7ddb73e9db5a28b3919d3821157620ab6ac8543359e1a3b8e2c2e5b22"
+    "bf46905bcf3151709323ef48b8d007cae8fd52adff81075e2d5d19d720fc7b444cae28f457f3d741"
+    "3b195ba58b1ced0c"
+)
+_BUNDLE_LINK_TO_GIT_CONFIG = bytes.fromhex(
+    "23207632206769742062756e646c650a636339323137613633626162363338623031663530626234"
+    "6134383831383736383334313435636420484541440a636339323137613633626162363338623031"
+    "6635306262346134383831383736383334313435636420726566732f68656164732f780a0a504143"
+    "4b00000002000000033b78dad34bcf2cd14fcecf4bcb4c070017450418ad0178da33343200028564"
+    "8692853901bb1dab27557daa335fafe2c1cff036c808008c370a3d920678da65c9310a80300c00c0"
+    "bdafc8ee926a691b10f12b314dd1a1144a049fafbbb79e0d5590e091b0624149d5e742311069a5b8"
+    "88a759516aca41951ddf76f6010c2befc70608137e9cf4d62e33fd8f7bdc0b6a281ad941bdf12557"
+    "50bf51e0047ad253600015507e0840"
+)
+
+
+def _printf_bytes(data: bytes) -> str:
+    return "printf '" + "".join(f"\\{byte:03o}" for byte in data) + "'"
+
+
+for script, effect, policy in (
+    (
+        f"{_printf_bytes(_BUNDLE_LINK_TO_ETC)} > upstream && git fetch -q upstream && "
+        "git checkout -q FETCH_HEAD -- l && echo x > l/fluidbox-x",
+        wrote("/etc/fluidbox-x"),
+        "benign",
+    ),
+    (
+        f"{_printf_bytes(_BUNDLE_LINK_TO_GIT_CONFIG)} > origin && git fetch -q origin && "
+        f"git restore --source=FETCH_HEAD c && {_FSMONITOR_THROUGH}",
+        PLANTED,
+        "benign",
+    ),
+    (
+        "mkdir -p a/b/c && ln -s ../../../etc/hostname a/b/c/h && ln a/b/c/h h2 && cat < h2",
+        read("/etc/hostname"),
+        "links",
+    ),
+    (
+        "mkdir -p a d && ln -s /workspace/d a/l && ln -s ../../etc/hostname a/l/h && cat < a/l/h",
+        read("/etc/hostname"),
+        "links",
+    ),
+):
+    _add(LINKS, script, effect, policy=policy)
+
 # -- zsh runs a compiled start-up file (`.zshenv.zwc`, here `zcompile`'s output of `rm -rf
 # /workspace/victim`) at every start, `zsh -c` included; with no PATH bash searches its own
 # default, which ends in `.`, so `tree` (allowed, not installed) is the script's `./tree` (F139)

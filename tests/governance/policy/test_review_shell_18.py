@@ -553,3 +553,67 @@ JAVASCRIPT_TOOLS = [
 @pytest.mark.parametrize("command", JAVASCRIPT_TOOLS)
 def test_what_the_javascript_tools_did_needs_a_rule_that_names_it(command):
     assert verdict(command) is not Verdict.ALWAYS
+
+
+# F143: the build tools, run a third time (make 4.3, cmake and ctest 3.25, gcc 12, clang 14):
+# make, cmake and ctest expand `~` and `~user` themselves; make builds an archive's member
+# where it is named, and reads any word with `=` as an assignment, its name expanded first;
+# cmake's `-S=DIR`, `-t=install`; ctest's MemoryCheck dashboards submit; clang's
+# `-working-directory`, `--sysroot`, CUDA's and AMD GPU's tools, HIP's pass plugin; gcc's LTO
+# partition list.
+BUILD_TOOLS = [
+    "make -s '~daemon/../share/libdebuginfod-common/debuginfod'",
+    "make -t '~daemon/../share/libdebuginfod-common/debuginfod'",
+    "make -s '~/x'",
+    "make -t '~/x'",
+    "make 'x.a(/tmp/evil/e.o)'",
+    "make x.a\\(/tmp/evil/e.o\\)",
+    "make 'x.a(/usr/share/libdebuginfod-common/debuginfod)'",
+    "make '$(shell rm -rf /workspace/src)x=1'",
+    "make '$(shell touch /workspace/PWNED2) = 1'",
+    "make ' x!=touch /workspace/PWNED3'",
+    "make '\tx!=touch /workspace/PWNED4'",
+    "make '$(eval SHELL:=/bin/sh)$(shell touch /workspace/PWNED-E)x=1'",
+    "make '$(eval SHELL:=/bin/sh)x!=touch /workspace/PWNED-F'",
+    "cmake --build build -- '$(eval SHELL:=/bin/sh)$(shell rm -rf /workspace/src)x=1'",
+    "cmake --build build -- ' x!=touch /workspace/PWNED'",
+    "cmake --build build -- 'x.a(/tmp/evil/e.o)'",
+    "cmake --build build -- '~/x'",
+    "cmake -S '~daemon/../share/cmake-3.25/Modules/FortranCInterface' -B /workspace/b",
+    "cmake '~daemon/../share/cmake-3.25/Modules/FortranCInterface'",
+    "cmake -S /workspace -B '~/build'",
+    "cmake -S . '-B~/b2'",
+    "cmake --build '~/b2'",
+    "ctest --test-dir '~/t'",
+    "cmake --build build -t=install",
+    "cmake --build build '-t=all;install'",
+    "ctest -D MemoryCheck",
+    "ctest -D NightlyMemoryCheck",
+    "ctest --dashboard NightlyMemoryCheck",
+    "ctest -DMemoryCheck",
+    "clang -working-directory /tmp/x -c y.c -o y.o",
+    "clang -working-directory=/tmp/x y.c -o app",
+    "clang -working-directory/tmp/x -c y.c -o y.o",
+    "clang --sysroot=/tmp/sr m.c -o m",
+    "clang --sysroot /tmp/sr m.c -o m",
+    "clang --sysroot=/tmp/sr -fno-integrated-as -c m.c -o m.o",
+    "clang -x cuda k.cu -c --cuda-path=/tmp/evil -nocudainc -nocudalib --cuda-gpu-arch=sm_50 -o k.o",  # noqa: E501
+    "clang -x cuda k.cu -c --ptxas-path=/tmp/evil/ptxas -nocudainc -nocudalib --cuda-gpu-arch=sm_50 -o k.o",  # noqa: E501
+    "clang -fopenmp -fopenmp-targets=amdgcn-amd-amdhsa --amdgpu-arch-tool=/tmp/evil/x -c m.c -o m.o",  # noqa: E501
+    "clang -### -fopenmp -fopenmp-targets=amdgcn-amd-amdhsa --amdgpu-arch-tool=/tmp/evil/x -c m.c -o m.o",  # noqa: E501
+    "clang -x hip --offload=spirv64 -nogpuinc -nogpulib --hipspv-pass-plugin=/tmp/evil/p.so -c k.hip -o k.o",  # noqa: E501
+]
+
+
+@pytest.mark.parametrize("command", BUILD_TOOLS)
+def test_what_the_build_tools_did_needs_a_rule_that_names_it(command):
+    assert verdict(command) is not Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["make test", "make -C src", "cmake -S . -B build", "cmake --build build -- -j4"]
+    + ["ctest --test-dir build", "clang -c a.c -o a.o", "cmake --build build --target test"],
+)
+def test_the_build_tools_plain_uses_stay_allowed(command):
+    assert verdict(command) is Verdict.ALWAYS
