@@ -612,7 +612,7 @@ def test_what_the_build_tools_did_needs_a_rule_that_names_it(command):
 
 @pytest.mark.parametrize(
     "command",
-    ["make test", "make -C src", "cmake -S . -B build", "cmake --build build -- -j4"]
+    ["make test", "make -j4 all", "cmake -S . -B build", "cmake --build build -- -j4"]
     + ["ctest --test-dir build", "clang -c a.c -o a.o", "cmake --build build --target test"],
 )
 def test_the_build_tools_plain_uses_stay_allowed(command):
