@@ -2567,8 +2567,16 @@ def _operands(args: list[str], valued: frozenset[str]) -> list[str]:
     return operands
 
 
+@lru_cache(maxsize=1024)
 def _kebab(option: str) -> str:
     return re.sub(r"(?<=[a-z])([A-Z])", lambda m: "-" + m.group(1).lower(), option)
+
+
+@lru_cache(maxsize=64)
+def _option_spellings(program: str) -> tuple[tuple[str, str], ...]:
+    """Each code path option of `program`, and its kebab-case spelling (yargs takes both)."""
+    options = _CODE_PATH_OPTIONS.get(program, ())
+    return tuple((spelling, option) for option in options for spelling in (option, _kebab(option)))
 
 
 def code_paths(program: str, args: list[str]) -> list[str]:
@@ -2594,7 +2602,7 @@ def code_paths(program: str, args: list[str]) -> list[str]:
     if program == "python":
         module = _python_module_args(args)  # `python -m black --check /tmp/x/a.py`
         return code_paths(*module) if module and module[0] in ("black", "ruff") else []
-    spellings = {spelling: option for option in options for spelling in (option, _kebab(option))}
+    spellings = dict(_option_spellings(program))
     if program == "rspec-options":  # OptionParser's spellings: `--Default-Path`, `--de-p`
         spellings |= {
             token.split("=", 1)[0]: option
