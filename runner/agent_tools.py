@@ -21,8 +21,11 @@ folder's `core.fsmonitor`.
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -79,7 +82,19 @@ def _edit(item: dict) -> dict[str, Any]:
     return edit
 
 
+def _trimmed(tool_input: dict) -> dict:
+    """Claude Code trims a path argument before it expands it (`" ~"` is the home folder), and
+    hands the hook Grep's and Glob's `path` as the model wrote it (F144)."""
+    return {
+        key: value.strip()
+        if key in ("path", "file_path", "notebook_path") and isinstance(value, str)
+        else value
+        for key, value in tool_input.items()
+    }
+
+
 def claude_code_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
+    tool_input = _trimmed(tool_input)
     file_path = _path(tool_input.get("file_path", ""), cwd)
     if name == "Bash":
         return [_shell(tool_input.get("command", ""), cwd, root)]
@@ -187,16 +202,87 @@ def _github_raw(url: str) -> str | None:
     return urlunsplit(parts._replace(netloc="@".join(netloc), path=path))
 
 
+# Gemini CLI's `stripShellWrapper`: `bash -c 'A' 'B'` runs `A' 'B` (first and last quote cut).
+_GEMINI_SHELL_WRAPPER = re.compile(
+    r"^\s*(?:(?:(?:\S+/)?(?:sh|bash|zsh))\s+-c|cmd\.exe\s+/c"
+    r"|powershell(?:\.exe)?\s+(?:-NoProfile\s+)?-Command"
+    r"|pwsh(?:\.exe)?\s+(?:-NoProfile\s+)?-Command)\s+",
+    re.IGNORECASE,
+)
+
+
+def _gemini_commands(command: Any) -> list[Any]:
+    """What Gemini CLI runs for `command`: it strips a leading `sh -c` (and the quotes around
+    the rest, if any) and runs the rest itself, so `bash -c 'echo x' 'y; curl …'` runs `echo
+    x' 'y; curl …`: the text it runs is the one asked (F144)."""
+    if not isinstance(command, str):
+        return [command]
+    match = _GEMINI_SHELL_WRAPPER.match(command)
+    if not match:
+        return [command]
+    rest = command[match.end() :].strip()
+    if len(rest) >= 2 and rest[0] == rest[-1] == "'":
+        return [rest[1:-1]]
+    if len(rest) >= 2 and rest[0] == rest[-1] == '"':
+        return [rest[1:-1], rest]  # cut or not, as its shell-quote reading says: both asked
+    return [rest]
+
+
+def _gemini_paths(value: Any, cwd: str) -> list[Any]:
+    """Where Gemini CLI's file tools open `file_path`: as written, or, when that does not
+    exist, with a leading `@` (and the slashes after it) dropped (`resolveDefensiveToolPath`:
+    `@.env` is `.env`) (F144)."""
+    paths = [_path(value, cwd)]
+    if isinstance(value, str) and value.startswith("@"):
+        stripped = value[1:].lstrip("/")
+        if stripped:
+            paths.append(_path(stripped, cwd))
+    return list(dict.fromkeys(paths))
+
+
+# `replace` of a relative path that is not there edits the one file of that name found in the
+# workspace (Gemini CLI's `correctPath`: a breadth-first search of up to 50 folders).
+_GEMINI_SEARCHED_FOLDERS = 50
+
+
+def _gemini_found_by_name(value: Any, cwd: str, root: str) -> list[str]:
+    if not isinstance(value, str) or not value or value.startswith(("/", "@", "~")):
+        return []
+    if os.path.lexists(os.path.join(cwd, value)):
+        return []
+    name, found, folders = os.path.basename(value), [], [root]
+    for folder in itertools.islice(_growing(folders), _GEMINI_SEARCHED_FOLDERS):
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
+            elif entry.name == name:
+                found.append(_path(entry.path, cwd))
+    return found
+
+
+def _growing(items: list) -> Iterator:
+    """Each item of a list, those appended while it is walked too (a breadth-first walk)."""
+    index = 0
+    while index < len(items):
+        yield items[index]
+        index += 1
+
+
 def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
-    file_path = _path(tool_input.get("file_path", ""), cwd)
+    file_paths = _gemini_paths(tool_input.get("file_path", ""), cwd)
     if name == "run_shell_command":
-        return [_shell(tool_input.get("command", ""), cwd, root, tool_input.get("dir_path"))]
+        directory = tool_input.get("dir_path")
+        commands = _gemini_commands(tool_input.get("command", ""))
+        return [_shell(command, cwd, root, directory) for command in commands]
     if name == "read_file":
-        return [GateCall("read_file", {"path": file_path})]
+        return [GateCall("read_file", {"path": path}) for path in file_paths]
     if name == "write_file":
-        return [
-            GateCall("write_file", {"path": file_path, "content": tool_input.get("content", "")})
-        ]
+        content = tool_input.get("content", "")
+        return [GateCall("write_file", {"path": path, "content": content}) for path in file_paths]
     if name == "replace":
         edit = {
             "old_string": tool_input.get("old_string", ""),
@@ -205,7 +291,9 @@ def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[Ga
         # Every occurrence, not one: the approver reads it as Claude Code's `replace_all`.
         if tool_input.get("allow_multiple") is not None:
             edit["replace_all"] = bool(tool_input["allow_multiple"])
-        return [GateCall("write_file", {"path": file_path, "edits": [edit]})]
+        found = _gemini_found_by_name(tool_input.get("file_path"), cwd, root)
+        paths = list(dict.fromkeys([*file_paths, *found]))
+        return [GateCall("write_file", {"path": path, "edits": [edit]}) for path in paths]
     if name == "list_directory":
         return [GateCall("list_dir", {"path": _path(tool_input.get("dir_path") or cwd, cwd)})]
     if name == "glob":

@@ -98,6 +98,12 @@ def pattern_reaches(pattern: str, base: str, cwd: str) -> list[str]:
     return reaches
 
 
+def _plain(part: str) -> str:
+    r"""A pattern's name with its escapes and one-character classes read as the characters
+    they match (`\.\.` and `[.][.]` are `..`)."""
+    return re.sub(r"\[(.)\]|\\(.)", lambda m: m.group(1) or m.group(2), part)
+
+
 def _pattern_reach(pattern: str, base: str, cwd: str) -> str | None:
     """The directory a glob pattern reaches when it leaves `base` (absolute, or with `..`);
     None when it stays below `base`.
@@ -105,7 +111,9 @@ def _pattern_reach(pattern: str, base: str, cwd: str) -> str | None:
     The reach is the pattern's static part, the directories before its first wildcard. A
     `..` after a wildcard could climb anywhere the wildcard matched, so it is refused.
     """
-    parts = pattern.split("/")
+    # `\.\.` and `[.][.]` are `..` to the glob libraries (minimatch) as well
+    parts = [".." if _plain(part) == ".." else part for part in pattern.split("/")]
+    pattern = "/".join(parts)
     leaves = pattern.startswith("/") or ".." in parts
     if not leaves:
         return None

@@ -461,7 +461,9 @@ ACTING: dict[str, dict[str, str]] = {
     | {"--system": RUNS}
     # another folder's Rakefile; `NAME=VALUE` operands are the environment of the Ruby its
     # test and spec tasks start (`RUBYOPT=-r…`, `TEST=…`), as make's variables are (F116)
-    | dict.fromkeys(("-C", "--directory", "NAME="), RUNS),
+    | dict.fromkeys(("-C", "--directory", "NAME="), RUNS)
+    # with no Rakefile searched for, rake loads the user's `~/.rake/*.rake` (F145)
+    | dict.fromkeys(("-N", "--nosearch", "--no-search"), RUNS),
     # gradle's init scripts, another folder's build, its home and caches, the JVM it runs.
     **{
         tool: dict.fromkeys(("-I", "--init-script", "-p", "--project-dir", "-c"), RUNS)
@@ -546,6 +548,9 @@ ACTING: dict[str, dict[str, str]] = {
     "poetry config": {"": CONFIGURES},
     "poetry shell": {"": RUNS},
     "poetry env use": {"": RUNS},  # the interpreter named
+    # a package folder's build backend run to read its metadata (F146)
+    "poetry init": dict.fromkeys(("--dependency", "--dev-dependency"), RUNS),
+    "poetry debug resolve": {"": RUNS},
     # Outside the project (from their manuals, F120): the caches, environments, Pythons and
     # tools they keep for the user are deleted, filled or replaced; `poetry source add`
     # chooses where the project's packages come from, as `--registry` does.
@@ -562,6 +567,10 @@ ACTING: dict[str, dict[str, str]] = {
         f"poetry {sub}": {"-o": WRITES_FILES, "--output": WRITES_FILES}
         for sub in ("build", "export")
     },
+    # the build backend's settings (setuptools' `--build-option=--bdist-dir DIR` builds in DIR
+    # and deletes it) (F146)
+    "poetry build": dict.fromkeys(("-o", "--output"), WRITES_FILES)
+    | dict.fromkeys(("-c", "--config-settings", "--config-setting"), CONFIGURES),
     # tox 4's `devenv PATH` (`d`) and `quickstart PATH` write where they are told (F117)
     **{f"tox {sub}": {"": WRITES_FILES} for sub in ("devenv", "d", "quickstart", "q")},
     "tox e": {"": RUNS},  # `exec`'s alias (F121)
@@ -610,6 +619,8 @@ ACTING: dict[str, dict[str, str]] = {
     # `maven.repo.local`, `java.io.tmpdir` move where it writes (only a few inert ones are
     # let through: see _maven_properties); `--log-file`, abbreviated, is its log (OUTPUT_OPTIONS).
     "mvn": {"-D": CONFIGURES, "--define": CONFIGURES, "--log-file": WRITES_FILES}
+    # Maven strips an option's dashes: `--D=name=value` is `-D` (F147)
+    | {"--D": CONFIGURES}
     # Another folder's pom (its plugins run), settings naming `localRepository` and mirrors.
     | dict.fromkeys(("-f", "--file", "-s", "--settings", "-gs", "--global-settings"), RUNS)
     | dict.fromkeys(("-t", "--toolchains", "-gt", "--global-toolchains"), RUNS),
@@ -912,7 +923,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found.append(Acting(("sys.path",), WRITES_FILES))
     elif program == "mvn":
         if all(name in _MAVEN_INERT for name in _maven_properties(args)):
-            found = [use for use in found if use.names[0] not in ("-D", "--define")]
+            found = [use for use in found if use.names[0] not in ("-D", "--define", "--D")]
         found += _maven_plugin_coordinates(args)
     elif program in _INSTALLERS:
         found += _packages_elsewhere(program, args)
@@ -1142,8 +1153,20 @@ def _coverage_run(args: list[str]) -> list[Acting]:
     if args[:1] != ["run"]:
         return []
     module, target, rest = _coverage_target(args)
+    # `--source=antigravity.x`: coverage imports the package to find its unexecuted files
+    sources = [
+        source
+        for value in _option_values(args, ("--source",))
+        for source in value.split(",")
+        if _acts_on_import(source)
+    ]
+    found = [Acting(("--source",), _IMPORTS_THE_STANDARD_LIBRARY) for _ in sources[:1]]
     if target is None:
-        return []
+        return found
+    return found + _coverage_runs(module, target, rest)
+
+
+def _coverage_runs(module: bool, target: str, rest: list[str]) -> list[Acting]:
     if module and target in _COVERAGE_RUNNERS:
         return acting_uses(target, rest)
     if module:
@@ -1153,11 +1176,19 @@ def _coverage_run(args: list[str]) -> list[Acting]:
     return _django_manage([target, *rest])  # `coverage run manage.py shell`
 
 
+def _spells_module(token: str) -> bool:
+    """`-m`, a cluster holding it (`-pm`, `-Lpm`), `--module` or optparse's start of it
+    (`--mod`) (F146)."""
+    if token.startswith("--"):
+        return len(token) > 3 and "--module".startswith(token)
+    return token[1:].isalpha() and "m" in token[1:]
+
+
 def _coverage_target(args: list[str]) -> tuple[bool, str | None, list[str]]:
     """What `coverage run [-m] TARGET ARGS` runs: (a module?, TARGET, ARGS)."""
     module, k = False, 1
     while k < len(args) and args[k].startswith("-") and args[k] != "-":
-        module = module or args[k] in ("-m", "--module")
+        module = module or _spells_module(args[k])
         k += 1 if "=" in args[k] or args[k] not in _COVERAGE_VALUED else 2
     if args[:1] != ["run"] or k >= len(args):
         return module, None, []
@@ -1492,7 +1523,18 @@ _DJANGO_CREATES = frozenset({"startapp", "startproject"})
 # The options of manage.py's commands read here, and their short spellings by command.
 _DJANGO_LONG = ("--output", "--pythonpath", "--template", "--settings", "--testrunner", "--pdb")
 _DJANGO_LONG += ("--default", "--addrport", "--top-level-directory")
+# makemessages and compilemessages make `locale/LOCALE/LC_MESSAGES` (any `..` in LOCALE kept),
+# squashmigrations writes its `--squashed-name` in the migrations folder (F146)
+_DJANGO_LONG += ("--locale", "--squashed-name")
 _DJANGO_SHORT = {"dumpdata": {"-o": "--output"}, "test": {"-t": "--top-level-directory"}}
+_DJANGO_SHORT |= {"makemessages": {"-l": "--locale"}, "compilemessages": {"-l": "--locale"}}
+_DJANGO_NAMED_PATHS = frozenset(
+    {("--locale", "makemessages"), ("--locale", "compilemessages")}
+    | {("--squashed-name", "squashmigrations")}
+)
+# Options whose value is the next word: not an operand (`runserver -v 1 0:8000`) (F146).
+_DJANGO_VALUED = frozenset({"-v", "--verbosity", "--settings", "--pythonpath", "-e", "-n"})
+_DJANGO_VALUED |= {"--extension", "--name", "--template", "-o", "--output", "-l", "--locale"}
 # Modules it imports by name: settings, a test runner, diffsettings' defaults (F119, F122).
 _DJANGO_IMPORTS = {"--settings": None, "--testrunner": None, "--default": "diffsettings"}
 
@@ -1536,13 +1578,21 @@ def _django_elsewhere(command: str, args: list[str]) -> list[Acting]:
             found.append(Acting(names, "imports the tests of a folder outside"))
         elif option == "--addrport" and command == "testserver" and _exposed(value):
             found.append(Acting(names, _LISTENS))
-    operands = [t for t in args if not t.startswith("-")]
+        elif (option, command) in _DJANGO_NAMED_PATHS and ("/" in value or value[:1] == "."):
+            found.append(Acting(names, WRITES_FILES))
+    operands = _operands(args, _DJANGO_VALUED)
     if command == "runserver" and operands and _exposed(operands[0]):
         found.append(Acting((operands[0],), _LISTENS))  # `runserver 0.0.0.0:8000` (F122)
     if command == "test":
-        # A folder given as a label: the tests below it are discovered and imported.
+        # A folder given as a label: the tests below it are discovered and imported; a
+        # module's dotted name is imported (`test antigravity`) (F146).
         found += [
             Acting((t,), "imports the tests of a folder outside") for t in operands if _leaves(t)
+        ]
+        found += [
+            Acting((t,), _IMPORTS_THE_STANDARD_LIBRARY)
+            for t in operands
+            if "/" not in t and _acts_on_import(t)
         ]
     if command in _DJANGO_CREATES and len(operands) > 1 and _leaves(operands[1]):
         found.append(Acting((operands[1],), "creates an app outside the working directory"))
@@ -2045,14 +2095,19 @@ def _maven_properties(args: list[str]) -> list[str]:
     while k < len(args):
         token, k = args[k], k + 1
         long, equals, value = token[2:].partition("=")
-        if token == "-D" or (token.startswith("--") and long and "define".startswith(long)):
+        spelled_long = token.startswith("--") and long and "define".startswith(long)
+        if token in ("-D", "--D") or spelled_long:
             if not equals:
                 value, k = (args[k] if k < len(args) else ""), k + 1
+        elif token.startswith("--D="):
+            value = token[len("--D=") :]
         elif token.startswith("-D"):
             value = token[2:]
         else:
             continue
-        names.append(value.split("=", 1)[0])
+        # `-Drevision=x/../../tmp/y`: a value that is a path is no inert one (F147)
+        name, _, setting = value.partition("=")
+        names.append(f"{name}=" if "/" in setting or "\\" in setting else name)
     return names
 
 
@@ -2538,11 +2593,40 @@ def _rspec_formatters(args: list[str]) -> list[Acting]:
             name, value = token, following
         elif token.startswith("-f") and len(token) > 2:
             name, value = "-f", token[2:]
-        elif not (equals and _long_spells("rspec", "--format", name[2:])):
+        elif re.fullmatch(r"-[a-zA-Z]*f", token):
+            name, value = "-f", following  # `-bf X`: a cluster ending in the valued letter
+        elif re.fullmatch(r"-[a-zA-Z]+f.+", token) and not token.startswith("--"):
+            name, value = "-f", token[token.index("f") + 1 :]  # `-bfX`
+        elif token.startswith("--") and _long_spells("rspec", "--format", name[2:]):
+            value = value if equals else following  # `--form X`, `--FORMAT X` (F145)
+        else:
             continue
         if value.lower() not in _RSPEC_FORMATTERS:
             found.append(Acting((name, "--format"), "requires the formatter's library"))
     return found
+
+
+_RUBY_GLOB = re.compile(r"[{}\\]|(?:^|/)\.[*?\[]")
+
+
+def _rspec_globs(args: list[str]) -> list[Acting]:
+    r"""`rspec -P '{..}/../tmp/x/*_spec.rb'`, `rspec '{..}/tmp/x'`: rspec hands its pattern,
+    its folder operands and `--default-path` to Ruby's `Dir[]`, where `{..}`, `\.\.` and `.*`
+    climb like `..`: such a value is no path the engine can read (F145)."""
+    values = _operands(args, _RSPEC_VALUED) + _option_values(args, ("-P", "--default-path"))
+    values += [
+        value if equals else (args[k + 1] if k + 1 < len(args) else "")
+        for k, token in enumerate(args)
+        for name, equals, value in [token.partition("=")]
+        if token.startswith("--") and _long_spells("rspec", "--pattern", name[2:])
+    ]
+    values += [t[t.index("P") + 1 :] for t in args if re.fullmatch(r"-[a-zA-Z]*P.+", t)]
+    values += [args[k + 1] for k, t in enumerate(args[:-1]) if re.fullmatch(r"-[a-zA-Z]+P", t)]
+    return [
+        Acting((v,), "is a Ruby glob, which climbs with `{..}`")
+        for v in values
+        if _RUBY_GLOB.search(v)
+    ]
 
 
 # rspec's options whose value is the next word.
@@ -3678,6 +3762,52 @@ def pattern_names(pattern: str, name: str) -> bool:
     return name in pattern
 
 
+# Maven's lifecycle phases and plugin goals that reach past the workspace (F147, sandbox):
+# the local repository every build on the machine reads, the pom's distribution servers (with
+# the user's credentials), a web server on every interface, the project's version control.
+_MAVEN_GOALS = {
+    "install": "installs into ~/.m2/repository, which every Maven build on the machine reads",
+    "dependency:purge-local-repository": "deletes from ~/.m2/repository",
+    "deploy": SENDS,
+    "site:deploy": SENDS,
+    "site:stage-deploy": SENDS,
+    "release:prepare": SENDS,
+    "release:perform": SENDS,
+    "site:run": _LISTENS,
+}
+
+
+def _maven_goals(args: list[str]) -> list[Acting]:
+    found = []
+    for goal in _operands(args, _MAVEN_VALUED):
+        what = _MAVEN_GOALS.get(goal) or (RUNS if goal.startswith("scm:") else None)
+        if what:
+            found.append(Acting((goal,), what))
+    return found
+
+
+def _gradle_reaches(args: list[str]) -> list[Acting]:
+    """`--scan` uploads the build to scans.gradle.com (its plugin downloaded first);
+    `publishToMavenLocal` installs into ~/.m2; a project property whose value is a path
+    (`--project-prop version=x/../../tmp/y`) names where the build writes (F147)."""
+    found = [Acting(("--scan",), SENDS) for token in args if token == "--scan"][:1]
+    found += [
+        Acting((token,), "installs into ~/.m2/repository, which every Maven build reads")
+        for token in args
+        if token.rsplit(":", 1)[-1] == "publishToMavenLocal"
+    ]
+    for k, token in enumerate(args):
+        if token in ("-P", "--project-prop"):
+            value = args[k + 1] if k + 1 < len(args) else ""
+        elif token.startswith(("-P", "--project-prop=")):
+            value = token.removeprefix("--project-prop=").removeprefix("-P")
+        else:
+            continue
+        if "/" in value.partition("=")[2]:
+            found.append(Acting(("-P", "--project-prop"), "names a path the build writes"))
+    return found
+
+
 def _golangci_revisions(args: list[str]) -> list[Acting]:
     """`--new-from-rev=--output=/tmp/x`: the revision goes to `git diff` before its `--`, where
     git reads it as an option (F137, from golangci-lint's source)."""
@@ -3696,12 +3826,13 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "uv": (_uv_interpreters,),
     "npm": (_npm_settings, _npm_global, _npm_version_taken_back),
     "ctest": (_ctest_dashboards,),
-    "rspec": (_rspec_formatters,),
+    "rspec": (_rspec_formatters, _rspec_globs),
     "cargo": (_clippy_driver_options, _rustdoc_split_words),
     "vitest": (partial(_listeners, "vitest"), _vitest_json_report, _vitest_experimental),
     "playwright": (partial(_listeners, "playwright"),),
     "yarn": (partial(_listeners, "yarn"),),
-    **dict.fromkeys(("gradle", "gradlew", "./gradlew"), (_gradle_properties,)),
     "golangci-lint": (_golangci_revisions,),
+    "mvn": (_maven_goals,),
+    **dict.fromkeys(("gradle", "gradlew", "./gradlew"), (_gradle_properties, _gradle_reaches)),
     "date": (_date_set_by_operand,),
 }

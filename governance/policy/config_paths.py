@@ -57,6 +57,10 @@ CONFIG_PATHS: dict[str, str] = {
     ".curlrc": r"\.curlrc",
     ".wgetrc": r"\.wgetrc",
     ".cargo/config": r"\.cargo/config(?:\.toml)?",
+    # bundler's settings: `BUNDLE_GEMFILE` names the Gemfile (Ruby) every `bundle exec` runs,
+    # `BUNDLE_PATH` where the gems come from; its plugin index (F145)
+    ".bundle/config": r"\.bundle/config",
+    ".bundle/plugin": r"\.bundle/plugin(?:/.*)?",
     ".docker": r"\.docker(?:/.*)?",
     ".kube": r"\.kube(?:/.*)?",
     ".aws": r"\.aws(?:/.*)?",
@@ -217,7 +221,8 @@ _CANDIDATE = re.compile(
     r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
     r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
     r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed|"
-    r"\.R(?:profile|environ)|julia|rust-toolchain|python-version|tool-versions|wrapper\.properties",
+    r"\.R(?:profile|environ)|julia|rust-toolchain|python-version|tool-versions|wrapper\.properties|"
+    r"\.bundle",
     re.IGNORECASE,
 )
 

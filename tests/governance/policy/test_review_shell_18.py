@@ -617,3 +617,100 @@ def test_what_the_build_tools_did_needs_a_rule_that_names_it(command):
 )
 def test_the_build_tools_plain_uses_stay_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
+
+
+# F145: Ruby, run (ruby 3.1, rake 13, rspec 3.12, bundler 2.3): rspec's `--format` in
+# OptionParser's spellings (`-bf X`, `--form X`: the debug gem's server), its patterns and
+# folders as Ruby globs (`{..}` climbs), `.bundle/config` (BUNDLE_GEMFILE), `rake -N`
+# (the user's `~/.rake/*.rake`).
+RUBY = [
+    "rspec -P '{..}/../tmp/evil/*_spec.rb'",
+    "rspec -P '.*/../tmp/evil/*_spec.rb'",
+    "rspec --pat '{..}/../tmp/evil/*_spec.rb'",
+    "rspec -bP '{..}/x'",
+    "mkdir -p '{..}/tmp/evil' && rspec '{..}/tmp/evil'",
+    "rspec --default-path '{..}/tmp/evil'",
+    "bundle exec rspec '{..}/tmp/evil'",
+    "cd spec && rake -N",
+    "rake --no-search",
+    "mkdir -p .bundle && printf 'BUNDLE_GEMFILE: x' > .bundle/config",
+    "rspec -bf Debug::OpenNonstop",
+    "rspec --form Debug::Open",
+    "bundle exec rspec --form Debug::OpenNonstop",
+]
+
+# F146: Django, poetry and coverage, run: makemessages' and compilemessages' locale and
+# squashmigrations' name as paths, `test MODULE` imported, an option's value taken for the
+# address (`runserver -v 1 0:8000`); poetry's build settings, `init --dependency` and `debug
+# resolve` of a folder elsewhere; coverage's `-pm` and `--mod`, `--source=PKG.sub` imported.
+PYTHON_PROJECT_TOOLS = [
+    "python manage.py makemessages -l en_X/../../../../../../../tmp/mm/deep",
+    "python manage.py makemessages --locale=en_X/../../../tmp/mm",
+    "python manage.py compilemessages -l /tmp/evil",
+    "python manage.py compilemessages --locale=/tmp/evil",
+    "python manage.py squashmigrations --noinput app 0002 --squashed-name x/../../../tmp/sq",
+    "python manage.py test antigravity",
+    "python manage.py test venv.__main__",
+    "python manage.py test app antigravity",
+    "coverage run manage.py test antigravity",
+    "python manage.py runserver -v 1 0:8000",
+    "python manage.py runserver --verbosity 2 0.0.0.0:8001",
+    "python manage.py startapp -v 1 evil /tmp/out1",
+    'poetry build -f wheel --config-settings="--build-option=--bdist-dir /tmp/victimdir"',
+    "poetry init -n --dependency /tmp/evilpkg",
+    "poetry init -n --dependency=../evilpkg",
+    "poetry debug resolve /tmp/evilpkg",
+    "coverage run -pm http.server 8123",
+    "coverage run -Lpm http.server",
+    "coverage run --mod http.server 8124",
+    "coverage run --branch -pm pytest -q -p no:cacheprovider /tmp/evil",
+    "coverage run --source=antigravity.x t.py",
+    "coverage run --source antigravity.x t.py",
+]
+
+# F147: Maven 3.8 and Gradle 4.4, run: Maven's `--D`, "inert" properties holding a path,
+# `install` and `purge-local-repository` (the shared ~/.m2), `deploy`, `site:run`, `release`,
+# `scm:`; Gradle's `--scan`, `--project-prop` paths, `publishToMavenLocal`.
+JAVA = [
+    "mvn site:run",
+    "mvn -o site:run",
+    "mvn site:run -Dport=9000",
+    "mvn site:deploy",
+    "mvn site:stage-deploy",
+    "mvn release:prepare -B",
+    "mvn release:perform",
+    "mvn scm:update",
+    "mvn deploy",
+    "mvn clean deploy",
+    "./mvnw deploy",
+    "mvn -o install",
+    "mvn -o dependency:purge-local-repository",
+    "mvn -q --D=maven.ext.class.path=/tmp/evil/ext.jar -o validate",
+    "mvn -q validate --D maven.ext.class.path=/tmp/evil/ext.jar -o",
+    "gradle --scan hello",
+    "mvn -o -q jar:jar -Drevision=x/../../../tmp/fbx-jar",
+    "mvn package -Drevision=x/../../../tmp/evil",
+    "mvn package -Dchangelist=/../../../tmp/evil",
+    "mvn install -Dsha1=/../../../../x",
+    "gradle --offline -q jar --project-prop version=x/../../../../tmp/fbx-g",
+    "gradle jar --project-prop=version=x/../../../../tmp/fbx-g",
+    "gradle jar -Pversion=x/../../../../tmp/fbx-g",
+    "gradle jar -Pversion=x/../../../../root/fbx",
+    "gradle jar -Pversion=x/../../../../usr/local/fbx",
+    "gradle publishToMavenLocal",
+]
+
+
+@pytest.mark.parametrize("command", RUBY + PYTHON_PROJECT_TOOLS + JAVA)
+def test_what_ruby_python_and_java_tools_did_needs_a_rule_that_names_it(command):
+    assert verdict(command) is not Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rspec spec/models", "rspec -f progress", "rake test", "poetry build", "mvn -q test"]
+    + ["mvn -DskipTests package", "gradle jar -Pversion=1", "python manage.py test app.tests"]
+    + ["python manage.py makemessages -l de", "coverage run -p -m pytest tests"],
+)
+def test_their_everyday_uses_stay_allowed(command):
+    assert verdict(command) is Verdict.ALWAYS
