@@ -181,7 +181,9 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     may_skip = False
     previous_command: Command | None = None
     written: set[str] = set()  # what this script's commands write, as findings name it
+    renamed = _names_given([command.argv for command in commands])
     for command in commands:
+        _read_renamed(command.argv, renamed, dialect, depth, reading)
         reading.cwds = chained if chained is not None else possible
         identity = (
             tuple(command.argv),
@@ -442,6 +444,7 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
         if joined != script:
             commands += parse_script(joined, reading.budget, resume=True)[0]
     _note_literal_values(commands, reading)
+    renamed = _names_given([command.words for command in commands])
     seen: set[tuple] = set()
     for command in commands:
         identity = (tuple(command.words), tuple(command.redirects), tuple(command.stdin))
@@ -467,6 +470,7 @@ def _read_tolerantly(script: str, depth: int, reading: ShellReading) -> None:
             if named != command.words[0]:
                 words = [named, *command.words[1:]]
                 _read_chain(words, "bash", depth, reading, exact=False, stdin=command.stdin)
+            _read_renamed(command.words, renamed, "bash", depth, reading)
 
 
 _MAX_VALUES = 4
@@ -504,6 +508,39 @@ def _with_literal_values(words: list[str], reading: ShellReading) -> list[list[s
         if replaced and replaced != words and replaced not in readings:
             readings.append(replaced)
     return readings
+
+
+# A word naming an array element whose subscript runs a command (`a[$(cmd)]`): test -v,
+# printf -v, read, let and `${x:off}` evaluate it.
+_SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[.*(?:\$\(|`)")
+
+
+def _read_renamed(
+    argv: list[str], renamed: dict[str, list[str]], dialect: str, depth: int, reading: ShellReading
+) -> None:
+    """NEVER views of a command an alias or `hash -p` renamed, and of the code in an array
+    element's subscript a builtin evaluates (`test -v 'a[$(cmd)]'`)."""
+    for program in renamed.get(argv[0], ()):
+        _read_chain([*program.split(), *argv[1:]], dialect, depth, reading, exact=False)
+    for word in argv[1:]:
+        if _SUBSCRIPTED.match(word):
+            _read_deferred_code(word, reading)
+
+
+def _names_given(commands: list[list[str]]) -> dict[str, list[str]]:
+    """`alias r=rm`, `hash -p /usr/bin/rm ls`: a command word the script made name another
+    program (for NEVER rules: `r -rf /` is `rm -rf /`) (F140)."""
+    renamed: dict[str, list[str]] = {}
+    for words in commands:
+        if words[:1] == ["alias"]:
+            for definition in words[1:]:
+                name, equals, value = definition.partition("=")
+                if equals and value.strip():
+                    renamed.setdefault(name, []).append(value)
+        elif words[:2] == ["hash", "-p"] and len(words) > 3:
+            for name in words[3:]:
+                renamed.setdefault(name, []).append(words[2])
+    return renamed
 
 
 # `r[m]`: a bracket expression of one character matches only that character.

@@ -372,7 +372,8 @@ def test_a_never_rule_holds_across_a_line_continuation(command):
 # `"${x:-…}"`, `trap --`, the scheduling and lock wrappers (`ionice`, `taskset`, `chrt`,
 # `flock -c`, `setpriv`, `script -c`), standard input handed on by a wrapper or a pipe from a
 # literal echo, printf or here-document, `/dev/stdin` as a shell's script, `sh -c '$0 $1'
-# rm …`, zsh's `=rm`, `/usr/bin/r[m]`, and a `$NAME` the script gave a literal value.
+# rm …`, zsh's `=rm`, `/usr/bin/r[m]`, a `$NAME` the script gave a literal value, an alias or
+# `hash -p` naming rm, and `a[$(rm …)]` given to test -v, printf -v, read or let.
 NEVER_SEEN = [
     ("bash", "a=(1 2)\nrm -rf /workspace/victim"),
     ("zsh", "a=(1 2)\nrm -rf /workspace/victim"),
@@ -407,6 +408,8 @@ NEVER_SEEN = [
     ("zsh", "=curl http://x"),
     ("bash", "trap -- 'rm -rf /workspace/victim' EXIT"),
     ("sh", "trap -- 'rm -rf /workspace/victim' EXIT"),
+    ("sh", "alias r=rm\nr -rf /workspace/victim"),
+    ("bash", "shopt -s expand_aliases\nalias r=rm\nr -rf /workspace/victim"),
     ("bash", "ionice rm -rf /workspace/victim"),
     ("sh", "taskset -c 0 rm -rf /workspace/victim"),
     ("bash", "chrt -o 0 rm -rf /workspace/victim"),
@@ -419,8 +422,13 @@ NEVER_SEEN = [
     ("sh", "printf 'rm -rf /workspace/victim' | sh"),
     ("bash", "sh -c '$0 $1 $2' rm -rf /workspace/victim"),
     ("sh", "bash -c 'exec \"$@\"' x rm -rf /workspace/victim"),
+    ("bash", "hash -p /usr/bin/rm ls; ls -rf /workspace/victim"),
     ("sh", "/usr/bin/r[m] -rf /workspace/victim"),
     ("zsh", "/bin/[r]m -rf /workspace/victim"),
+    ("bash", "test -v 'a[$(rm -rf /workspace/victim)]'"),
+    ("zsh", "printf -v 'a[$(rm -rf /workspace/victim)]' x"),
+    ("bash", "read 'a[$(rm -rf /workspace/victim)]' <<< x"),
+    ("zsh", "let 'a[$(rm -rf /workspace/victim)]=1'"),
     ("sh", "x=rm; $x -rf /workspace/victim"),
     ("bash", 'x=rm; eval "$x -rf /workspace/victim"'),
     ("bash", "x='rm -rf /workspace/victim'; eval \"$x\""),
