@@ -25,8 +25,12 @@ class UnresolvablePath(ValueError):
 
 
 def real_path(path: str, cwd: str) -> str:
-    """The absolute real path `path` names, relative ones taken from `cwd`."""
+    """The absolute real path `path` names, relative ones taken from `cwd`. The CLIs fold
+    `..` as text before the file system sees the path (node's `path.resolve`, Codex's
+    `absolutize`): `b/../../x` with `b` a link to `d1/d2` is `../x`, not `d1/x` (F144)."""
     absolute = os.path.join(cwd, os.path.expanduser(path))
+    if absolute.startswith("/"):
+        absolute = os.path.normpath(absolute)
     if not absolute.startswith("/"):
         raise UnresolvablePath(f"{path!r} is relative to a working directory that is not absolute")
     try:

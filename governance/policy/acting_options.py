@@ -302,6 +302,24 @@ ACTING: dict[str, dict[str, str]] = {
     "pnpm deploy": {"": WRITES_FILES},  # the deployment's folder; its scripts run there
     "pnpm dlx": {"": RUNS},
     "pnpm config set": {"": CONFIGURES},
+    # (F148, sandbox: pnpm 10 and 12, yarn 1 and 4) `pnpm set`/`c set` are `config set`; the
+    # registry's records changed with the user's token; a browser or an editor opened; a
+    # program put on the user's PATH; a node or another pnpm downloaded and run; a yarn
+    # release, a package or a template fetched and run by `yarn init`; an outside folder taken
+    # into the project as a patch
+    **{key: {"": CONFIGURES} for key in ("pnpm set", "pnpm c set")},
+    **{
+        f"{tool} {sub}": {"": SENDS}
+        for tool in ("pnpm", "yarn")
+        for sub in ("unpublish", "deprecate", "dist-tag", "owner", "star", "unstar", "profile")
+        + ("logout", "token", "tag", "access", "team", "stage")
+    },
+    **{f"pnpm {sub}": {"": RUNS} for sub in ("bugs", "repo", "docs", "home", "issues", "edit")},
+    **{f"pnpm {sub}": {"": RUNS} for sub in ("shim", "runtime", "rt", "pack-app", "with")},
+    "yarn init": {"": RUNS},
+    "yarn patch-commit": {"": WRITES_FILES},
+    "yarn run": dict.fromkeys(("--require", "-r"), RUNS),
+    "yarn workspaces foreach": dict.fromkeys(("--require",), RUNS),
     "pip": {
         **dict.fromkeys(("-t", "--target", "--prefix", "--root", "--src", "--log"), WRITES_FILES),
         "--report": WRITES_FILES,
@@ -533,7 +551,9 @@ ACTING: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--global-bin-dir", "--state-dir", "--cache-dir"), WRITES_FILES)
     | dict.fromkeys(("--proxy", "--https-proxy"), CONFIGURES)
     # pnpm 12: the plain proxy's other name, a resolution server, settings from a file (F141)
-    | dict.fromkeys(("--http-proxy", "--pnpr-server", "--env-file"), CONFIGURES),
+    | dict.fromkeys(("--http-proxy", "--pnpr-server", "--env-file"), CONFIGURES)
+    # the registry and token from another file (F148)
+    | dict.fromkeys(("--npmrc-auth-file", "--userconfig"), CONFIGURES),
     # `pnpm patch x --edit-dir DIR` makes DIR; `patch-commit DIR` takes DIR into the project
     # and makes `DIR_tmp_N` beside it (F141, sandbox)
     "pnpm patch": dict.fromkeys(("-d", "--edit-dir"), WRITES_FILES),
@@ -740,6 +760,9 @@ ACTING["go test"] |= dict.fromkeys(("-test.testlogfile", "-test.fuzzcachedir"), 
 # GOROOT/pkg and GOPATH/pkg (F137)
 for _sub in ("build", "test"):
     ACTING[f"go {_sub}"]["-i"] = WRITES_FILES
+# `git switch --orphan x` empties the working tree: every tracked file deleted, the project's
+# `.claude/settings.json` and hooks among them (F148)
+ACTING["git switch"] = ACTING.get("git switch", {}) | {"--orphan": WRITES_FILES}
 ACTING["dotnet build"] |= {"-s": CONFIGURES}  # `--source`
 # vstest's settings (adapters and data collectors loaded from any path), adapters, and the
 # test host's environment (`-e DOTNET_STARTUP_HOOKS=x.dll` runs x.dll in it).
@@ -3471,7 +3494,8 @@ def _git_pathspec_patterns(args: list[str]) -> list[Acting]:
         found.append(Acting(("--pathspec-from-file",), "writes the files a list names"))
     # Untracked files removed everywhere (`git clean -fdx`, `git stash -u`): an untracked
     # `.claude/settings.json` or `.env` among them, which the rules guard by name (F130).
-    everywhere = not pathspecs or any(_normalised_is_here(p) for p in pathspecs)
+    # `/workspace`, an absolute path: the top of the working tree, for all the engine knows
+    everywhere = not pathspecs or any(_normalised_is_here(p) or p[:1] == "/" for p in pathspecs)
     dry_run = any(
         t in ("-n", "--dry-run") or (t[:2] == "-n" and t[1:2] != "-") for t in options
     ) and not any(_negates(t, ("--no-dry-run",)) for t in options)
@@ -3759,6 +3783,10 @@ def pattern_names(pattern: str, name: str) -> bool:
     or a path or script (as text)?"""
     if name[:1] in ("-", "+") or _WORD.fullmatch(name):
         return _naming(name).search(pattern) is not None
+    if name and set(name) <= set(":*?[]/."):
+        # `:`, `*`, `/`: every rule holds them as text (`run_command:`, a final `*`); none
+        # names them (`git stash -u -- :` deletes every untracked file) (F148)
+        return False
     return name in pattern
 
 

@@ -9,6 +9,8 @@ gate calls were all allowed while the CLI did something else. Each test failed b
 - node-glob reads `\\.\\.` and `[.][.]` as `..`: Gemini's `glob` climbs with them.
 - Claude Code trims Grep's and Glob's `path` before it expands it (`" ~"` is the home folder)
   and hands the hook the path as the model wrote it.
+- The CLIs fold `..` as text before the file system sees a path (node's `path.resolve`,
+  Codex's `absolutize`): `b/../../x` with `b` a link to `d1/d2` is outside the project.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import pytest
 
 from governance.models import ToolCall
+from runner.agent_tools import DIALECTS
 from tests.agents.test_hook_targets import gated_run
 
 pytestmark = pytest.mark.slow
@@ -113,3 +116,26 @@ def test_the_same_tools_used_plainly_are_allowed(gated, dialect, tool, tool_inpu
     decision, reason = gated(dialect, tool, tool_input, f"ok_{tool}")
 
     assert decision == "allow", reason
+
+
+@pytest.mark.parametrize(
+    ("dialect", "tool", "tool_input"),
+    [
+        ("claude-code", "Grep", {"pattern": "x", "path": "b/../../../.."}),
+        ("claude-code", "Write", {"file_path": "b/../../../../../PWNED", "content": "x"}),
+        (
+            "codex",
+            "apply_patch",
+            {"input": "*** Begin Patch\n*** Add File: b/../../../../../PWNED\n+x\n*** End Patch\n"},
+        ),
+    ],
+)
+def test_a_climb_after_a_link_is_asked_where_the_cli_folds_it(tmp_path, dialect, tool, tool_input):
+    project = tmp_path.resolve() / "ws"
+    (project / "d1" / "d2" / "d3" / "d4").mkdir(parents=True)
+    (project / "b").symlink_to("d1/d2/d3/d4")
+
+    calls = DIALECTS[dialect](tool, tool_input, str(project), str(project))
+
+    asked = [call.arguments["path"] for call in calls]
+    assert all(not path.startswith(str(project)) for path in asked), asked

@@ -722,3 +722,62 @@ def test_what_ruby_python_and_java_tools_did_needs_a_rule_that_names_it(command)
 )
 def test_their_everyday_uses_stay_allowed(command):
     assert verdict(command) is Verdict.ALWAYS
+
+
+# F148: git's write side and the package managers' registries, run: `git stash -u -- :` (and
+# `'*'`, `/workspace`) deleted every untracked file (a rule's text holds `:` and `*`, which had
+# counted as naming them); `git switch --orphan` emptied the tree; pnpm's and yarn's `set`,
+# registry commands with the user's token, browsers and editors, shims, runtimes, `yarn init`,
+# `yarn run --require`, `yarn patch-commit` of an outside folder.
+WRITE_SIDE = [
+    "git stash push -u -- :",
+    "git stash push -u -- '*'",
+    "git stash push -u -- /workspace",
+    "git stash -u -- :",
+    "git stash push -a -- :",
+    "git stash push -u -- /workspace/src/..",
+    "git switch --orphan x",
+    "git switch --orp x",
+    "git checkout side -- '*'",
+    "pnpm set script-shell /workspace/bin/ls",
+    "pnpm set script-shell /tmp/evil/sh",
+    "pnpm c set registry http://127.0.0.1:4874/",
+    "pnpm unpublish x@1.0.0 --force",
+    "pnpm deprecate x@1.0.0 bad",
+    "pnpm dist-tag add x@1.0.0 evil",
+    "pnpm owner add bob x",
+    "pnpm star x",
+    "pnpm profile set email evil@x",
+    "pnpm logout",
+    "pnpm token list",
+    "yarn tag add x@1.0.0 evil",
+    "yarn tag rm x latest",
+    "yarn owner add bob x",
+    "yarn logout",
+    "pnpm bugs",
+    "pnpm repo",
+    "pnpm docs x",
+    "pnpm edit x",
+    "pnpm shim add bintool",
+    "pnpm runtime set node 20",
+    "pnpm rt set node 20",
+    "pnpm pack-app -t linux-x64 index.js",
+    "pnpm with 9.0.0 --version",
+    "pnpm install --npmrc-auth-file=/tmp/evil/npmrc",
+    "yarn init -i 3.6.0",
+    "yarn init -2",
+    "yarn run --require /tmp/evil/x.js bintool",
+    "yarn run --require=/tmp/evil/x.js bintool",
+    "yarn workspaces foreach -A run --require /tmp/evil/x.js bintool",
+    "yarn workspace demo run --require /tmp/evil/x.js bintool",
+    "yarn init evil",
+    "yarn init vite",
+    "yarn patch-commit -s /tmp/evil/pp/user",
+    "yarn patch-commit /tmp/evil/pp/user",
+    "pnpm stage approve 0b3c0e4a-1111-2222-3333-444455556666",
+]
+
+
+@pytest.mark.parametrize("command", WRITE_SIDE)
+def test_what_git_and_the_package_managers_did_needs_a_rule_that_names_it(command):
+    assert verdict(command) is not Verdict.ALWAYS
