@@ -319,7 +319,6 @@ ACTING: dict[str, dict[str, str]] = {
     "yarn init": {"": RUNS},
     "yarn patch-commit": {"": WRITES_FILES},
     "yarn run": dict.fromkeys(("--require", "-r"), RUNS),
-    "yarn workspaces foreach": dict.fromkeys(("--require",), RUNS),
     "pip": {
         **dict.fromkeys(("-t", "--target", "--prefix", "--root", "--src", "--log"), WRITES_FILES),
         "--report": WRITES_FILES,

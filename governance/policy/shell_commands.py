@@ -109,6 +109,8 @@ class ShellReading:
     climbing_link: bool = False  # the script made a link whose text has `..` in it
     made_link: bool = False  # the script made a symbolic link
     links_out: list[str] = field(default_factory=list)  # links it made to the system's files
+    written: set[str] = field(default_factory=set)  # what the script's commands write, so far
+    folder_moves: int = 0  # `mv`s of a folder the shell may be in, read so far (any depth)
     # NAME -> the literal values the script assigns it (the tolerant reading's, F140)
     literal_values: dict[str, list[str]] = field(default_factory=dict)
 
@@ -180,7 +182,6 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     # succeeds, the `cd` skipped (F131).
     may_skip = False
     previous_command: Command | None = None
-    written: set[str] = set()  # what this script's commands write, as findings name it
     renamed = _names_given([command.argv for command in commands])
     for command in commands:
         _read_renamed(command.argv, renamed, dialect, depth, reading)
@@ -191,6 +192,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             tuple(command.redirects),
             reading.cwds,
         )
+        moves = reading.folder_moves
         if identity not in runs_code:
             before = len(reading.findings)
             reading.runs_project_code = False
@@ -198,8 +200,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             runs_code[identity] = reading.runs_project_code
             writes = any(f.kind == "write" for f in reading.findings[before:])
             _writes_through_links_out(reading.findings[before:], command, reading)
-            _fetches_what_it_wrote(command, written, reading)
-            written.update(f.text for f in reading.findings[before:] if f.kind == "write")
+            reading.written.update(f.text for f in reading.findings[before:] if f.kind == "write")
         else:
             writes = any(r.operator in (">", ">>") for r in command.redirects)
         if runs_code[identity] and wrote_content:
@@ -214,7 +215,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             for word in command.argv[1:]:
                 if ".." in word.split("/"):
                     reading.concern(" ".join(command.argv), _CLIMBS_PAST_A_LINK)
-        if _moves_a_working_directory(command, reading):
+        if reading.folder_moves != moves:
             # `cd a/b && mv /workspace/a/b /workspace/c`: the shell moved with its folder,
             # and `../..` is one level higher than the words say (F135).
             possible, chained, moved = (None,), None, None
@@ -239,22 +240,20 @@ _MAX_CWDS = 4
 _GIT_FETCHING = frozenset({"fetch", "pull"})
 
 
-def _fetches_what_it_wrote(command: Command, written: set[str], reading: ShellReading) -> None:
-    """`printf BUNDLE > upstream && git fetch upstream`: with no remote of that name, git
-    fetches the file or folder the script just wrote, and a checkout of FETCH_HEAD makes the
-    links it holds (F141)."""
-    argv = command.argv
-    if argv[:1] != ["git"] or not _GIT_FETCHING & set(argv[1:4]):
+def _fetches_what_it_wrote(name: str, arguments: list[str], text: str, reading: ShellReading):
+    """`printf BUNDLE > upstream && git fetch upstream` (or `env git fetch up` with `up.git`
+    written): with no remote of that name, git fetches the file or folder the script wrote,
+    and a checkout of FETCH_HEAD makes the links it holds (F141)."""
+    if name != "git" or not _GIT_FETCHING & set(arguments[:3]):
         return
-    for word in argv[2:]:
+    for word in arguments[1:]:
         if word.startswith("-"):
             continue
         for path in reading.paths(word):
             path = normalise_path(path)
-            if any(w == path or w.startswith(path + "/") for w in written):
-                reading.concern(
-                    " ".join(argv), f"git reads {word}, which this script wrote, as a repository"
-                )
+            places = (path, f"{path}.git")
+            if any(w == p or w.startswith(p + "/") for w in reading.written for p in places):
+                reading.concern(text, f"git reads {word}, which this script wrote, as a repository")
                 return
 
 
@@ -283,12 +282,13 @@ def _writes_through_links_out(
             )
 
 
-def _moves_a_working_directory(command: Command, reading: ShellReading) -> bool:
-    """Whether `mv` (or `git mv`) renames a folder the shell may be in, or one above it."""
-    argv = command.argv
-    if canonical_program(argv[0].rsplit("/", 1)[-1]) == "git" and "mv" in argv[1:3]:
+def _moves_a_working_directory(name: str, arguments: list[str], reading: ShellReading) -> bool:
+    """Whether `mv` (or `git mv`), wrapped or not, renames a folder the shell may be in, or one
+    above it."""
+    argv = [name, *arguments]
+    if name == "git" and "mv" in arguments[:2]:
         argv = argv[argv.index("mv") :]
-    if canonical_program(argv[0].rsplit("/", 1)[-1]) != "mv":
+    if argv[0] != "mv":
         return False
     for word in argv[1:]:
         if word.startswith("-") and word != "-":
@@ -664,6 +664,10 @@ def _read_chain(
         if exact:
             for link in interpreter_links(name, arguments):
                 reading.links_out += reading.paths(link)
+            # wrapped (`env mv`, `timeout 9 git fetch`) or in `sh -c` as much as bare (F148)
+            if _moves_a_working_directory(name, arguments, reading):
+                reading.folder_moves += 1
+            _fetches_what_it_wrote(name, arguments, text, reading)
         if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
             reading.runs_project_code = True
         if exact and (name in WRITES_WHERE_IT_RUNS or program in WRITES_WHERE_IT_RUNS):

@@ -363,6 +363,7 @@ def _shell(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
 
 
 _STANDARD_INPUT = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_SHELL_SYNTAX = re.compile(r"[;&|<>()$`\"'\\\n{}*?\[\]~#=]")
 _POSITIONAL = re.compile(r'"\$@"|"\$\{@\}"|\$[@*]|\$\{[@*]\}|\$\{?(\d)\}?')
 
 
@@ -373,10 +374,12 @@ def _with_positional_parameters(script: str, parameters: list[str]) -> str:
         return script
 
     def value(match: re.Match) -> str:
-        if match.group(1) is None:
-            return " ".join(parameters[1:])
-        index = int(match.group(1))
-        return parameters[index] if index < len(parameters) else ""
+        # A value is data: split into words, never read as code. Only plain words are put in
+        # (`$0 $1` of `rm -rf /x`); a value with quotes, `$`, `;`… is left as the parameter.
+        chosen = parameters[1:] if match.group(1) is None else parameters[int(match.group(1)) :][:1]
+        if any(_SHELL_SYNTAX.search(each) for each in chosen):
+            return match.group(0)
+        return " ".join(chosen)
 
     return f"{script}\n{_POSITIONAL.sub(value, script)}"
 

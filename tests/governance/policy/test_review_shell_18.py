@@ -781,3 +781,37 @@ WRITE_SIDE = [
 @pytest.mark.parametrize("command", WRITE_SIDE)
 def test_what_git_and_the_package_managers_did_needs_a_rule_that_names_it(command):
     assert verdict(command) is not Verdict.ALWAYS
+
+
+# F148, a last pass over today's readings (oracle): the moved folder and the fetched bundle
+# behind a wrapper or in `sh -c`, and a repository written as `up.git` fetched as `up`; and
+# a positional parameter's value is data, not code (`sh -c 'echo "$1"' _ '$(rm …)'` is no
+# NEVER: the shell only prints it).
+_MOVED = "mkdir -p /workspace/a/b/c && cd /workspace/a/b/c && "
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        _MOVED + "env mv /workspace/a/b /workspace/b2 && echo x > ../../../etc/fluidbox-x",
+        _MOVED + "timeout 5 mv /workspace/a/b /workspace/b2 && echo x > ../../../etc/fluidbox-x",
+        _MOVED + "command mv /workspace/a/b /workspace/b2 && cat < ../../../etc/hostname",
+        _MOVED + "sh -c 'mv /workspace/a/b /workspace/b2' && echo x > ../../../etc/fluidbox-x",
+        "printf x > up && env git fetch -q up && git checkout -q FETCH_HEAD",
+        "printf x > up && timeout 9 git fetch -q up && git checkout -q FETCH_HEAD",
+        "mkdir -p up.git/refs && printf x > up.git/HEAD && git fetch -q up && git checkout -q FETCH_HEAD",  # noqa: E501
+    ],
+)
+def test_a_wrapper_does_not_hide_a_moved_folder_or_a_fetched_file(command):
+    assert verdict(command) is not Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh -c 'echo \"$1\"' _ '$(rm -rf /workspace/victim)'",
+        "bash -c 'echo $1' _ 'a;rm -rf /workspace/victim'",
+    ],
+)
+def test_a_positional_parameter_s_value_is_data(command):
+    assert _review(command) is Verdict.ASK
