@@ -105,22 +105,52 @@ def gunicorn_args(bind: str, *, workers: int, threads: int) -> list[str]:
     ]
 
 
+class _PortTaken(RuntimeError):
+    """gunicorn exited because its port was taken."""
+
+
 class WebServer(ServerProcess):
     """gunicorn with gthread workers, as `make run` serves the portal."""
 
     def __init__(self, tmp: Path, *, workers: int = 2, threads: int = 32, **env: str) -> None:
+        self.tmp, self.workers, self.threads = tmp, workers, threads
+        self.started = False
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         args = gunicorn_args(f"127.0.0.1:{self.port}", workers=workers, threads=threads)
         environment = child_environment(**{"FLUIDBOX_PUBLIC_URL": self.url, **env})
         super().__init__(args, environment, tmp / f"gunicorn-{self.port}.log")
 
+    def _listen_on(self, port: int) -> None:
+        """Another port, the environment as the test left it but the public URL."""
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.args = gunicorn_args(f"127.0.0.1:{port}", workers=self.workers, threads=self.threads)
+        self.env["FLUIDBOX_PUBLIC_URL"] = self.url
+        self.log_path = self.tmp / f"gunicorn-{port}.log"
+
     def start(self) -> None:
+        # The port came from the kernel's free ones and another connection may take it before
+        # gunicorn binds: a first start moves to another port; a restart keeps its own.
+        for attempt in range(3):
+            try:
+                self._start_once()
+                self.started = True
+                return
+            except _PortTaken:
+                if self.started or attempt == 2:
+                    raise
+                self._listen_on(free_port())
+
+    def _start_once(self) -> None:
         super().start()
         deadline = time.monotonic() + PATIENCE_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited:\n{self.log()[-3000:]}")
+                log = self.log()
+                if "Connection in use" in log or "Address already in use" in log:
+                    raise _PortTaken(f"gunicorn could not bind:\n{log[-3000:]}")
+                raise RuntimeError(f"gunicorn exited:\n{log[-3000:]}")
             try:
                 # Any answer means a worker is up; a cheap page, so a slow start is not
                 # made slower by piling up abandoned requests.
