@@ -1,11 +1,15 @@
 """The differential oracle's long run: 10^5 generated scripts against real bash and dash.
 
 Run: /work/main/.venv/bin/python bench/shell_oracle_fuzz.py [--count 100000] [--seed 1]
-     [--policy review|benign] [--workers 2] [--corpora] [--out disagreements.jsonl]
+     [--policy review|benign|builtins|links] [--grammar flat|structured] [--workers 2]
+     [--corpora] [--out disagreements.jsonl]
 
-The scripts come from the grammar of tests/shell_oracle/generator.py, drawn by its
-seeded twin (`seeded_cases`, the same grammar at the speed of `random`; the suite's
-test draws from the hypothesis strategy). Each is evaluated by the engine; only those
+The scripts come from a grammar, drawn by its seeded twin (the same grammar at the speed
+of `random`; the suite's tests draw from the hypothesis strategies): `flat`, the one of
+tests/shell_oracle/generator.py (lists of commands with tricky words, in bash and dash),
+or `structured`, the one of tests/shell_oracle/structures.py (compound commands, folders
+moved, made and linked, variables, in bash, dash and zsh; meant for the benign, builtins
+and links policies, whose programs it uses). Each is evaluated by the engine; only those
 the engine says ALWAYS (de-duplicated) run in the bubblewrap sandbox under strace, in
 batches. Prints how many were ALWAYS, the disagreements by kind and shell, and times.
 With `--corpora` the attack corpus and the benign corpus go through the oracle too.
@@ -21,10 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.shell_corpus import policies  # noqa: E402
 from tests.shell_corpus.policies import benign_policy, review_policy  # noqa: E402
 from tests.shell_oracle.generator import seeded_cases  # noqa: E402
 from tests.shell_oracle.oracle import Oracle  # noqa: E402
 from tests.shell_oracle.sandbox import Job, run_jobs, unavailable_reason  # noqa: E402
+from tests.shell_oracle.structures import seeded_structured_cases  # noqa: E402
 
 CHUNK = 2000
 
@@ -65,7 +71,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--policy", choices=("review", "benign"), default="review")
+    parser.add_argument(
+        "--policy", choices=("review", "benign", "builtins", "links"), default="review"
+    )
+    parser.add_argument("--grammar", choices=("flat", "structured"), default="flat")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--corpora", action="store_true")
     parser.add_argument("--out", type=Path)
@@ -74,11 +83,14 @@ def main() -> int:
     if reason is not None:
         print(f"the sandbox cannot run here: {reason}", file=sys.stderr)
         return 2
-    oracle = Oracle(review_policy() if args.policy == "review" else benign_policy())
+    oracle = Oracle(getattr(policies, f"{args.policy}_policy")())
     out = args.out.open("w", encoding="utf-8") if args.out else None
 
     started = time.perf_counter()
-    cases = list(seeded_cases(args.seed, args.count))
+    if args.grammar == "flat":
+        cases = list(seeded_cases(args.seed, args.count))
+    else:
+        cases = list(seeded_structured_cases(args.seed, args.count, policy=args.policy))
     generated = time.perf_counter() - started
     started = time.perf_counter()
     verdicts: Counter[str] = Counter()
@@ -92,7 +104,10 @@ def main() -> int:
     unique = list(dict.fromkeys(allowed))
     kinds, disagreeing, ran = _run(oracle, unique, args.workers, out, "generated")
 
-    print(f"generated scripts: {len(cases)} (seed {args.seed}, {generated:.1f} s)")
+    print(
+        f"generated scripts: {len(cases)} ({args.grammar} grammar, seed {args.seed}, "
+        f"{generated:.1f} s)"
+    )
     print(f"shells: {dict(Counter(shell for _, shell in cases))}")
     print(
         f"engine verdicts ({args.policy} policy): {dict(verdicts)} "

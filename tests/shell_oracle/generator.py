@@ -182,7 +182,7 @@ class Choices(Protocol):
     def number(self, low: int, high: int) -> int: ...
 
 
-class _Drawn:
+class DrawnChoices:
     def __init__(self, draw):
         self.draw = draw
 
@@ -276,7 +276,7 @@ def build_script(c: Choices, depth: int = 0) -> str:
 
 @st.composite
 def _drawn_script(draw) -> str:
-    return build_script(_Drawn(draw))
+    return build_script(DrawnChoices(draw))
 
 
 def scripts() -> st.SearchStrategy[str]:
