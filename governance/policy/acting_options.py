@@ -17,6 +17,7 @@ program with `system`, `|`, `>`, `getline`, needs a rule that names the script.
 """
 
 import json
+import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -3106,6 +3107,12 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     if shape == "all":
         # `mv -t DIR SRC...` moves each SRC into DIR: DIR is written as well.
         written = operands + ([target] if target is not None else [])
+        if program == "py_compile":
+            # The byte code goes beside FILE, in its folder's __pycache__: compiling
+            # /dev/null writes nothing to /dev/null but makes /dev/__pycache__ (F138).
+            written += [
+                posixpath.join(posixpath.dirname(f) or ".", "__pycache__") for f in operands
+            ]
         return written + _backups(program, args, words, written[-1:])
     if shape == "after-first":
         return operands[1:]
@@ -3122,6 +3129,10 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         sources = operands if target is not None else operands[:-1]
         written += [normalise_path(f"{written[0]}/{source}") for source in sources]
     return written
+
+
+def _pycache_beside(name: str) -> str:
+    return posixpath.join(posixpath.dirname(name) or ".", "__pycache__")
 
 
 def links_copied_from(program: str, args: list[str]) -> list[str]:

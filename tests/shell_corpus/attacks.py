@@ -552,6 +552,8 @@ for script, effect in (
     ("echo /usr/lib/python3.11/this.py | python -m compileall -f -i -", wrote("/usr/lib/")),
     ("echo /usr/lib/python3.11/this.py | python -m py_compile -", wrote("/usr/lib/")),
     ("python -m compileall -f -l /usr/lib/python3.11/json", wrote("/usr/lib/")),
+    # the byte code of /dev/null goes to /dev/__pycache__ (F138's open item)
+    ("python -m py_compile /dev/null", wrote("/dev/__pycache__")),
     # options the tables lacked
     ("pip install --dry-run --report /etc/fluidbox-x -r /dev/null", wrote(X)),
     ("npm ls --logs-dir=/etc/fluidbox-x", wrote(X)),
