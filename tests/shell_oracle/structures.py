@@ -40,6 +40,12 @@ FOLDERS = (
     '"$OLDPWD"',
     "link",
     "link/..",
+    "./src/",
+    "victim/inner/../..",
+    "//etc",
+    "src/../..",
+    "$HOME",
+    ".home",
 )
 # Values a variable takes: a folder, a file, a word, a command's output.
 VALUES = (
@@ -77,6 +83,13 @@ WRITTEN = (
     "link/x",
     "link/../x",
     "~/out.txt",
+    "x",
+    "src/../x",
+    "victim/../../x",
+    ".home/.bashrc",
+    ".git/config",
+    "/tmp/x",
+    "-",
 )
 READ = ("notes.txt", "/etc/hostname", '"$f"', "$d/notes.txt", "../notes.txt", "README.md")
 CONDITIONS = (
@@ -98,37 +111,55 @@ LINKS = ("link", "a/link", "src/link", "link/x", "out.txt", "a")
 PATTERNS = ("/etc", "/*", "*", "src|tests", "x", '"$d"', "[/]*")
 
 
-def _folder(c: Choices) -> str:
-    return c.pick(FOLDERS)
+def _inside(options: tuple[str, ...]) -> tuple[str, ...]:
+    """The options that name places in the workspace, written plainly."""
+    outside = ("/etc", "/tmp", "..", "$", "~", "//", "-", "link", ".home", ".git")
+    return tuple(o for o in options if not any(mark in o for mark in outside)) or options
 
 
-def _simple(c: Choices, policy: str) -> str:
+class _Places:
+    """Where a script's words point. Half the scripts are careful: nine places in ten
+    they name are plainly inside the workspace, so that longer scripts reach ALWAYS and
+    a folder moved early decides where a later plain name lands."""
+
+    def __init__(self, c: Choices):
+        self.c = c
+        self.careful = c.number(0, 1) == 1
+
+    def pick(self, options: tuple[str, ...]) -> str:
+        if self.careful and self.c.number(0, 9):
+            return self.c.pick(_inside(options))
+        return self.c.pick(options)
+
+
+def _simple(c: Choices, policy: str, places: _Places) -> str:
     """One command: a move, an assignment, or a program reading or writing files."""
     kind = c.number(0, 15)
     if kind <= 2:
-        return f"cd {_folder(c)}" + c.pick(("", "", " || exit", " 2>/dev/null", " && ls"))
+        return f"cd {places.pick(FOLDERS)}" + c.pick(("", "", " || exit", " 2>/dev/null", " && ls"))
     if kind <= 4:
         prefix = c.pick(("", "", "", "export ", "local ", "readonly ", "declare "))
-        return f"{prefix}{c.pick(VARIABLES)}={c.pick(VALUES)}"
+        return f"{prefix}{c.pick(VARIABLES)}={places.pick(VALUES)}"
     if kind == 5 and policy == "builtins":
-        return c.pick((f"pushd {_folder(c)}", "popd", "pushd -0", "dirs", "popd +1"))
+        return c.pick((f"pushd {places.pick(FOLDERS)}", "popd", "pushd -0", "dirs", "popd +1"))
     if kind == 5 and policy == "links":
-        return f"ln -s{c.pick(('', 'f', 'n', 'fn'))} {c.pick(LINKED)} {c.pick(LINKS)}"
+        return f"ln -s{c.pick(('', 'f', 'n', 'fn'))} {places.pick(LINKED)} {places.pick(LINKS)}"
     if kind == 5:
-        return c.pick(("pwd", f"read -r d <<< {c.pick(VALUES)}", f"set -- {c.pick(VALUES)}"))
+        value = places.pick(VALUES)
+        return c.pick(("pwd", f"read -r d <<< {value}", f"set -- {value}"))
     if kind <= 7:
         return c.pick(
             (
-                f"mkdir -p {c.pick(('a/b', 'a', 'src/x', '$d', 'link/x'))}",
+                f"mkdir -p {places.pick(('a/b', 'a', 'src/x', '$d', 'link/x'))}",
                 f"mv {c.pick(('a', 'src', 'victim', 'notes.txt', 'link'))} "
-                f"{c.pick(('b', 'a/b', '..', '$d', 'src/'))}",
-                f"cp -s {c.pick(('/etc', '/tmp', '..', '/workspace/victim'))} link",
-                f"cp -rs {c.pick(('/etc', '..', '/workspace'))} link",
-                f"cp {c.pick(READ)} {c.pick(WRITTEN)}",
+                f"{places.pick(('b', 'a/b', '..', '$d', 'src/'))}",
+                f"cp -s {places.pick(('/etc', '/tmp', '..', '/workspace/victim'))} link",
+                f"cp -rs {places.pick(('/etc', '..', '/workspace'))} link",
+                f"cp {places.pick(READ)} {places.pick(WRITTEN)}",
             )
         )
     if kind <= 11:
-        target = c.pick(WRITTEN)
+        target = places.pick(WRITTEN)
         return c.pick(
             (
                 f"echo x > {target}",
@@ -136,19 +167,26 @@ def _simple(c: Choices, policy: str) -> str:
                 f"touch {target}",
                 f"printf %s x | tee {target}",
                 f"ls > {target}",
-                f"cat {c.pick(READ)} > {target}",
-                f"sed -n 1p {c.pick(READ)} >{target}",
+                f"cat {places.pick(READ)} > {target}",
+                f"sed -n 1p {places.pick(READ)} >{target}",
+                f"sort -o {target} {places.pick(READ)}",
+                f"git log --oneline > {target} 2>&1",
+                f"head -1 {places.pick(READ)} &> {target}",
+                f"cp -r src {target}",
+                f"mv -t {places.pick(FOLDERS)} {c.pick(('notes.txt', 'a', 'out.txt'))}",
+                f"echo {target} | xargs touch",
+                f"mkdir -p {target}",
             )
         )
     if kind <= 13:
         return c.pick(
             (
-                f"cat {c.pick(READ)}",
-                f"ls {c.pick(FOLDERS)}",
-                f"wc -l < {c.pick(READ)}",
-                f"grep -n alpha {c.pick(READ)}",
+                f"cat {places.pick(READ)}",
+                f"ls {places.pick(FOLDERS)}",
+                f"wc -l < {places.pick(READ)}",
+                f"grep -n alpha {places.pick(READ)}",
                 "git status",
-                f"find {c.pick(('.', '$d', 'src'))} -maxdepth 1",
+                f"find {places.pick(('.', '$d', 'src'))} -maxdepth 1",
             )
         )
     if kind == 14:
@@ -156,21 +194,21 @@ def _simple(c: Choices, policy: str) -> str:
     return c.pick(("return", "break", "continue", "exit 0", "shift", "set -e", "set -f"))
 
 
-def _body(c: Choices, policy: str, depth: int) -> str:
-    parts = [_statement(c, policy, depth + 1) for _ in range(c.number(1, 3))]
+def _body(c: Choices, policy: str, places: _Places, depth: int) -> str:
+    parts = [_statement(c, policy, places, depth + 1) for _ in range(c.number(1, 3))]
     return "; ".join(parts)
 
 
-def _statement(c: Choices, policy: str, depth: int) -> str:
+def _statement(c: Choices, policy: str, places: _Places, depth: int) -> str:
     # Compound commands are drawn rarely: the engine reads none of them exactly (they are
     # ASK unless a NEVER rule's command is in them), so only their NEVER side is judged.
-    if depth >= 2 or c.number(0, 5):
-        return _simple(c, policy)
-    body = _body(c, policy, depth)
+    if depth >= 2 or c.number(0, 5 if not places.careful else 11):
+        return _simple(c, policy, places)
+    body = _body(c, policy, places, depth)
     condition = c.pick(CONDITIONS)
     kind = c.number(0, 10)
     if kind == 0:
-        other = _body(c, policy, depth)
+        other = _body(c, policy, places, depth)
         return f"if {condition}; then {body}; else {other}; fi"
     if kind == 1:
         return f"if {condition}; then {body}; fi"
@@ -182,7 +220,7 @@ def _statement(c: Choices, policy: str, depth: int) -> str:
         words = f"{c.pick(VALUES)} {c.pick(VALUES)}"
         return f"for {c.pick(('d', 'f', 'x'))} in {words}; do {body}; done"
     if kind == 5:
-        other = _body(c, policy, depth)
+        other = _body(c, policy, places, depth)
         return f"case {c.pick(VALUES)} in {c.pick(PATTERNS)}) {body};; *) {other};; esac"
     if kind == 6:
         return f"{{ {body}; }}"
@@ -192,14 +230,15 @@ def _statement(c: Choices, policy: str, depth: int) -> str:
         name = c.pick(("f", "g", "cd", "ls", "touch", "test"))
         return f"{name}() {{ {body}; }}"
     if kind == 9:
-        return f"{condition} && {{ {body}; }} || {_simple(c, policy)}"
-    return f"{_simple(c, policy)} | {c.pick(('cat', 'wc -l', 'xargs ls', 'tee out.txt'))}"
+        return f"{condition} && {{ {body}; }} || {_simple(c, policy, places)}"
+    return f"{_simple(c, policy, places)} | {c.pick(('cat', 'wc -l', 'xargs ls', 'tee out.txt'))}"
 
 
 def build_structured_script(c: Choices, policy: str = "benign") -> str:
     """One to six statements, for the policy of tests/shell_corpus/policies.py named
     `policy`: "builtins" adds the directory stack (pushd, popd), "links" adds `ln -s`."""
-    statements = [_statement(c, policy, 0) for _ in range(c.number(1, 6))]
+    places = _Places(c)
+    statements = [_statement(c, policy, places, 0) for _ in range(c.number(1, 6))]
     joiners = ("; ", "\n", " && ", " || ")
     script = statements[0]
     for statement in statements[1:]:
