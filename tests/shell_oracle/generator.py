@@ -21,6 +21,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Protocol
 
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 PAYLOADS = ("touch /workspace/PWNED", "rm -rf /workspace/victim", "echo x > /etc/fluidbox-x")
@@ -294,3 +295,25 @@ def seeded_cases(seed: int, count: int, shells: tuple[str, ...] = ("bash", "sh")
     choices = SeededChoices(seed)
     for _ in range(count):
         yield build_script(choices), choices.pick(shells)
+
+
+def seeded_draws(strategy: st.SearchStrategy, count: int, seeded: int) -> list:
+    """`count` draws of `strategy` from the seed `seeded`, the same ones every run (CI sees
+    what a developer saw), without repeats: the suite then runs them in the sandbox in one
+    batch, not one by one."""
+    drawn: list = []
+
+    @seed(seeded)
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def draw(case):
+        drawn.append(case)
+
+    draw()
+    return list(dict.fromkeys(drawn))

@@ -1,16 +1,16 @@
 """Generated scripts with structure through the oracle, in bash, dash and zsh.
 
 Scripts from the second grammar (tests/shell_oracle/structures.py: compound commands,
-folders moved, made and linked, variables), derandomized so CI sees the same ones every
-run, under the three policies whose programs it uses; those the engine allows run in the
-sandbox, and any effect the rules do not allow is a disagreement. The long run is
+folders moved, made and linked, variables), drawn from a fixed seed so CI sees the same
+ones every run, under the three policies whose programs it uses; those the engine allows
+run in the sandbox, and any effect the rules do not allow is a disagreement. The long run is
 `bench/shell_oracle_fuzz.py --grammar structured` (10^5 scripts per policy).
 """
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 
 from tests.shell_corpus import policies
+from tests.shell_oracle.generator import seeded_draws
 from tests.shell_oracle.oracle import Oracle
 from tests.shell_oracle.structures import structured_cases
 
@@ -18,28 +18,9 @@ pytestmark = pytest.mark.usefixtures("sandbox")
 EXAMPLES = 1000
 
 
-def _generated(policy: str, count: int) -> list[tuple[str, str]]:
-    drawn: list[tuple[str, str]] = []
-
-    @settings(
-        max_examples=count,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(structured_cases(policy=policy))
-    def draw(case):
-        drawn.append(case)
-
-    draw()
-    return list(dict.fromkeys(drawn))
-
-
 @pytest.mark.parametrize("policy", ["benign", "builtins", "links"])
 def test_structured_scripts_the_engine_allows_do_only_what_the_rules_allow(policy, capsys):
-    scripts = _generated(policy, EXAMPLES)
+    scripts = seeded_draws(structured_cases(policy=policy), EXAMPLES, seeded=1)
 
     judgements = Oracle(getattr(policies, f"{policy}_policy")()).judge(scripts, timeout=5.0)
 
