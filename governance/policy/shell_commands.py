@@ -111,6 +111,12 @@ class ShellReading:
     links_out: list[str] = field(default_factory=list)  # links it made to the system's files
     written: set[str] = field(default_factory=set)  # what the script's commands write, so far
     folder_moves: int = 0  # `mv`s of a folder the shell may be in, read so far (any depth)
+    # where the scripts enclosing this one (`sh -c` from a shell in a/b) may be
+    enclosing_cwds: tuple[str | None, ...] = ()
+    # commands read so far whose effect on the others depends on the order they run in: a
+    # link made, a rename, links copied, a fetch (any depth)
+    order_effects: int = 0
+    backgrounds: int = 0  # commands sent to the background with `&`, read so far (any depth)
     # NAME -> the literal values the script assigns it (the tolerant reading's, F140)
     literal_values: dict[str, list[str]] = field(default_factory=dict)
 
@@ -175,6 +181,9 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         _read_tolerantly(script, depth, reading)
         return
     runs_code: dict[tuple, bool] = {}
+    effects: dict[tuple, _Effects] = {}
+    effects_in_order: list[_Effects] = []
+    runs_code_before = reading.runs_project_code
     wrote_content = False
     possible, chained = reading.cwds, None  # cwds after the last command; right after a `cd &&`
     previous = ""
@@ -186,23 +195,41 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     for command in commands:
         _read_renamed(command.argv, renamed, dialect, depth, reading)
         reading.cwds = chained if chained is not None else possible
+        # What the script did before decides what a command does (a `..` past a link it
+        # made, a move of its folder): a command written again after that is read again.
         identity = (
             tuple(command.argv),
             tuple(command.assignments),
             tuple(command.redirects),
             reading.cwds,
+            reading.made_link,
+            reading.climbing_link,
+            len(reading.links_out),
+            len(reading.written),
+            reading.folder_moves,
         )
         moves = reading.folder_moves
         if identity not in runs_code:
             before = len(reading.findings)
+            order_effects, backgrounds = reading.order_effects, reading.backgrounds
             reading.runs_project_code = False
             _read_exact(command, dialect, depth, reading, _piped_text(previous_command))
             runs_code[identity] = reading.runs_project_code
-            writes = any(f.kind == "write" for f in reading.findings[before:])
+            written = [f.text for f in reading.findings[before:] if f.kind == "write"]
+            writes = bool(written)
             _writes_through_links_out(reading.findings[before:], command, reading)
-            reading.written.update(f.text for f in reading.findings[before:] if f.kind == "write")
+            reading.written.update(written)
+            effects[identity] = _Effects(
+                runs_code[identity],
+                any(not _INERT_WRITE.search(text) for text in written),
+                reading.order_effects != order_effects,
+                reading.backgrounds != backgrounds,
+            )
         else:
             writes = any(r.operator in (">", ">>") for r in command.redirects)
+        effects_in_order.append(effects[identity])
+        if command.then == "&":
+            reading.backgrounds += 1
         if runs_code[identity] and wrote_content:
             reading.concern(
                 " ".join(command.argv),
@@ -232,6 +259,63 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         elif command.then not in ("&&", "|"):
             may_skip = False
         previous, previous_command = command.then, command
+    _read_concurrently(commands, effects_in_order, reading)
+    # The script as a whole runs the project's code if any of its commands does: `sh -c
+    # 'pytest; echo done'` after a write is a write, then a run (not only its last command).
+    reading.runs_project_code = runs_code_before or any(runs_code.values())
+
+
+class _Effects(NamedTuple):
+    """What one command of a script does that another running beside it may change."""
+
+    runs_code: bool  # it runs the project's code
+    writes_content: bool  # it writes a file (but a log) that code may be read from
+    order_effect: bool  # it makes a link, renames, copies links or fetches
+    leaves_a_job: bool  # a script it runs sends a command to the background
+
+
+# What no program runs as code: a log written beside a build (`pytest | tee pytest.log`).
+_INERT_WRITE = re.compile(r"\.log$|^/dev/(null|stdout|stderr)$")
+
+
+def _read_concurrently(
+    commands: list[Command], effects: list[_Effects], reading: ShellReading
+) -> None:
+    """The commands of a pipeline run at the same time, and so does a job sent to the
+    background (`&`) with every command after it: the order the script is read in is not
+    the order they act in. Where one of them runs the project's code while another writes a
+    file, or one makes a link, renames or fetches beside others, what the engine read in
+    order may not be what happens (`pytest & echo CODE > conftest.py`)."""
+    groups: list[range] = []
+    start = 0  # of the current pipeline
+    job_start = 0  # of the current and-or list
+    for k, command in enumerate(commands):
+        if command.then != "|":
+            if k > start:
+                groups.append(range(start, k + 1))
+            start = k + 1
+        backgrounded = command.then == "&" or (effects[k].leaves_a_job and command.then != "|")
+        if backgrounded and k + 1 < len(commands):
+            groups.append(range(job_start, len(commands)))
+        if command.then in (";", "&", ""):
+            job_start = k + 1
+    for group in groups:
+        together = [effects[k] for k in group]
+        text = " ".join(" ".join(commands[k].argv) for k in group)
+        if any(e.order_effect for e in together):
+            reading.concern(
+                text,
+                "these commands run at the same time, and one makes a link, renames, copies "
+                "links or fetches: what the others find depends on which acts first",
+            )
+        runners = [k for k in group if effects[k].runs_code]
+        writers = [k for k in group if effects[k].writes_content]
+        if any(r != w for r in runners for w in writers):
+            reading.concern(
+                text,
+                "these commands run at the same time: one runs the project's code while "
+                "another writes a file it may read",
+            )
 
 
 _MAX_CWDS = 4
@@ -295,7 +379,8 @@ def _moves_a_working_directory(name: str, arguments: list[str], reading: ShellRe
             continue
         for path in reading.paths(word):
             folder = normalise_path(path).rstrip("/") + "/"
-            if any(f"{c.rstrip('/')}/".startswith(folder) for c in reading.cwds if c is not None):
+            folders = reading.cwds + reading.enclosing_cwds
+            if any(f"{c.rstrip('/')}/".startswith(folder) for c in folders if c is not None):
                 return True
     return False
 
@@ -661,6 +746,8 @@ def _read_chain(
         paths = [p for w in written for p in (reading.paths(w) if exact else [reading.guessed(w)])]
         writes += [Finding(kind, path, exact, not exact) for path in paths]
         _follow_climbing_links(name, arguments, text, reading)
+        if _acts_on_order(name, arguments):
+            reading.order_effects += 1
         if exact:
             for link in interpreter_links(name, arguments):
                 reading.links_out += reading.paths(link)
@@ -794,6 +881,21 @@ def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading
     ]
 
 
+def _acts_on_order(name: str, arguments: list[str]) -> bool:
+    """Whether what this command does changes what a path means to the others: it makes a
+    link, renames (`mv`, `git mv`), copies links as links, or fetches (what a checkout then
+    writes)."""
+    if name == "git":
+        return bool({"mv", *_GIT_FETCHING} & set(arguments[:3]))
+    return bool(
+        name == "mv"
+        or symbolic_link_texts(name, arguments)
+        or interpreter_links(name, arguments)
+        or (name == "ln")
+        or links_copied_from(name, arguments)
+    )
+
+
 def _follow_climbing_links(
     name: str, arguments: list[str], text: str, reading: ShellReading
 ) -> None:
@@ -874,7 +976,13 @@ def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, ex
         reading.concern(script, f"scripts nested more than {MAX_SCRIPT_DEPTH} deep are not read")
         reading.findings.append(Finding("command", script, False, never_only=True))
     elif exact:
-        _read_script(script, dialect, depth + 1, reading)
+        # `cd a/b && sh -c 'cd /workspace && mv a/b c'` moves the outer shell's folder (F149)
+        enclosing = reading.enclosing_cwds
+        reading.enclosing_cwds = enclosing + reading.cwds
+        try:
+            _read_script(script, dialect, depth + 1, reading)
+        finally:
+            reading.enclosing_cwds = enclosing
     else:
         _read_tolerantly(script, depth + 1, reading)
 

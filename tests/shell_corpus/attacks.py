@@ -1522,3 +1522,40 @@ BYPASS_CORPUS = {
 for section, shapes in BYPASS_CORPUS.items():
     for script, effect in shapes:
         _add(f"bypass corpus: {section}", script, effect)
+
+# -- the order a script is read in is not the order it acts in (F149): a pipeline's commands
+# and a job sent to the background run beside the others; a command written a second time
+# after a link was made; a runner in `sh -c` that is not the inner script's last command; an
+# inner script that moves the outer shell's folder
+_LINK_BEHIND = "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d"
+_CONFTEST = "echo 'import os; os.system(\"rm -rf /workspace/victim\")' > tests/conftest.py"
+for script, effect, klass, policy in (
+    (f"python -m pytest -q | {_CONFTEST}", child(RM), COMPOSITION, "review"),
+    (f"{_CONFTEST}; sh -c 'python -m pytest -q; echo done'", child(RM), COMPOSITION, "review"),
+    (
+        f"sleep 3 && touch a/l/../../tmp/fluidbox-x & {_LINK_BEHIND}",
+        wrote("/tmp/fluidbox-x"),
+        LINKS,
+        "benign",
+    ),
+    (
+        f"touch a/l/../../tmp/fluidbox-x; {_LINK_BEHIND}; touch a/l/../../tmp/fluidbox-x",
+        wrote("/tmp/fluidbox-x"),
+        LINKS,
+        "benign",
+    ),
+    (
+        "cp -P a/h h; mkdir etc && touch etc/hostname && mkdir a && cd /workspace/a && "
+        "cp -s ../etc/hostname h && cd /workspace && cp -P a/h h && echo x >> h",
+        wrote("/etc/hostname"),
+        LINKS,
+        "benign",
+    ),
+    (
+        'mkdir -p a/b && cd a/b && sh -c "cd /workspace && mv a/b c" && touch ../../tmp/fluidbox-x',
+        wrote("/tmp/fluidbox-x"),
+        DIRECTORY,
+        "benign",
+    ),
+):
+    _add(klass, script, effect, policy=policy)
