@@ -151,7 +151,7 @@ def _simple(c: Choices, policy: str, places: _Places) -> str:
         return c.pick(
             (
                 f"mkdir -p {places.pick(('a/b', 'a', 'src/x', '$d', 'link/x'))}",
-                f"mv {c.pick(('a', 'src', 'victim', 'notes.txt', 'link'))} "
+                f"mv {places.pick(('a', 'src', 'victim', 'notes.txt', 'link', '../a', '../../a'))} "
                 f"{places.pick(('b', 'a/b', '..', '$d', 'src/'))}",
                 f"cp -s {places.pick(('/etc', '/tmp', '..', '/workspace/victim'))} link",
                 f"cp -rs {places.pick(('/etc', '..', '/workspace'))} link",
