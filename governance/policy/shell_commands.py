@@ -888,10 +888,9 @@ def _acts_on_order(name: str, arguments: list[str]) -> bool:
     if name == "git":
         return bool({"mv", *_GIT_FETCHING} & set(arguments[:3]))
     return bool(
-        name == "mv"
+        name in ("mv", "ln")
         or symbolic_link_texts(name, arguments)
         or interpreter_links(name, arguments)
-        or (name == "ln")
         or links_copied_from(name, arguments)
     )
 
