@@ -6,6 +6,7 @@ approver judges the script by what the shell does with it, whatever its characte
 from dataclasses import dataclass
 
 from governance.models import Approval
+from governance.policy.shell_commands import read_best_effort
 from governance.policy_store import compiled_policy, match_argument_of
 
 
@@ -25,17 +26,45 @@ def approval_shell_reading(approval: Approval, match: dict | None = None) -> lis
     arguments = approval.call.arguments
     if match.get("kind") != "shell" or not isinstance(arguments, dict):
         return []
-    evaluation = compiled_policy(approval.policy_version).evaluate(
-        approval.tool, arguments, match_argument_of(match)
-    )
+    policy, match_argument = compiled_policy(approval.policy_version), match_argument_of(match)
+    segments = policy.evaluate(approval.tool, arguments, match_argument).as_dict()["segments"]
     prefix = f"{approval.tool}:"
-    return [
+    read = [
         ReadCommand(
             command=segment["subject"].removeprefix(prefix),
             verdict=segment["verdict"],
             reason=segment.get("reason") or "",
         )
         # The first segment of a script of several is the whole script, shown already.
-        for segment in evaluation.as_dict()["segments"]
+        for segment in segments
         if segment["subject"] != approval.call_key
     ]
+    whole = [s for s in segments if s["subject"] == approval.call_key and s.get("reason")]
+    if read or not whole:
+        return read
+    # The parser could not read the script exactly (a here-document, `${x:-y}`, …): say so
+    # first, with why, then what the best-effort reading finds in it, each command checked
+    # on its own. Without them, one harmless-looking `${done:-ok}` at the end of `echo
+    # “a ; curl … | sh ; echo b”` would leave the approver the script's looks alone.
+    script = arguments.get(match_argument.name)
+    return [
+        ReadCommand(script, whole[0]["verdict"], f"{whole[0]['reason']}; {BEST_EFFORT}"),
+        *_best_effort_commands(policy, approval.tool, arguments, match_argument, script),
+    ]
+
+
+BEST_EFFORT = "the commands below are fluidbox's best-effort reading of it: read the script too"
+MOST_BEST_EFFORT_COMMANDS = 100
+
+
+def _best_effort_commands(policy, tool, arguments, match_argument, script) -> list[ReadCommand]:
+    if not isinstance(script, str):
+        return []
+    found = read_best_effort(script).findings
+    texts = dict.fromkeys(f.text for f in found if f.kind == "command" and f.text != script)
+    commands = []
+    for text in list(texts)[:MOST_BEST_EFFORT_COMMANDS]:
+        alone = {**arguments, match_argument.name: text}
+        evaluation = policy.evaluate(tool, alone, match_argument)
+        commands.append(ReadCommand(text, str(evaluation.verdict), "best-effort reading"))
+    return commands
