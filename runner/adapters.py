@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
+from runner.agent_tools import claude_code_call
 from runner.cli_paths import real_path
 from runner.client import GateClient
 from runner.decisions import GateDecision
@@ -97,12 +98,18 @@ class GatePermission:
         translate: SdkTranslation = translate_sdk_call,
         wait_seconds: int = 25,
         total_wait: float | None = None,
+        project_dir: str | None = None,
     ) -> None:
         self.client = client
         self.session_id = session_id or f"session-{uuid.uuid4().hex}"
         self.translate = translate
         self.wait_seconds = wait_seconds
         self.total_wait = total_wait
+        # Where Claude Code runs (the SDK's `cwd`): a Bash call elsewhere is asked with a
+        # `cd` to where it runs in front, as the CLI hooks ask it.
+        self.project_dir = project_dir or os.getcwd()
+        self._cwd_of: dict[str, str] = {}  # tool_use_id -> the folder PreToolUse named
+        self._last_cwd: str | None = None
 
     async def can_use_tool(self, tool_name: str, tool_input: dict[str, Any], context: Any) -> Any:
         """`CanUseTool`: `PermissionResultAllow`/`PermissionResultDeny` (dicts without the SDK)."""
@@ -120,6 +127,11 @@ class GatePermission:
     ) -> dict[str, Any]:
         """`HookCallback` for PreToolUse: the gate's verdict as `permissionDecision`."""
         tool_use_id = tool_use_id or hook_input.get("tool_use_id")
+        cwd = hook_input.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            self._last_cwd = cwd
+            if tool_use_id:
+                self._cwd_of[tool_use_id] = cwd
         verdict, message, stop = await self._ask(
             str(hook_input.get("tool_name", "")), hook_input.get("tool_input") or {}, tool_use_id
         )
@@ -140,6 +152,8 @@ class GatePermission:
     ) -> tuple[str, str, bool]:
         try:
             gate_tool, arguments = self.translate(tool_name, tool_input)
+            if gate_tool == "run_command" and isinstance(arguments.get("command"), str):
+                arguments = self._where_it_runs(arguments["command"], tool_use_id)
         except ValueError as error:
             return "deny", f"The call was not run: {error}", False
         call_id = tool_use_id or f"call-{uuid.uuid4().hex}"
@@ -164,6 +178,18 @@ class GatePermission:
         if decision.allowed:
             return "allow", decision.reason or "allowed by the fluidbox gate", False
         return "deny", decision.as_tool_error(), False
+
+    def _where_it_runs(self, command: str, tool_use_id: str | None) -> dict[str, Any]:
+        """`run_command`'s arguments for a Bash call as the CLI hook asks them: with a `cd` in
+        front when Claude Code runs it outside the project's folder (it keeps a `cd` from one
+        call to the next; `git status` in a folder laid out as a repository runs that
+        folder's configuration), and the links on disk its words lead through. The folder is
+        the one PreToolUse named for this call, or else the last one it named (the SDK's
+        `can_use_tool` names none)."""
+        cwd = (self._cwd_of.get(tool_use_id) if tool_use_id else None) or self._last_cwd
+        [call] = claude_code_call("Bash", {"command": command}, cwd or self.project_dir,
+                                  self.project_dir)  # fmt: skip
+        return call.arguments
 
 
 def claude_agent_options(

@@ -139,3 +139,33 @@ def test_sdk_tool_names_map_onto_the_gates_tools() -> None:
         {"title": "t"},
     )
     assert translate_sdk_call("WebFetch", {"url": "u"}) == ("WebFetch", {"url": "u"})
+
+
+def test_a_bash_call_outside_the_project_is_asked_where_claude_code_runs_it(
+    fake_gate, tmp_path
+) -> None:
+    """Claude Code keeps a `cd` from one Bash call to the next: `git status` in a folder laid
+    out as a repository runs that folder's configuration. The SDK adapter asks as the CLI
+    hook does, with a `cd` to where the call runs, for PreToolUse and the callback alike."""
+    project, elsewhere = tmp_path / "project", tmp_path / "project" / "x"
+    elsewhere.mkdir(parents=True)
+    permission = GatePermission(
+        fake_gate.client(), session_id="sdk", total_wait=0.5, project_dir=str(project)
+    )
+    fake_gate.verdicts["run_command"] = "ask"
+    hook_input = {
+        "tool_name": "Bash",
+        "tool_input": {"command": "git status"},
+        "cwd": str(elsewhere),
+        "tool_use_id": "toolu_cd",
+    }
+    asyncio.run(permission.pre_tool_use(hook_input, "toolu_cd", None))
+    context = {"tool_use_id": "toolu_cd"}
+    asyncio.run(permission.can_use_tool("Bash", {"command": "git status"}, context))
+    in_project = dict(hook_input, cwd=str(project), tool_use_id="toolu_here")
+    asyncio.run(permission.pre_tool_use(in_project, "toolu_here", None))
+
+    asked = [request["body"]["arguments"] for request in fake_gate.requests_to("/permission")]
+    moved = {"command": f"cd {elsewhere} && git status"}
+    assert asked[0] == moved and asked[1] == moved
+    assert asked[-1] == {"command": "git status"}
