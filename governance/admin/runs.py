@@ -187,16 +187,24 @@ class FrozenBindingAdmin(RunScopedAdmin):
 @admin.register(RunGrant)
 class RunGrantAdmin(RunScopedAdmin):
     hidden_from_index = True
-    list_display = ("call_key", "run", "policy_version", "arguments_digest", "created_at")
-    readonly_fields = (
+    list_display = ("call_key_shown", "run", "policy_version", "arguments_digest", "created_at")
+    fields = (
         "run",
-        "call_key",
+        "call_key_shown",
         "arguments_digest",
         "tool_definition_digest",
         "policy_version",
         "approval",
         "created_at",
     )
+    readonly_fields = fields
+
+    @admin.display(description="call key", ordering="call_key")
+    def call_key_shown(self, grant: RunGrant):
+        # the agent's words: a bidi override must not reorder what was granted on screen
+        return format_html(
+            "<code class='fb-code'>{}</code>", highlighted(grant.call_key, layout_is_visible=False)
+        )
 
 
 @admin.register(RunBudget)
