@@ -79,6 +79,10 @@ def approval_decide(
                 )
                 won = False
                 expired = True
+            elif approval.status == ApprovalStatus.TIMED_OUT:
+                # Settled at its expiry already (the worker's sweep, or a late decision before
+                # this one): this decision is as late, and is told so, not that it lost a race.
+                won, expired = False, True
             else:
                 expired = False
                 won = approval_settle(

@@ -222,6 +222,24 @@ def test_a_remembered_rule_on_a_tool_without_match_argument_is_the_exact_call(ma
 
 
 @pytest.mark.django_db
+def test_a_decision_after_the_worker_settled_the_expiry_is_refused_too(make_run, approver):
+    from governance.services.settlement import approval_expire
+
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    Approval.objects.filter(pk=approval_id).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert approval_expire(approval_id=int(approval_id)) is True  # what the worker's sweep does
+
+    for decision in ("approve", "deny"):
+        response = decide(Api(user=approver), approval_id, decision=decision)
+        assert response.status_code == 409
+        assert response.json()["error"] == "expired"
+        assert response.json()["status"] == "timed_out"
+    assert not RunGrant.objects.exists()
+    assert Event.objects.filter(run_id=run_id, type="approval.decided").count() == 1
+
+
+@pytest.mark.django_db
 def test_a_decision_after_expiry_is_refused_and_the_call_times_out(make_run, approver):
     run_id, runner = make_run()
     approval_id = pending(runner, run_id)["approval"]["id"]
