@@ -21,6 +21,7 @@ from governance.dashboard import runs_visible_to
 from governance.errors import NotFound, ServiceError
 from governance.models import Approval, ApprovalStatus, RememberScope, Role
 from governance.policy import escape_invisible
+from governance.policy.invisible import flagged
 from governance.portal.pages import page_context
 from governance.portal.remember import remember_scopes
 from governance.portal.verbatim import (
@@ -181,16 +182,41 @@ def inbox_view(request):
     recent = list(visible.exclude(status=ApprovalStatus.PENDING).order_by("-decided_at")[:RECENT])
     for approval in recent:
         approval.settled_by = settled_by(approval)
+    shown = [a for a in decidable if _fits_a_card(a.call.arguments)]
+    large = [a for a in decidable if a not in shown]
     context = page_context(
         request,
         "Approvals inbox",
-        cards=[approval_card(a, actor, now) for a in decidable],
+        waiting=len(decidable),
+        cards=[approval_card(a, actor, now) for a in shown],
+        large=[
+            {**approval_card(a, actor, now, full=False), "bytes": _size(a.call.arguments)}
+            for a in large
+        ],
         others=[approval_card(a, actor, now, full=False) for a in others],
         recent=recent,
         is_deciding=any(r in (Role.ADMIN, Role.APPROVER) for r in actor.roles.values()),
         bindings_waiting=bindings_owned_by(actor).filter(consent="pending").count(),
     )
     return render(request, "portal/inbox.html", context)
+
+
+# A call the inbox shows in full, with its buttons: within these, a card's page stays a few
+# hundred KB whatever the agent wrote (each hidden character is a marked escape of ~70 bytes);
+# a larger one is a row with its size and a link to its own page, where it is read and decided.
+INBOX_CARD_CHARACTERS = 8_000
+INBOX_CARD_FLAGGED = 200
+
+
+def _size(arguments) -> int:
+    return len(json.dumps(arguments, ensure_ascii=False, sort_keys=True).encode())
+
+
+def _fits_a_card(arguments) -> bool:
+    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    if len(text) > INBOX_CARD_CHARACTERS:
+        return False
+    return len(flagged(text, layout_is_visible=False)) <= INBOX_CARD_FLAGGED
 
 
 def _visible_approval(request, approval_id) -> Approval:

@@ -300,3 +300,28 @@ def test_the_wider_rule_for_new_runs_names_what_it_ignores_and_needs_a_tick(org,
     assert (approval.status, approval.remember_scope) == ("approved", "policy")
     top = Policy.objects.get(org=org, name="default").current_version.document["rules"][0]
     assert top == {"pattern": "write_file:/workspace/deploy/run.sh", "action": "ALWAYS"}
+
+
+def test_calls_padded_past_a_card_are_listed_and_keep_the_inbox_small(org, approver, login):
+    """An agent fills its pending approvals with legal arguments made of zero-width spaces
+    (each a ~70-byte marked escape on a page): the inbox lists them by size with a link to
+    each page, where they are read and decided, and stays small for every other run's call."""
+    run, _ = sandbox_run(org)
+    padded = []
+    for n in range(3):
+        body = "\u200b" * 60_000
+        answer = ask(run, "send_email", {"to": "bob@example.com", "body": body}, call_id=f"p-{n}")
+        padded.append(answer.approval)
+    other = pending_approval(org, to="carol@example.com", call_id="c-9")
+    client = login(approver)
+
+    page = client.get(reverse("admin:inbox")).content.decode()
+
+    assert len(page.encode()) < 200_000
+    assert "Waiting for your decision (4)" in page
+    assert f'id="approval-{other.pk}"' in page  # the ordinary call keeps its card and buttons
+    for approval in padded:
+        assert f'id="approval-{approval.pk}"' not in page
+        assert f"open #{approval.pk} to decide" in page
+    full = client.get(reverse("admin:inbox-approval", args=[padded[0].pk])).content.decode()
+    assert full.count("\\u200b") >= 60_000 and 'value="approve"' in full
