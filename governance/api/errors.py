@@ -63,5 +63,18 @@ def exception_handler(exc, context):
     body = {"error": _CODES.get(response.status_code, "error"), "detail": _flatten(response.data)}
     if isinstance(exc, exceptions.ValidationError) and isinstance(exc.detail, dict):
         body["fields"] = exc.detail
-    response.data = body
+    response.data = _encodable(body)
     return response
+
+
+def _encodable(value):
+    """`value` with every lone surrogate written as its `\\udXXX` escape: DRF's messages
+    quote the input (`"\\ud800" is not a valid choice.`), and UTF-8 cannot encode one, so the
+    400 would have become a 500 while being written."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_encodable(key): _encodable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encodable(item) for item in value]
+    return value

@@ -4,6 +4,7 @@ import uuid
 
 import pytest
 
+from governance.models import Connection, Run
 from tests.conftest import Api, run_body
 
 pytestmark = pytest.mark.django_db
@@ -44,3 +45,39 @@ def test_field_problems_still_name_the_field(operator):
     response = operator.post("/v1/runs", run_body(budget_tokens="lots"))
     assert_plain_error(response, 400, "invalid", "budget_tokens: A valid integer is required.")
     assert response.json()["fields"] == {"budget_tokens": ["A valid integer is required."]}
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/approvals/99999/decision", '{"decision": "\\udc00"}'),
+        ("/v1/bindings/99999/consent", '{"decision": "\\udc00"}'),
+        ("/v1/runs", '{"agent": "x", "policy": "default", "source": {"kind": "\\ud800"}}'),
+        (
+            "/v1/runs",
+            '{"agent": "x", "policy": "default", "source": {"kind": "manual"}, '
+            '"autonomy": "\\ud800"}',
+        ),
+        (
+            "/v1/runs",
+            '{"agent": "x", "policy": "default", "source": {"kind": "manual"}, '
+            '"trust_tier": "\\ud800"}',
+        ),
+        ("/v1/connections", '{"slug": "x", "kind": "\\ud800", "transport": "stdio"}'),
+        ("/v1/connections", '{"slug": "x", "kind": "shared", "transport": "\\ud800"}'),
+    ],
+)
+def test_a_lone_surrogate_in_a_choice_is_a_400_that_quotes_it_escaped(
+    org, operator_key, approver, path, body
+):
+    """DRF's message quotes the choice it refuses, and UTF-8 cannot encode a lone surrogate:
+    the 400 had become a 500 while being written."""
+    person = Api(user=approver) if "approvals" in path or "bindings" in path else None
+    api = person or Api(operator_key)
+    before = {model: model.objects.count() for model in (Run, Connection)}
+
+    response = api.client.post(path, data=body, content_type="application/json")
+
+    assert response.status_code == 400, response.content[:300]
+    assert "\\ud" in response.json()["detail"]
+    assert {model: model.objects.count() for model in (Run, Connection)} == before
