@@ -25,6 +25,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from ledger.redaction import redact_text
+
 ENABLED = False
 _provider = None
 _tracer: trace.Tracer = trace.NoOpTracer()
@@ -149,16 +151,19 @@ def tool_call_span(
     if active is not None and active.tool_call_id == tool_call_id:
         yield active
         return
+    # The caller's words, as the ledger records them: a secret a client wrote into an id
+    # or a tool's name is masked in the span too (a tracing backend is read by more people).
+    shown_tool = redact_text(tool)
     attributes = {
         "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": tool,
-        "gen_ai.tool.call.id": tool_call_id,
+        "gen_ai.tool.name": shown_tool,
+        "gen_ai.tool.call.id": redact_text(tool_call_id),
         "gen_ai.tool.type": "extension" if brokered else "function",
         "gen_ai.agent.name": run.agent,
-        "gen_ai.conversation.id": session_id,
+        "gen_ai.conversation.id": redact_text(session_id),
         "fluidbox.run.id": str(run.pk),
     }
-    with _span(f"execute_tool {tool}", attributes=attributes) as span:
+    with _span(f"execute_tool {shown_tool}", attributes=attributes) as span:
         handle = ToolCallSpan(span, tool_call_id)
         token = _tool_span.set(handle)
         try:

@@ -255,6 +255,17 @@ def test_each_gate_call_is_an_execute_tool_span_in_the_agents_trace(
     upstream = echo_server.calls()[-1]
     assert upstream["meta"]["traceparent"] == f"00-{trace_id}-{client.span_id}-01"
 
+    # A client that wrote a secret into its ids: the span shows them as the ledger does.
+    inline = {
+        "session_id": f"password={CANARY}",
+        "tool_call_id": f"Authorization: Bearer {CANARY}",
+        "tool": "read_file",
+        "arguments": {"path": "/workspace/a"},
+    }
+    assert agent.post(f"/v1/runs/{run_id}/permission", inline, "c-inline")["decision"] == "allow"
+    inline_spans = trace_spans(collector, agent.traces["c-inline"][0], answered)
+    assert "[redacted]" in tool_span(inline_spans, "read_file").attributes["gen_ai.tool.call.id"]
+
     # Arguments, results and the credential are in no span, attribute, event or resource.
     for body in collector.bodies:
         assert CANARY.encode() not in body
