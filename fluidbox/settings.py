@@ -289,6 +289,8 @@ FLUIDBOX_STREAM_SECONDS = env_int("FLUIDBOX_STREAM_SECONDS", 25, minimum=1)
 # Approval waits and event streams one credential may hold at once, across all processes
 # (each holds a web thread); more get 429 with Retry-After (governance/throttling.py).
 FLUIDBOX_WAITS_PER_CREDENTIAL = env_int("FLUIDBOX_WAITS_PER_CREDENTIAL", 8, minimum=1)
+# Every credential of one organization together (a person can start runs, each with a token).
+FLUIDBOX_WAITS_PER_ORG = env_int("FLUIDBOX_WAITS_PER_ORG", 64, minimum=1)
 # Approvals one run may have waiting for a human at once: past it, a call that would ask
 # more is denied, so an agent cannot bury one request among hundreds in the inbox.
 FLUIDBOX_PENDING_APPROVALS_PER_RUN = env_int("FLUIDBOX_PENDING_APPROVALS_PER_RUN", 20, minimum=1)

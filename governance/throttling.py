@@ -7,6 +7,10 @@ machine: a credential takes one of its `FLUIDBOX_WAITS_PER_CREDENTIAL` numbered 
 inserting it (the unique index lets exactly one taker win) or by taking over an expired one
 with a compare-and-swap on its expiry. A slot is released when the request ends; one whose
 process died frees itself at its expiry. No slot free: 429 with `Retry-After`.
+
+A credential is cheap to come by (each run a person starts has a token of its own), so each
+long request also takes one of its organization's `FLUIDBOX_WAITS_PER_ORG` slots: one
+tenant's members cannot park every thread of the server and stall the others.
 """
 
 import math
@@ -37,9 +41,8 @@ def credential_key(actor: Actor) -> str:
     return f"user:{actor.user.pk}"
 
 
-def _acquire(credential: str, cap: int, seconds: float) -> uuid.UUID | None:
+def _acquire(credential: str, cap: int, seconds: float, holder: uuid.UUID) -> bool:
     now = timezone.now()
-    holder = uuid.uuid4()
     expires_at = now + timedelta(seconds=seconds + EXPIRY_MARGIN_SECONDS)
     held = dict(WaitSlot.objects.filter(credential=credential).values_list("slot", "expires_at"))
     for slot in range(cap):
@@ -49,7 +52,7 @@ def _acquire(credential: str, cap: int, seconds: float) -> uuid.UUID | None:
                     WaitSlot.objects.create(
                         credential=credential, slot=slot, holder=holder, expires_at=expires_at
                     )
-                return holder
+                return True
             except IntegrityError:
                 continue  # taken a moment ago by another request
         elif held[slot] <= now:
@@ -58,8 +61,8 @@ def _acquire(credential: str, cap: int, seconds: float) -> uuid.UUID | None:
                 credential=credential, slot=slot, expires_at=held[slot]
             ).update(holder=holder, expires_at=expires_at)
             if taken:
-                return holder
-    return None
+                return True
+    return False
 
 
 def _retry_after(credential: str) -> int:
@@ -75,15 +78,25 @@ def _retry_after(credential: str) -> int:
     return max(1, min(MAX_RETRY_AFTER_SECONDS, math.ceil(remaining)))
 
 
-def wait_slot_take(credential: str, *, seconds: float) -> uuid.UUID:
-    """Take a slot for a long request of up to `seconds`; raises TooManyRequests (429)."""
+def wait_slot_take(credential: str, *, seconds: float, org_id: int) -> uuid.UUID:
+    """Take a slot of the credential and one of its organization for a long request of up
+    to `seconds`; raises TooManyRequests (429). One holder for both: released together."""
+    holder = uuid.uuid4()
     cap = settings.FLUIDBOX_WAITS_PER_CREDENTIAL
-    holder = _acquire(credential, cap, seconds)
-    if holder is None:
+    if not _acquire(credential, cap, seconds, holder):
         retry_after = _retry_after(credential)
         raise TooManyRequests(
             f"this credential already holds {cap} approval waits or event streams "
             f"(FLUIDBOX_WAITS_PER_CREDENTIAL); retry in {retry_after} s",
+            retry_after=retry_after,
+        )
+    org_cap, org = settings.FLUIDBOX_WAITS_PER_ORG, f"org:{org_id}"
+    if not _acquire(org, org_cap, seconds, holder):
+        wait_slot_release(holder)
+        retry_after = _retry_after(org)
+        raise TooManyRequests(
+            f"this organization's credentials already hold {org_cap} approval waits or "
+            f"event streams (FLUIDBOX_WAITS_PER_ORG); retry in {retry_after} s",
             retry_after=retry_after,
         )
     return holder
@@ -94,8 +107,8 @@ def wait_slot_release(holder: uuid.UUID) -> None:
 
 
 @contextmanager
-def wait_slot(credential: str, *, seconds: float) -> Iterator[None]:
-    holder = wait_slot_take(credential, seconds=seconds)
+def wait_slot(credential: str, *, seconds: float, org_id: int) -> Iterator[None]:
+    holder = wait_slot_take(credential, seconds=seconds, org_id=org_id)
     try:
         yield
     finally:

@@ -166,7 +166,7 @@ class RunEventStreamApi(APIView):
             query.validated_data.get("max_seconds", settings.FLUIDBOX_STREAM_SECONDS),
         )
         # A stream holds a web thread for up to `seconds`: one of the credential's few slots.
-        holder = wait_slot_take(credential_key(request.auth), seconds=seconds)
+        holder = wait_slot_take(credential_key(request.auth), seconds=seconds, org_id=run.org_id)
         response = StreamingHttpResponse(
             _HeldStream(_sse_frames(run.pk, after, time.monotonic() + seconds), holder),
             content_type="text/event-stream",

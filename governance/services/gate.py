@@ -295,7 +295,8 @@ def _settled_answer(call: ToolCall, wait_seconds: float) -> GateAnswer:
         seconds = max(0.0, min(wait_seconds, until_expiry + 0.05))
         # A parked call holds a web thread: the run's token may hold only a few at once (a
         # 429 here leaves the call recorded; the retry with the same ids re-attaches).
-        with wait_slot(f"run:{call.run_id}", seconds=seconds):
+        org_id = Run.objects.filter(pk=call.run_id).values_list("org_id", flat=True).get()
+        with wait_slot(f"run:{call.run_id}", seconds=seconds, org_id=org_id):
             wakeups.wait(pk, seconds, settled)
         approval.refresh_from_db()
         approval = approval_expire_if_due(approval)

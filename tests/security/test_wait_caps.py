@@ -162,3 +162,57 @@ def test_one_tokens_extra_event_streams_get_429_until_one_closes(live, operator,
 
     until(a_stream_is_accepted, "a closed stream's slot to be released")
     assert accepted[-1] == 200
+
+
+@pytest.fixture
+def live_with_an_org_cap(transactional_db, tmp_path):
+    with WebServer(
+        tmp_path,
+        workers=2,
+        threads=8,
+        FLUIDBOX_WAITS_PER_CREDENTIAL="2",
+        FLUIDBOX_WAITS_PER_ORG="3",
+    ) as server:
+        yield server
+
+
+def test_new_run_tokens_do_not_lift_the_organizations_cap(
+    live_with_an_org_cap, org, other_org, operator
+):
+    """Each run a person starts has a token of its own, so a cap per credential alone bounds
+    nothing: the streams of every credential of one organization share its cap, and another
+    organization's are served meanwhile."""
+    live = live_with_an_org_cap
+    runs = [new_run(operator) for _ in range(2)]
+
+    def url(run_id) -> str:
+        return f"{live.url}/v1/runs/{run_id}/events/stream"
+
+    key = api_key_create(org=other_org, name="globex operator").plaintext
+    created = httpx.post(
+        f"{live.url}/v1/runs",
+        json=run_body(),
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=60,
+    )
+    assert created.status_code == 201, created.text
+    other = (created.json()["id"], {"Authorization": f"Bearer {created.json()['session_token']}"})
+    with (
+        httpx.Client(timeout=60) as c1,
+        httpx.Client(timeout=60) as c2,
+        httpx.Client(timeout=60) as c3,
+        httpx.Client(timeout=60) as c4,
+        # Two streams of the first run (its credential's cap), one of the second.
+        c1.stream("GET", url(runs[0][0]), headers=runs[0][1]) as s1,
+        c2.stream("GET", url(runs[0][0]), headers=runs[0][1]) as s2,
+        c3.stream("GET", url(runs[1][0]), headers=runs[1][1]) as s3,
+    ):
+        assert (s1.status_code, s2.status_code, s3.status_code) == (200, 200, 200)
+        fourth = httpx.get(url(runs[1][0]), headers=runs[1][1], timeout=60)
+        assert fourth.status_code == 429
+        assert "FLUIDBOX_WAITS_PER_ORG" in fourth.json()["detail"]
+        assert 1 <= int(fourth.headers["Retry-After"]) <= 10
+        assert WaitSlot.objects.filter(credential=f"org:{org.pk}").count() == 3
+        # Another organization's run is served while this one is at its cap.
+        with c4.stream("GET", url(other[0]), headers=other[1]) as theirs:
+            assert theirs.status_code == 200
