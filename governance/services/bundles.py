@@ -26,7 +26,7 @@ def _tool_from(raw: object, index: int) -> dict:
     if unknown:
         raise Invalid(f"tools[{index}] has unknown keys: {', '.join(sorted(unknown))}")
     name = raw.get("name")
-    if not isinstance(name, str) or not TOOL_NAME.match(name):
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
         raise Invalid(f"tools[{index}].name must match {TOOL_NAME.pattern}")
     access = raw.get("access", Access.WRITE)
     if access not in Access.values:
@@ -79,7 +79,7 @@ def _match_argument(tool: str, match: object) -> dict:
         clean["cwd"] = match["cwd"]
     for key in ("write_tool", "read_tool"):
         if key in match:
-            if not isinstance(match[key], str) or not TOOL_NAME.match(match[key]):
+            if not isinstance(match[key], str) or not TOOL_NAME.fullmatch(match[key]):
                 raise Invalid(f"tool {tool}: match_argument.{key} must match {TOOL_NAME.pattern}")
             clean[key] = match[key]
     return clean

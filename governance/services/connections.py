@@ -1,5 +1,6 @@
 """Connections: create, reconnect (new credential, generation + 1), revoke, photograph."""
 
+import json
 import re
 import shlex
 
@@ -32,6 +33,8 @@ from governance.models import (
     Role,
     Transport,
 )
+from governance.schemas import arguments_storable
+from governance.services.bundles import TOOL_NAME
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,100}$")
@@ -240,6 +243,9 @@ def connection_refresh(*, connection: Connection, actor: Actor) -> Connection:
 
 @transaction.atomic
 def photograph_store(*, connection: Connection, tools: list[dict]) -> Connection:
+    refused = listing_refused(connection.slug, tools)
+    if refused is not None:
+        raise Conflict(refused, code="upstream")
     connection = Connection.objects.select_for_update().get(pk=connection.pk)
     digest = tool_set_digest(tools)
     if digest != connection.photograph_digest:
@@ -251,6 +257,29 @@ def photograph_store(*, connection: Connection, tools: list[dict]) -> Connection
         update_fields=["photograph", "photograph_digest", "photographed_at", "previous_photograph"]
     )
     return connection
+
+
+def listing_refused(slug: str, tools: list[dict]) -> str | None:
+    """Why a server's tool listing cannot be photographed, or None. A tool's name is the
+    SPEC's (`<connection>.<tool>` of letters, digits, `_`, `.` and `-`, at most 128): a `:`
+    would let the rule `tracker.list_issues:*` allow a tool named `list_issues:purge`, and
+    a control or bidi character would be decided where no argument could hold one. And
+    PostgreSQL stores no NUL or lone surrogate, nor a number past a double's range."""
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        shown = json.dumps(name if not isinstance(name, str) else name[:80])
+        if not arguments_storable(tool):
+            return (
+                f"the MCP server's listing of the tool {shown} holds what fluidbox cannot "
+                "store (a NUL, a lone surrogate, a number past a double's range)"
+            )
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(f"{slug}.{name}"):
+            return (
+                f"the MCP server names a tool {shown}: a tool's name is letters, digits, `_`, "
+                "`.` and `-`, at most 128 characters with the connection's name and a `.` "
+                "before it, so that a rule for one tool names no other"
+            )
+    return None
 
 
 def photograph_drift(connection: Connection) -> dict:

@@ -34,6 +34,7 @@ from governance.models import (
 )
 from governance.schemas import guard_schema
 from governance.services.broker import calls_in_flight
+from governance.services.bundles import TOOL_NAME
 from governance.services.settlement import approvals_close_for_run
 from ledger.models import EventType, RunCounter
 from ledger.redaction import redact
@@ -88,7 +89,7 @@ def _connection_tools(connection: Connection) -> list[dict]:
         read_only = annotations.get("readOnlyHint") is True
         frozen.append(
             {
-                "name": f"{connection.slug}.{wire['name']}",
+                "name": f"{connection.slug}.{wire['name']}"[:_FROZEN_NAME_LENGTH],
                 "upstream_name": wire["name"],
                 # No readOnlyHint means write: fail toward write.
                 "access": Access.READ if read_only else Access.WRITE,
@@ -100,6 +101,16 @@ def _connection_tools(connection: Connection) -> list[dict]:
             }
         )
     return frozen
+
+
+_FROZEN_NAME_LENGTH = FrozenTool._meta.get_field("name").max_length
+
+
+def _name_refused(name: str) -> str | None:
+    # A photograph taken before refreshes refused such names can still hold one.
+    if TOOL_NAME.fullmatch(name):
+        return None
+    return "its name is outside the tool names fluidbox allows ([A-Za-z0-9_.-], at most 128)"
 
 
 def _connections(org: Organization, slugs: list[str], invoked_by: User | None):
@@ -220,7 +231,7 @@ def run_create(
     tier = trust_tier_for(source, trust_tier)
     creator = _creator_label(created_by)
     for tool in tools:
-        tool["guard_error"] = guard_schema(tool["schema"]) or ""
+        tool["guard_error"] = _name_refused(tool["name"]) or guard_schema(tool["schema"]) or ""
         tool["callable"] = not tool["guard_error"]
     tool_set_digest = digest_of(
         sorted([tool["name"], tool["definition_digest"], tool["callable"]] for tool in tools)
