@@ -81,3 +81,15 @@ def test_a_lone_surrogate_in_a_choice_is_a_400_that_quotes_it_escaped(
     assert response.status_code == 400, response.content[:300]
     assert "\\ud" in response.json()["detail"]
     assert {model: model.objects.count() for model in (Run, Connection)} == before
+
+
+@pytest.mark.parametrize("path", ["/v1/mcp", "/v1/runs"])
+def test_a_host_the_server_does_not_answer_to_is_a_json_400_on_the_api(operator_key, path):
+    response = Api(operator_key).client.post(
+        path, data="{}", content_type="application/json", HTTP_HOST="evil.example"
+    )
+
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/json")
+    assert response.json()["error"] == "invalid"
+    assert "Host header" in response.json()["detail"]
