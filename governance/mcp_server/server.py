@@ -54,16 +54,21 @@ PREFETCHED_ENVIRON_KEY = "fluidbox.mcp_prefetched_tool"
 POSTED_ENVIRON_KEY = "fluidbox.mcp_posted_message"
 # A request body larger than this is refused before it is parsed (arguments ≤ 256 KiB).
 MAX_BODY_BYTES = 2 * MAX_ARGUMENT_BYTES
-_QUICK_THREADS = 40
+# The pools' threads share one name: a test waits for every one of them to let go of the
+# database.
+_THREAD_NAME = "fluidbox-mcp-db"
 
 
 class _Limiters:
-    """Quick database work and approval waits draw threads from separate pools, so calls
-    waiting for a human never starve the ones that are not. Quick work runs on threads that
-    keep their database connection between calls (`db_threads.py`); a wait's thread holds
-    none while it waits."""
+    """Quick database work (the token check, listing), a call's first attempt (the gate and
+    the upstream's answer, which an upstream may make slow) and approval waits draw threads
+    from separate pools: calls waiting for a human never starve the ones that are not, and
+    one organization's slow upstream never starves every run's token checks and listings.
+    Quick work and calls run on threads that keep their database connection between jobs
+    (`db_threads.py`); a wait's thread holds none while it waits."""
 
     quick: DatabaseThreads | None = None
+    calls: DatabaseThreads | None = None
     waits: anyio.CapacityLimiter | None = None
     _lock = threading.Lock()
 
@@ -78,8 +83,15 @@ class _Limiters:
     def quick_threads(cls) -> DatabaseThreads:
         with cls._lock:
             if cls.quick is None:
-                cls.quick = DatabaseThreads(_QUICK_THREADS, "fluidbox-mcp-db")
+                cls.quick = DatabaseThreads(settings.FLUIDBOX_MCP_QUICK_THREADS, _THREAD_NAME)
         return cls.quick
+
+    @classmethod
+    def call_threads(cls) -> DatabaseThreads:
+        with cls._lock:
+            if cls.calls is None:
+                cls.calls = DatabaseThreads(settings.FLUIDBOX_MCP_CALL_THREADS, _THREAD_NAME)
+        return cls.calls
 
 
 def in_database_thread(job: Callable[[], Any]) -> Any:
@@ -192,13 +204,16 @@ def _with_connection_cleanup(job: Callable[[], Any]) -> Callable[[], Any]:
     return run
 
 
-async def _in_thread(job: Callable[[], Any], *, waiting: bool = False) -> Any:
+async def _in_thread(
+    job: Callable[[], Any], *, waiting: bool = False, calling: bool = False
+) -> Any:
     quick, waits = _Limiters.get()
     if waiting:
         return await anyio.to_thread.run_sync(_with_connection_cleanup(job), limiter=waits)
+    threads = _Limiters.call_threads() if calling else quick
     # The handler's context (its trace above all) goes with the job.
     context = contextvars.copy_context()
-    return await asyncio.wrap_future(quick.submit(partial(context.run, job)))
+    return await asyncio.wrap_future(threads.submit(partial(context.run, job)))
 
 
 def _token_run(ctx) -> Run:
@@ -269,7 +284,7 @@ async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolR
                 read=(read.frozen, read.binding) if read is not None else None,
             )
 
-    answer = await _in_thread(lambda: attempt(0, token_run, prefetched))
+    answer = await _in_thread(lambda: attempt(0, token_run, prefetched), calling=True)
     deadline = time.monotonic() + approval_wait_bound()
     beat = 0
     while answer.pending and (remaining := deadline - time.monotonic()) > 0:

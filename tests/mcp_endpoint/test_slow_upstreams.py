@@ -1,0 +1,85 @@
+"""One organization's slow upstream, attacked from its side: its calls through `/v1/mcp` hold
+threads for as long as the upstream takes to answer. They hold threads of the calls' own
+pool, never the quick work's (token checks, listings), so another organization's agent is
+still answered while they wait (the quick pool had run both: a `tools/list` took 14 s)."""
+
+import json
+import threading
+
+import httpx
+import pytest
+
+from governance.services.orgs import api_key_create
+from governance.services.policies import policy_save
+from tests.conftest import run_body
+from tests.governance.broker.support import BROKER_POLICY, connect
+from tests.support.servers import WebServer
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.slow
+
+ACCEPT = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+
+
+@pytest.fixture
+def live(transactional_db, tmp_path):
+    with WebServer(
+        tmp_path,
+        workers=1,
+        threads=8,
+        FLUIDBOX_MCP_QUICK_THREADS="2",
+        FLUIDBOX_MCP_CALL_THREADS="2",
+    ) as server:
+        yield server
+
+
+def mcp(server, token: str, body: dict, timeout: float = 60) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}", **ACCEPT}
+    return httpx.post(f"{server.url}/v1/mcp", json=body, headers=headers, timeout=timeout)
+
+
+def test_calls_held_by_a_slow_upstream_leave_other_organizations_answered(
+    live, org, other_org, operator, echo_server, tmp_path
+):
+    policy_save(org=org, text=BROKER_POLICY, author=None)  # crm.lookup: ALWAYS
+    connect(operator, echo_server)
+    slow = operator.post("/v1/runs", run_body(bundles=[], connections=["crm"])).json()
+    release = tmp_path / "release"
+    answers: list[httpx.Response] = []
+
+    def held_call(n: int) -> None:
+        arguments = {"id": str(n), "hold_until_file": str(release)}
+        body = {
+            "jsonrpc": "2.0",
+            "id": n,
+            "method": "tools/call",
+            "params": {"name": "crm__lookup", "arguments": arguments},
+        }
+        answers.append(mcp(live, slow["session_token"], body, timeout=120))
+
+    threads = [threading.Thread(target=held_call, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        # Both calls reached the upstream, which holds them: every call thread is taken.
+        wait_until(lambda: len(echo_server.calls()) == 2, "the two calls to reach the upstream")
+
+        key = api_key_create(org=other_org, name="globex operator").plaintext
+        created = httpx.post(
+            f"{live.url}/v1/runs",
+            json=run_body(),
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=60,
+        )
+        assert created.status_code == 201, created.text
+        listing = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
+        listed = mcp(live, created.json()["session_token"], listing, timeout=30)
+
+        assert listed.status_code == 200, listed.text
+        assert "result" in listed.json()
+        assert not release.exists() and answers == []  # the slow calls are still held
+    finally:
+        release.touch()
+        for thread in threads:
+            thread.join(timeout=120)
+    assert [json.loads(a.text)["result"]["isError"] for a in answers] == [False, False]
