@@ -143,6 +143,22 @@ def run_body(**overrides) -> dict:
     return body
 
 
+def run_over_http(server_url: str, org) -> tuple[str, dict[str, str]]:
+    """A run of `org` created over HTTP with an operator key of its own: its id, and the
+    headers its token authenticates with."""
+    import httpx
+
+    key = api_key_create(org=org, name=f"{org.slug} operator").plaintext
+    created = httpx.post(
+        f"{server_url}/v1/runs",
+        json=run_body(),
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=60,
+    )
+    assert created.status_code == 201, created.text
+    return created.json()["id"], {"Authorization": f"Bearer {created.json()['session_token']}"}
+
+
 @pytest.fixture
 def make_run(operator):
     """Create a run through the API; returns (run_id, runner Api)."""

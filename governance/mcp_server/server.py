@@ -81,17 +81,18 @@ class _Limiters:
 
     @classmethod
     def quick_threads(cls) -> DatabaseThreads:
-        with cls._lock:
-            if cls.quick is None:
-                cls.quick = DatabaseThreads(settings.FLUIDBOX_MCP_QUICK_THREADS, _THREAD_NAME)
-        return cls.quick
+        return cls._threads("quick", settings.FLUIDBOX_MCP_QUICK_THREADS)
 
     @classmethod
     def call_threads(cls) -> DatabaseThreads:
+        return cls._threads("calls", settings.FLUIDBOX_MCP_CALL_THREADS)
+
+    @classmethod
+    def _threads(cls, pool: str, size: int) -> DatabaseThreads:
         with cls._lock:
-            if cls.calls is None:
-                cls.calls = DatabaseThreads(settings.FLUIDBOX_MCP_CALL_THREADS, _THREAD_NAME)
-        return cls.calls
+            if getattr(cls, pool) is None:
+                setattr(cls, pool, DatabaseThreads(size, _THREAD_NAME))
+            return getattr(cls, pool)
 
 
 def in_database_thread(job: Callable[[], Any]) -> Any:

@@ -9,9 +9,8 @@ import threading
 import httpx
 import pytest
 
-from governance.services.orgs import api_key_create
 from governance.services.policies import policy_save
-from tests.conftest import run_body
+from tests.conftest import run_body, run_over_http
 from tests.governance.broker.support import BROKER_POLICY, connect
 from tests.support.servers import WebServer
 from tests.support.waiting import wait_until
@@ -64,16 +63,11 @@ def test_calls_held_by_a_slow_upstream_leave_other_organizations_answered(
         # Both calls reached the upstream, which holds them: every call thread is taken.
         wait_until(lambda: len(echo_server.calls()) == 2, "the two calls to reach the upstream")
 
-        key = api_key_create(org=other_org, name="globex operator").plaintext
-        created = httpx.post(
-            f"{live.url}/v1/runs",
-            json=run_body(),
-            headers={"Authorization": f"Bearer {key}"},
-            timeout=60,
-        )
-        assert created.status_code == 201, created.text
+        _, theirs = run_over_http(live.url, other_org)
         listing = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
-        listed = mcp(live, created.json()["session_token"], listing, timeout=30)
+        listed = httpx.post(
+            f"{live.url}/v1/mcp", json=listing, headers={**theirs, **ACCEPT}, timeout=30
+        )
 
         assert listed.status_code == 200, listed.text
         assert "result" in listed.json()

@@ -15,7 +15,7 @@ import pytest
 
 from governance.models import Approval, ToolCall, WaitSlot
 from governance.services.orgs import api_key_create
-from tests.conftest import run_body
+from tests.conftest import run_body, run_over_http
 from tests.support.servers import WebServer
 
 pytestmark = pytest.mark.slow
@@ -188,15 +188,7 @@ def test_new_run_tokens_do_not_lift_the_organizations_cap(
     def url(run_id) -> str:
         return f"{live.url}/v1/runs/{run_id}/events/stream"
 
-    key = api_key_create(org=other_org, name="globex operator").plaintext
-    created = httpx.post(
-        f"{live.url}/v1/runs",
-        json=run_body(),
-        headers={"Authorization": f"Bearer {key}"},
-        timeout=60,
-    )
-    assert created.status_code == 201, created.text
-    other = (created.json()["id"], {"Authorization": f"Bearer {created.json()['session_token']}"})
+    other = run_over_http(live.url, other_org)
     with (
         httpx.Client(timeout=60) as c1,
         httpx.Client(timeout=60) as c2,
