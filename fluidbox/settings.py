@@ -286,6 +286,8 @@ FLUIDBOX_MCP_MAX_WAITING = env_int("FLUIDBOX_MCP_MAX_WAITING", 200, minimum=1)
 # attempts (the gate, then the upstream, as slow as it answers).
 FLUIDBOX_MCP_QUICK_THREADS = env_int("FLUIDBOX_MCP_QUICK_THREADS", 40, minimum=1)
 FLUIDBOX_MCP_CALL_THREADS = env_int("FLUIDBOX_MCP_CALL_THREADS", 40, minimum=1)
+# Brokered calls in flight per web process, of all of one organization's runs together.
+FLUIDBOX_BROKERED_CALLS_PER_ORG = env_int("FLUIDBOX_BROKERED_CALLS_PER_ORG", 20, minimum=1)
 FLUIDBOX_RESERVATION_TTL = env_int("FLUIDBOX_RESERVATION_TTL", 900, minimum=1)
 FLUIDBOX_MAX_WAIT_SECONDS = 30
 FLUIDBOX_WAKE_RECHECK_SECONDS = env_int("FLUIDBOX_WAKE_RECHECK_SECONDS", 2, minimum=1)

@@ -227,25 +227,33 @@ _calls_in_flight_lock = threading.Lock()
 
 @contextmanager
 def _call_slot(run: Run) -> Iterator[None]:
-    cap = settings.FLUIDBOX_WAITS_PER_CREDENTIAL
-    key = str(run.pk)
+    # A run token is cheap to come by (each run a person starts has one): all of one
+    # organization's calls together are capped too, so its slow upstream cannot hold the
+    # threads other organizations' calls need.
+    caps = (
+        (str(run.pk), settings.FLUIDBOX_WAITS_PER_CREDENTIAL, "this run", "WAITS_PER_CREDENTIAL"),
+        (f"org:{run.org_id}", settings.FLUIDBOX_BROKERED_CALLS_PER_ORG, "this organization",
+         "BROKERED_CALLS_PER_ORG"),
+    )  # fmt: skip
     with _calls_in_flight_lock:
-        held = _calls_in_flight.get(key, 0)
-        if held >= cap:
-            raise TooManyRequests(
-                f"this run already has {cap} brokered calls in flight in this process "
-                "(FLUIDBOX_WAITS_PER_CREDENTIAL); send this one again once one ends",
-                retry_after=1,
-            )
-        _calls_in_flight[key] = held + 1
+        for key, cap, holder, setting in caps:
+            if _calls_in_flight.get(key, 0) >= cap:
+                raise TooManyRequests(
+                    f"{holder} already has {cap} brokered calls in flight in this process "
+                    f"(FLUIDBOX_{setting}); send this one again once one ends",
+                    retry_after=1,
+                )
+        for key, *_ in caps:
+            _calls_in_flight[key] = _calls_in_flight.get(key, 0) + 1
     try:
         yield
     finally:
         with _calls_in_flight_lock:
-            if _calls_in_flight[key] == 1:
-                del _calls_in_flight[key]
-            else:
-                _calls_in_flight[key] -= 1
+            for key, *_ in caps:
+                if _calls_in_flight[key] == 1:
+                    del _calls_in_flight[key]
+                else:
+                    _calls_in_flight[key] -= 1
 
 
 def broker_call(
