@@ -286,22 +286,23 @@ def _read_concurrently(
     the order they act in. Where one of them runs the project's code while another writes a
     file, or one makes a link, renames or fetches beside others, what the engine read in
     order may not be what happens (`pytest & echo CODE > conftest.py`)."""
-    groups: list[range] = []
+    groups: list[tuple[range, bool]] = []  # (the commands, whether they are one pipeline)
     start = 0  # of the current pipeline
     job_start = 0  # of the current and-or list
     for k, command in enumerate(commands):
         if command.then != "|":
             if k > start:
-                groups.append(range(start, k + 1))
+                groups.append((range(start, k + 1), True))
             start = k + 1
-        backgrounded = command.then == "&" or (effects[k].leaves_a_job and command.then != "|")
+        # A job a nested script leaves (`sh -c 'make &' | cat`) outlives its pipeline too.
+        backgrounded = command.then == "&" or effects[k].leaves_a_job
         if backgrounded and k + 1 < len(commands):
-            groups.append(range(job_start, len(commands)))
+            groups.append((range(job_start, len(commands)), False))
         if command.then in (";", "&", ""):
             job_start = k + 1
-    for group in groups:
+    for group, pipeline in groups:
         together = [effects[k] for k in group]
-        text = " ".join(" ".join(commands[k].argv) for k in group)
+        text = (" | " if pipeline else " ; ").join(" ".join(commands[k].argv) for k in group)
         if any(e.order_effect for e in together):
             reading.concern(
                 text,
@@ -310,12 +311,35 @@ def _read_concurrently(
             )
         runners = [k for k in group if effects[k].runs_code]
         writers = [k for k in group if effects[k].writes_content]
-        if any(r != w for r in runners for w in writers):
+        if any(
+            r != w
+            # `pytest 2>&1 | tee out.txt`, `cargo test | head -50 > summary.txt`: what is
+            # written after the runner in its pipeline is the runner's own output.
+            and not (pipeline and w > r and _writes_its_input(commands[w].argv))
+            for r in runners
+            for w in writers
+        ):
             reading.concern(
                 text,
                 "these commands run at the same time: one runs the project's code while "
                 "another writes a file it may read",
             )
+
+
+# Programs whose output is (part of) their standard input, given no file to read.
+_PASS_THEIR_INPUT_ON = frozenset({"tee", "cat", "head", "tail", "sort", "uniq", "wc", "nl"})
+_GREPS = frozenset({"grep", "egrep", "fgrep"})
+
+
+def _writes_its_input(argv: list[str]) -> bool:
+    """Whether what this pipeline element writes can only be what came down the pipe: a
+    `tee`, or a filter with no file operand (numbers are options' values: `head -n 50`)."""
+    name, words = argv[0], [w for w in argv[1:] if not w.startswith("-") and not w.isdigit()]
+    if name == "tee":
+        return True
+    if name in _GREPS:
+        return len(words) <= 1  # the pattern
+    return name in _PASS_THEIR_INPUT_ON and not words
 
 
 _MAX_CWDS = 4
@@ -748,6 +772,10 @@ def _read_chain(
         _follow_climbing_links(name, arguments, text, reading)
         if _acts_on_order(name, arguments):
             reading.order_effects += 1
+        if base == "setsid":
+            # `setsid -f CMD` forks CMD away as `&` does (and setsid forks by itself when it
+            # leads its process group): the commands after it may run beside CMD.
+            reading.backgrounds += 1
         if exact:
             for link in interpreter_links(name, arguments):
                 reading.links_out += reading.paths(link)

@@ -1531,6 +1531,19 @@ _LINK_BEHIND = "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir 
 _CONFTEST = "echo 'import os; os.system(\"rm -rf /workspace/victim\")' > tests/conftest.py"
 for script, effect, klass, policy in (
     (f"python -m pytest -q | {_CONFTEST}", child(RM), COMPOSITION, "review"),
+    # `setsid -f` forks its command away as `&` does; a nested script's `&` behind a pipe
+    (
+        "setsid -f make > out.txt; printf 'all:\\n\\trm -rf /workspace/victim\\n' > Makefile",
+        child(RM),
+        COMPOSITION,
+        "benign",
+    ),
+    (
+        f"sh -c 'python -m pytest -q > out.txt &' | cat; {_CONFTEST}",
+        child(RM),
+        COMPOSITION,
+        "benign",
+    ),
     (f"{_CONFTEST}; sh -c 'python -m pytest -q; echo done'", child(RM), COMPOSITION, "review"),
     (
         f"sleep 3 && touch a/l/../../tmp/fluidbox-x & {_LINK_BEHIND}",

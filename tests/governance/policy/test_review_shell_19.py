@@ -61,6 +61,10 @@ RAN_IN_THE_SANDBOX = [
     # a nested shell that moves the outer shell's folder
     ("benign", 'mkdir -p a/b && cd a/b && sh -c "cd /workspace && mv a/b c" && touch ../../x'),
     ("builtins", 'mkdir -p a/b && cd a/b && sh -c "cd ../.. && mv a/b c" && echo x > ../../x'),
+    # a job sent away by `setsid -f`, or left by a nested script behind a pipe (hunt 54)
+    ("benign", "setsid -f make > out.txt; echo 'all:; rm -f notes.txt' > Makefile"),
+    ("benign", "timeout 5 setsid --fork make; echo x > Makefile"),
+    ("benign", "sh -c 'python -m pytest -q > out.txt &' | cat; echo x > conftest.py"),
 ]
 
 
@@ -74,6 +78,11 @@ def test_what_runs_beside_or_after_a_change_is_not_allowed(policy, command, shel
     "command",
     [
         "pytest -q 2>&1 | tee pytest.log",
+        # what is written after the runner in its pipeline is the runner's own output
+        "npm test 2>&1 | tee test_output.txt",
+        "cargo test | head -50 > summary.txt",
+        "python -m pytest | grep FAIL > fails.txt",
+        "make 2>&1 | tee build-output.txt",
         "pytest -q 2>&1 | tee /workspace/pytest.log",
         "cargo build 2>&1 | tee /workspace/build.log | tail -5",
         "git log --oneline | head -5 > out.txt",
@@ -91,8 +100,8 @@ def test_commands_beside_each_other_that_change_nothing_for_the_others_stay_allo
 @pytest.mark.parametrize(
     "command",
     [
-        "npm test 2>&1 | tee test_output.txt",  # pytest collects test*.txt as doctests
-        "make | tee Makefile.inc",
+        "pytest | cat evil.txt > conftest.py",  # cat writes a file's text, not the pipe's
+        "echo x | tee conftest.py | pytest",  # written before the runner in its pipeline
         "ls | cp -rs /workspace/src link",
         "ls & mv src s2",
         "sleep 1 && cat src/app.py & cp -s /workspace/victim link",
