@@ -54,17 +54,28 @@ def approval_shell_reading(approval: Approval, match: dict | None = None) -> lis
 
 
 BEST_EFFORT = "the commands below are fluidbox's best-effort reading of it: read the script too"
-MOST_BEST_EFFORT_COMMANDS = 100
+# Listed in order: every command the policy would not allow alone, and the first of those it
+# would; past these, the rest are counted, never dropped unsaid.
+MOST_ALLOWED_LISTED = 100
+MOST_COMMANDS_READ = 2_000
 
 
 def _best_effort_commands(policy, tool, arguments, match_argument, script) -> list[ReadCommand]:
     if not isinstance(script, str):
         return []
     found = read_best_effort(script).findings
-    texts = dict.fromkeys(f.text for f in found if f.kind == "command" and f.text != script)
-    commands = []
-    for text in list(texts)[:MOST_BEST_EFFORT_COMMANDS]:
+    texts = list(dict.fromkeys(f.text for f in found if f.kind == "command" and f.text != script))
+    commands, allowed, left_out = [], 0, max(0, len(texts) - MOST_COMMANDS_READ)
+    for text in texts[:MOST_COMMANDS_READ]:
         alone = {**arguments, match_argument.name: text}
-        evaluation = policy.evaluate(tool, alone, match_argument)
-        commands.append(ReadCommand(text, str(evaluation.verdict), "best-effort reading"))
+        verdict = str(policy.evaluate(tool, alone, match_argument).verdict)
+        if verdict == "ALWAYS":
+            allowed += 1
+            if allowed > MOST_ALLOWED_LISTED:
+                left_out += 1
+                continue
+        commands.append(ReadCommand(text, verdict, "best-effort reading"))
+    if left_out:
+        more = f"{left_out} more commands of the best-effort reading are not listed here"
+        commands.append(ReadCommand("…", "ASK", f"{more}: read the script"))
     return commands
