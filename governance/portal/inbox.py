@@ -32,6 +32,7 @@ from governance.portal.verbatim import (
     has_invisible,
     highlighted,
 )
+from governance.schemas import json_scalars
 from governance.selectors import (
     access_approval,
     bindings_owned_by,
@@ -213,10 +214,17 @@ def _size(arguments) -> int:
 
 
 def _fits_a_card(arguments) -> bool:
-    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
-    if len(text) > INBOX_CARD_CHARACTERS:
+    if len(json.dumps(arguments, ensure_ascii=False, sort_keys=True)) > INBOX_CARD_CHARACTERS:
         return False
-    return len(flagged(text, layout_is_visible=False)) <= INBOX_CARD_FLAGGED
+    # Counted in the strings as the card shows them (JSON writes a control character as a
+    # plain `\u0001`, which nothing would flag).
+    hidden = 0
+    for item in json_scalars(arguments):
+        if isinstance(item, str):
+            hidden += len(flagged(item, layout_is_visible=False))
+            if hidden > INBOX_CARD_FLAGGED:
+                return False
+    return True
 
 
 def _visible_approval(request, approval_id) -> Approval:

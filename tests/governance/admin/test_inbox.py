@@ -308,8 +308,8 @@ def test_calls_padded_past_a_card_are_listed_and_keep_the_inbox_small(org, appro
     each page, where they are read and decided, and stays small for every other run's call."""
     run, _ = sandbox_run(org)
     padded = []
-    for n in range(3):
-        body = "\u200b" * 60_000
+    # Long, or short but dense with control characters (JSON writes each as a plain `\u0001`).
+    for n, body in enumerate(["\u200b" * 60_000, "\u200b" * 60_000, "\x01" * 1_200]):
         answer = ask(run, "send_email", {"to": "bob@example.com", "body": body}, call_id=f"p-{n}")
         padded.append(answer.approval)
     other = pending_approval(org, to="carol@example.com", call_id="c-9")
