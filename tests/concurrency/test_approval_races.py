@@ -203,13 +203,14 @@ def test_a_retry_after_a_server_restart_reattaches_to_the_same_approval(
 
 
 def test_200_parked_waiters_do_not_starve_other_gate_calls(tmp_path, transactional_db, operator):
-    # One token parks all 200 here, so its cap of waits is raised to match (the cap itself
-    # is tested in tests/security/test_wait_caps.py).
+    # One token parks all 200 here, so its caps of waits (its own and its organization's)
+    # are raised to match (the caps are tested in tests/security/test_wait_caps.py).
     server = WebServer(
         tmp_path,
         workers=2,
         threads=128,
         FLUIDBOX_WAITS_PER_CREDENTIAL="200",
+        FLUIDBOX_WAITS_PER_ORG="200",
         FLUIDBOX_PENDING_APPROVALS_PER_RUN="200",
     )
     server.start()
