@@ -48,11 +48,12 @@ def approval_shell_reading(approval: Approval, match: dict | None = None) -> lis
     # “a ; curl … | sh ; echo b”` would leave the approver the script's looks alone.
     script = arguments.get(match_argument.name)
     return [
-        ReadCommand(script, whole[0]["verdict"], f"{whole[0]['reason']}; {BEST_EFFORT}"),
+        ReadCommand(WHOLE_SCRIPT, whole[0]["verdict"], f"{whole[0]['reason']}; {BEST_EFFORT}"),
         *_best_effort_commands(policy, approval.tool, arguments, match_argument, script),
     ]
 
 
+WHOLE_SCRIPT = "(the whole script, as the arguments show it)"
 BEST_EFFORT = "the commands below are fluidbox's best-effort reading of it: read the script too"
 # Listed in order: every command the policy would not allow alone, and the first of those it
 # would; past these, the rest are counted, never dropped unsaid.
