@@ -769,13 +769,10 @@ def _read_chain(
         kind = "modify" if name in WRITES_NO_CONTENT else "write"
         paths = [p for w in written for p in (reading.paths(w) if exact else [reading.guessed(w)])]
         writes += [Finding(kind, path, exact, not exact) for path in paths]
-        _follow_climbing_links(name, arguments, text, reading)
-        if _acts_on_order(name, arguments):
+        if _follow_climbing_links(name, arguments, text, reading):
             reading.order_effects += 1
-        if base == "setsid":
-            # `setsid -f CMD` forks CMD away as `&` does (and setsid forks by itself when it
-            # leads its process group): the commands after it may run beside CMD.
-            reading.backgrounds += 1
+        if step is not None and step.detaches:
+            reading.backgrounds += 1  # the commands after it may run beside what it wraps
         if exact:
             for link in interpreter_links(name, arguments):
                 reading.links_out += reading.paths(link)
@@ -909,45 +906,42 @@ def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading
     ]
 
 
-def _acts_on_order(name: str, arguments: list[str]) -> bool:
-    """Whether what this command does changes what a path means to the others: it makes a
-    link, renames (`mv`, `git mv`), copies links as links, or fetches (what a checkout then
-    writes)."""
-    if name == "git":
-        return bool({"mv", *_GIT_FETCHING} & set(arguments[:3]))
-    return bool(
-        name in ("mv", "ln")
-        or symbolic_link_texts(name, arguments)
-        or interpreter_links(name, arguments)
-        or links_copied_from(name, arguments)
-    )
-
-
 def _follow_climbing_links(
     name: str, arguments: list[str], text: str, reading: ShellReading
-) -> None:
+) -> bool:
     """A link this script made whose text climbs, then a move or a copy that keeps links: at
-    its new place the link may lead out of the workspace (F133)."""
+    its new place the link may lead out of the workspace (F133). Returns whether the command
+    changes what a path means to the others (a link made, a rename, links copied as links,
+    a fetch): commands running beside it find paths that depend on which acts first."""
+    if name == "git":
+        return bool({"mv", *_GIT_FETCHING} & set(arguments[:3]))
     climbing = climbing_link_texts(name, arguments)
     if climbing and reading.made_link:
         # `ln -s ../../etc/x a/l/h` with `a/l` a link: the text is read from where `a/l`
         # leads (F141)
         reading.concern(text, _CLIMBS_PAST_A_LINK)
-    if symbolic_link_texts(name, arguments):
-        reading.made_link = True
+    makes_a_link = bool(symbolic_link_texts(name, arguments))
+    reading.made_link = reading.made_link or makes_a_link
+    copies_links = bool(links_copied_from(name, arguments))
     if climbing:
         reading.climbing_link = True
     elif reading.climbing_link and (
         name == "mv"
-        or links_copied_from(name, arguments)
+        or copies_links
         # a hard link of a symbolic link is the link itself, in another folder (F141)
-        or (name == "ln" and not symbolic_link_texts(name, arguments))
+        or (name == "ln" and not makes_a_link)
     ):
         reading.concern(
             text,
             "a link this script made climbs (`../`): moved or copied as a link, it leads "
             "elsewhere from its new place",
         )
+    return (
+        name in ("mv", "ln")
+        or makes_a_link
+        or copies_links
+        or bool(interpreter_links(name, arguments))
+    )
 
 
 def _check_command(

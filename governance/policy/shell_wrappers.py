@@ -47,6 +47,8 @@ class Unwrapped:
     # ... and input does more than add words at the end (`xargs -I` splices it into a word,
     # `--process-slot-var` names a variable of the command's environment).
     input_does_more: bool = False
+    # The wrapped command may go on after the wrapper returns (`setsid -f`), as `&` sends it.
+    detaches: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,11 +246,13 @@ def _xargs_replaces(options: list[str]) -> bool:
     return False
 
 
-def _simple(spec: _Options, operands_before_command: int = 0) -> Unwrapper:
+def _simple(
+    spec: _Options, operands_before_command: int = 0, *, detaches: bool = False
+) -> Unwrapper:
     @_guarded
     def unwrap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
         k = _skip_options(program, args, spec) + operands_before_command
-        return Unwrapped(words=args[k:]) if args[k:] else None
+        return Unwrapped(words=args[k:], detaches=detaches) if args[k:] else None
 
     return unwrap
 
@@ -576,7 +580,10 @@ WRAPPERS: dict[str, Unwrapper] = {
         operands_before_command=1,
     ),
     "stdbuf": _simple(_Options(valued="ioe", long_valued=frozenset({"input", "output", "error"}))),
-    "setsid": _simple(_Options(flags="cfw", long_flags=frozenset({"ctty", "fork", "wait"}))),
+    # `-f` forks the command away, and setsid forks by itself when it leads its process group
+    "setsid": _simple(
+        _Options(flags="cfw", long_flags=frozenset({"ctty", "fork", "wait"})), detaches=True
+    ),
     "ionice": _opaque(
         _Options(flags="tP", valued="cnpu", long_valued=frozenset({"class", "classdata"}))
     ),
