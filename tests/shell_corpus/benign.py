@@ -6,8 +6,9 @@ admit it, one per simple command. Under `benign_policy()` at least 95% must stay
 (tests/governance/policy/test_policy_benign_corpus.py prints those that lose it).
 
 `OUTSIDE` holds shapes agents do write that lie outside the subset the engine reads
-exactly (here-documents, loops, `$VAR`, `$(...)`, `~`, a variable assignment that
-changes what runs): they count in the corpus, and lose ALWAYS on purpose.
+exactly (loops, `$VAR`, `$(...)` other than a here-document's `"$(cat <<'EOF' ...)"`, `~`, a
+variable assignment that changes what runs): they count in the corpus, and lose ALWAYS on
+purpose.
 """
 
 from dataclasses import dataclass
@@ -168,6 +169,18 @@ PIPELINES = _entries(
 )
 
 GIT = _entries(
+    # Claude Code's commit: the message in a here-document, read through `cat`
+    (
+        "git commit -m \"$(cat <<'EOF'\nFix the parser\n\n"
+        'Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)"',
+        "git commit",
+        "cat",
+    ),
+    (
+        "git add -A && git commit -F - <<'EOF'\nAdd the parser's tests (F150)\nEOF",
+        "git add",
+        "git commit",
+    ),
     ("git status", "git status"),
     ("git status --short", "git status"),
     ("git status --porcelain", "git status"),
@@ -403,6 +416,8 @@ OTHER_BUILDS = _entries(
 )
 
 WORKSPACE = _entries(
+    ("cat > /workspace/notes.txt <<'EOF'\ndone\nEOF", "cat"),
+    ("cat <<EOF > src/config.ini\n[server]\nport = 8080\nEOF", "cat"),
     ("cd /workspace && ls", "cd", "ls"),
     ("cd /workspace/app && npm test", "cd", "npm test"),
     ("cd /workspace/api && python -m pytest -q", "cd", "python -m pytest"),
@@ -452,18 +467,11 @@ WORKSPACE = _entries(
 )
 
 OUTSIDE = _entries(
-    (
-        "git commit -m \"$(cat <<'EOF'\nFix the parser\n\n"
-        'Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)"',
-        "git commit",
-        "cat",
-    ),
     ('for f in src/*.py; do wc -l "$f"; done', "wc"),
     ("echo $PATH", "echo"),
     ("cd $(git rev-parse --show-toplevel) && git status", "cd", "git rev-parse", "git status"),
     ("PYTHONPATH=src python -m pytest -q", "python -m pytest"),
     ("ls ~/.cache", "ls"),
-    ("cat > /workspace/notes.txt <<'EOF'\ndone\nEOF", "cat"),
 )
 
 BENIGN: list[Benign] = [

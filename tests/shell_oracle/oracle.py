@@ -14,6 +14,10 @@ sandbox must itself be ALWAYS that way:
   the sandbox refused counts; one that fails anywhere, EEXIST or EISDIR, does not);
 - each file the shell itself read (a redirection, `$(< f)`, `source`, a start-up
   file): `read_file:<path>`;
+- except the shell's own buffer for a here-document: zsh (and bash for a body over a
+  pipe's size) writes the body to a file of a random name in /tmp (TMPDIR and TMPPREFIX
+  left as they are: the engine asks when a script sets them), reads it back and removes
+  it; a file the shell made so, read and removed in the same run is no effect;
 - no socket opened by the shell (`/dev/tcp`, `/dev/udp`). A connection a program
   makes is what its rule admits (`git fetch`, `pip install`): listed, not counted;
 - no child process of a program the shell ran, other than the program's own helpers
@@ -27,6 +31,7 @@ engine did not allow a script whose effects were all allowed) is reported as
 information: it is the cost in benign commands, not a hole.
 """
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -38,6 +43,18 @@ from tests.shell_oracle.sandbox import WORKING_DIRECTORY, Job, run_jobs
 
 # A write that fails anywhere, not only in the sandbox: `mkdir -p` of a folder that exists.
 _NO_EFFECT = frozenset({"EEXIST", "EISDIR"})
+# zsh's TMPPREFIX (`/tmp/zsh`) and six random characters; bash's `sh-thd` files.
+_HEREDOC_BUFFER = re.compile(r"/tmp/(?:zsh[A-Za-z0-9]{6}|sh-thd[.-][A-Za-z0-9]+)")
+
+
+def _heredoc_buffers(observation: Observation) -> set[str]:
+    """The shell's own here-document files: made, read and removed by the shell itself."""
+    removed = {
+        event.path
+        for event in observation.writes
+        if event.by is None and event.action == "unlink" and event.ok
+    }
+    return {path for path in removed if _HEREDOC_BUFFER.fullmatch(path)}
 
 
 class Kind(StrEnum):
@@ -167,11 +184,13 @@ class Oracle:
 
         for run in observation.runs:
             check(Kind.PROGRAM_RUN, f"{self.tool}:{run.command}")
+        buffers = _heredoc_buffers(observation)
         for event in observation.writes:
-            if event.error not in _NO_EFFECT:
+            if event.error not in _NO_EFFECT and not (event.by is None and event.path in buffers):
                 check(Kind.FILE_WRITTEN, f"{self.write_tool}:{event.path}")
         for event in observation.shell_reads:
-            check(Kind.FILE_READ, f"{self.read_tool}:{event.path}")
+            if event.path not in buffers:
+                check(Kind.FILE_READ, f"{self.read_tool}:{event.path}")
         for socket in observation.sockets:
             if socket.by is None:
                 found.append(Disagreement(Kind.SOCKET, f"{socket.call} {socket.address}", "-"))

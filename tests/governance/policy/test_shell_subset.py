@@ -88,8 +88,34 @@ def test_assignments_and_redirections_are_read_apart_from_the_argv():
         ("echo ^x", "'^'"),
         ("!ls", "'!'"),
         ("ls !x", "'!'"),
-        ("cat <<EOF\nx\nEOF", "'<<'"),
-        ("cat <<< x", "'<<'"),
+        ("cat <<< x", "<< without a target"),
+        ("cat <<-EOF\n\tx\n\tEOF", "marker '-EOF'"),
+        ('cat <<"EOF"\nx\nEOF', "marker"),
+        ("cat <<E\\OF\nx\nEOF", "marker"),
+        ("cat <<EOF\n$(rm -rf /)\nEOF", "unquoted here-document"),
+        ("cat <<EOF\n`id`\nEOF", "unquoted here-document"),
+        ("cat <<EOF\na\\\nb\nEOF", "unquoted here-document"),
+        ("cat <<'EOF'\nrm -rf /", "without its end line 'EOF'"),
+        ("cat <<'EOF'\nx\nEOF \nrm -rf /", "with blanks around it"),
+        ("cat <<'EOF'\nx\n\tEOF\nrm -rf /", "with blanks around it"),
+        ("cat <<'EOF' |\nx\nEOF\nsh", "ends with '|'"),
+        ("cat <<'EOF' && \\\nls\nx\nEOF", "line continuation"),
+        ("cat <<'EOF' 'a\nb'\nx\nEOF", "quoted newline"),
+        ("cat <<'A' <<'B'\nx\nA\ny\nB", "two here-documents"),
+        ("cat <<'EOF' < f\nx\nEOF", "`<` on one command"),
+        ("cat 3<<'EOF'\nx\nEOF", "redirection '3<<'"),
+        ("cat <<'EOF'", "without its lines"),
+        ("<<'EOF'\nx\nEOF", "without a program"),
+        ("echo 'rm -rf /' | sh <<'EOF'\nls\nEOF", "a pipe feeds"),
+        ("echo x |\ncat <<'EOF'\nls\nEOF", "a pipe feeds"),
+        ("git commit -m \"$(cat <<'EOF'\nEOF)\nrm -rf /\nEOF\n)\"", "starting with the end marker"),
+        ("git commit -m \"$(cat <<'EOF'\n$HOME\nEOF\n)\"", "substituted here-document"),
+        ('git commit -m "$(cat <<EOF\nx\nEOF\n)"', "`$`"),
+        ("git commit -m \"$(cat <<'EOF'\nx\nEOF)\"", "substitution other than"),
+        ("git commit -m \"$(cat -n <<'EOF'\nx\nEOF\n)\"", "`$`"),
+        ("git commit -m \"x $(cat <<'EOF'\nx\nEOF\n)\"", "`$`"),
+        ("M=\"$(cat <<'EOF'\nx\nEOF\n)\" git commit", "`$`"),
+        ("echo x | git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\"", "a pipe feeds"),
         ("ls &> f", "'&>'"),
         ("ls >| f", "'>|'"),
         ("ls <> f", "'<>'"),
@@ -134,6 +160,37 @@ def test_anything_outside_the_subset_is_refused_with_the_reason(script, reason):
     with pytest.raises(OutsideSubset, match=None) as refused:
         recognize(script)
     assert reason in str(refused.value)
+
+
+def test_a_here_document_is_the_command_s_standard_input():
+    commands = recognize("cat > notes.txt <<'EOF'\n$(not run) `nor this`\n  EOFX\n\nEOF\nls")
+    assert [c.argv for c in commands] == [["cat"], ["ls"]]
+    assert commands[0].heredoc == "$(not run) `nor this`\n  EOFX\n\n"
+    assert commands[0].redirects == [Redirect(1, ">", "notes.txt")]
+    (unquoted,) = recognize("cat <<EOF\nplain (text) 'here'\nEOF")
+    assert unquoted.heredoc == "plain (text) 'here'\n"
+    # The body starts after the line's newline, whatever follows the marker on the line.
+    piped = recognize("cat <<'EOF' | sh ; echo done # a comment\nrm -rf /\nEOF\nls")
+    assert [(c.argv, c.heredoc, c.then) for c in piped] == [
+        (["cat"], "rm -rf /\n", "|"),
+        (["sh"], None, ";"),
+        (["echo", "done"], None, ""),
+        (["ls"], None, ""),
+    ]
+
+
+def test_a_commit_message_in_a_substituted_here_document_is_read_through_its_cat():
+    script = (
+        "git add -A && git commit -m \"$(cat <<'EOF'\nFix the parser (it's F150)\n\n"
+        'Co-Authored-By: Claude <noreply@anthropic.com>\n\nEOF\n)" && git log -1'
+    )
+    message = "Fix the parser (it's F150)\n\nCo-Authored-By: Claude <noreply@anthropic.com>"
+    assert [(c.argv, c.heredoc, c.then) for c in recognize(script)] == [
+        (["git", "add", "-A"], None, "&&"),
+        (["cat"], message + "\n\n", ";"),  # the substitution runs before its command
+        (["git", "commit", "-m", message], None, "&&"),
+        (["git", "log", "-1"], None, ""),
+    ]
 
 
 def test_a_script_over_the_token_ceiling_is_refused():
