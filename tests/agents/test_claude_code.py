@@ -81,6 +81,15 @@ class ClaudeCode:
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def claude_code_run(org, operator, rules: str) -> tuple[str, str]:
+    """A run of the `claude-code` bundle under the demo policy with `rules` (YAML list items)
+    put first: its id and session token."""
+    demo_policy = (ROOT / "governance" / "demo" / "policy.yaml").read_text()
+    policy_save(org=org, author=None, text=demo_policy.replace("rules:\n", "rules:\n" + rules, 1))
+    bundle_import(org=org, text=BUNDLE)
+    return create_run(operator, bundles=["claude-code"], connections=["tracker"])
+
+
 def denial_ids(result: dict) -> set[str]:
     return {d.get("tool_use_id") for d in result.get("permission_denials") or []}
 
@@ -105,12 +114,7 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
         '  - {pattern: "run_command:printf *", action: ALWAYS}\n'
         f'  - {{pattern: "write_file:{project}/*", action: ALWAYS}}\n'
     )
-    demo_policy = (ROOT / "governance" / "demo" / "policy.yaml").read_text()
-    policy_save(
-        org=demo_org, author=None, text=demo_policy.replace("rules:\n", "rules:\n" + find_rules, 1)
-    )
-    bundle_import(org=demo_org, text=BUNDLE)
-    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    run_id, token = claude_code_run(demo_org, operator, find_rules)
     with ScriptedModel() as model:
         claude = ClaudeCode(tmp_path, model, token)
         printed = claude.setup(fluidbox_server.url, run_id)

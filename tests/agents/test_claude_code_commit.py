@@ -14,12 +14,8 @@ import pytest
 from django.db import connection
 
 from governance.models import Approval, ToolCall
-from governance.services.bundles import bundle_import
-from governance.services.policies import policy_save
 from tests.agents.model_server import ScriptedModel
-from tests.agents.test_claude_code import BUNDLE, ClaudeCode, denial_ids, result_text
-from tests.runner_live.conftest import create_run
-from tests.support.servers import ROOT
+from tests.agents.test_claude_code import ClaudeCode, claude_code_run, denial_ids, result_text
 
 pytestmark = pytest.mark.slow
 
@@ -41,12 +37,7 @@ def test_claude_code_s_heredoc_commit_is_allowed_by_rules_and_commits_its_messag
         '  - {pattern: "run_command:cat", action: ALWAYS}\n'
         f'  - {{pattern: "write_file:{project}/*", action: ALWAYS}}\n'
     )
-    demo_policy = (ROOT / "governance" / "demo" / "policy.yaml").read_text()
-    policy_save(
-        org=demo_org, author=None, text=demo_policy.replace("rules:\n", "rules:\n" + rules, 1)
-    )
-    bundle_import(org=demo_org, text=BUNDLE)
-    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    run_id, token = claude_code_run(demo_org, operator, rules)
     with ScriptedModel() as model:
         claude = ClaudeCode(tmp_path, model, token)
         claude.setup(fluidbox_server.url, run_id)
