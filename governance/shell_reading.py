@@ -29,17 +29,19 @@ def approval_shell_reading(approval: Approval, match: dict | None = None) -> lis
     policy, match_argument = compiled_policy(approval.policy_version), match_argument_of(match)
     segments = policy.evaluate(approval.tool, arguments, match_argument).as_dict()["segments"]
     prefix = f"{approval.tool}:"
+    # The first segment of a script of several is the whole script, shown already; so is the
+    # one segment of a script too large to read (its subject left empty).
+    whole_subjects = (approval.call_key, prefix)
     read = [
         ReadCommand(
             command=segment["subject"].removeprefix(prefix),
             verdict=segment["verdict"],
             reason=segment.get("reason") or "",
         )
-        # The first segment of a script of several is the whole script, shown already.
         for segment in segments
-        if segment["subject"] != approval.call_key
+        if segment["subject"] not in whole_subjects
     ]
-    whole = [s for s in segments if s["subject"] == approval.call_key and s.get("reason")]
+    whole = [s for s in segments if s["subject"] in whole_subjects and s.get("reason")]
     if read or not whole:
         return read
     # The parser could not read the script exactly (a `<<-` here-document, `${x:-y}`): say so
@@ -64,7 +66,8 @@ MOST_COMMANDS_READ = 2_000
 def _best_effort_commands(policy, tool, arguments, match_argument, script) -> list[ReadCommand]:
     if not isinstance(script, str):
         return []
-    found = read_best_effort(script).findings
+    reading = read_best_effort(script)
+    found = reading.findings
     texts = list(dict.fromkeys(f.text for f in found if f.kind == "command" and f.text != script))
     commands, allowed, left_out = [], 0, max(0, len(texts) - MOST_COMMANDS_READ)
     for text in texts[:MOST_COMMANDS_READ]:
@@ -79,4 +82,9 @@ def _best_effort_commands(policy, tool, arguments, match_argument, script) -> li
     if left_out:
         more = f"{left_out} more commands of the best-effort reading are not listed here"
         commands.append(ReadCommand("…", "ASK", f"{more}: read the script"))
+    if reading.error:
+        # Nesting past the reader's depth, more steps than it takes: the part it could not
+        # read may hold commands, none listed here (a `curl … | sh` inside 16 `$(`).
+        unread = f"{reading.error}: part of the script is not read, its commands not listed"
+        commands.append(ReadCommand("…", "ASK", f"{unread}: read the script"))
     return commands

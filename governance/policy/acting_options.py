@@ -1657,7 +1657,9 @@ def _pytest_paths_elsewhere(args: list[str]) -> list[str]:
         else:
             path = token.split("::", 1)[0]
             if _leaves(path):
-                paths.append(path)
+                # The cache goes in the folder of a file argument: `/dev/null` (no file to
+                # write) makes it /dev/.pytest_cache.
+                paths += [path, posixpath.join(posixpath.dirname(path) or ".", ".pytest_cache")]
     return paths
 
 

@@ -316,8 +316,13 @@ def _read_concurrently(
         if any(
             r != w
             # `pytest 2>&1 | tee out.txt`, `cargo test | head -50 > summary.txt`: what is
-            # written after the runner in its pipeline is the runner's own output.
-            and not (pipeline and w > r and _writes_its_input(commands[w].argv))
+            # written after the runner in its pipeline is the runner's own output, when each
+            # command from the runner to the writer only passes the pipe on.
+            and not (
+                pipeline
+                and w > r
+                and all(_passes_its_input_on(commands[k]) for k in range(r + 1, w + 1))
+            )
             for r in runners
             for w in writers
         ):
@@ -333,14 +338,25 @@ _PASS_THEIR_INPUT_ON = frozenset({"tee", "cat", "head", "tail", "sort", "uniq", 
 _GREPS = frozenset({"grep", "egrep", "fgrep"})
 
 
-def _writes_its_input(argv: list[str]) -> bool:
+def _passes_its_input_on(command: Command) -> bool:
     """Whether what this pipeline element writes can only be what came down the pipe: a
-    `tee`, or a filter with no file operand (numbers are options' values: `head -n 50`)."""
+    `tee`, or a filter with no file operand (numbers are options' values: `head -n 50`), its
+    standard input the pipe (no here-document, no `<`): `pytest | echo CODE | grep o > F`
+    writes the echo's text, not pytest's."""
+    if command.heredoc is not None or any(
+        r.fd == 0 and r.operator == "<" for r in command.redirects
+    ):
+        return False
+    argv = command.argv
     name, words = argv[0], [w for w in argv[1:] if not w.startswith("-") and not w.isdigit()]
     if name == "tee":
         return True
     if name in _GREPS:
-        return len(words) <= 1  # the pattern
+        # one pattern, and no option that names a file or a folder to read (`-f`, `-r`,
+        # `-e PATTERN` leaving the word after it a file operand)
+        options = "".join(w[1:] for w in argv[1:] if w.startswith("-") and not w.startswith("--"))
+        longs = [w for w in argv[1:] if w.startswith("--")]
+        return len(words) <= 1 and not set(options) & set("efrRdD") and not longs
     return name in _PASS_THEIR_INPUT_ON and not words
 
 

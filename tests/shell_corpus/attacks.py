@@ -1534,8 +1534,26 @@ for section, shapes in BYPASS_CORPUS.items():
 # inner script that moves the outer shell's folder
 _LINK_BEHIND = "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d"
 _CONFTEST = "echo 'import os; os.system(\"rm -rf /workspace/victim\")' > tests/conftest.py"
+_CODE = 'import os; os.system("rm -rf /workspace/victim")'
 for script, effect, klass, policy in (
     (f"python -m pytest -q | {_CONFTEST}", child(RM), COMPOSITION, "review"),
+    # what a pipeline writes after its runner is the runner's output only when every command
+    # between them passes the pipe on: an echo there, or a here-document, feeds the code in
+    (
+        f"python -m pytest -q | echo '{_CODE}' | grep o > tests/conftest.py",
+        child(RM),
+        COMPOSITION,
+        "review",
+    ),
+    (f"pytest -q | echo '{_CODE}' | tee tests/conftest.py", child(RM), COMPOSITION, "benign"),
+    (
+        f"python -m pytest -q | cat <<'EOF' > tests/conftest.py\n{_CODE}\nEOF\n",
+        child(RM),
+        COMPOSITION,
+        "benign",
+    ),
+    # pytest's cache goes in the folder of a file argument: /dev for /dev/null
+    ("python -m pytest -q /dev/null", wrote("/dev/.pytest_cache"), ACTING, "review"),
     # `setsid -f` forks its command away as `&` does; a nested script's `&` behind a pipe
     (
         "setsid -f make > out.txt; printf 'all:\\n\\trm -rf /workspace/victim\\n' > Makefile",

@@ -1,0 +1,78 @@
+"""Shapes from the seventeenth shell-rules review (FINDINGS F150).
+
+F149 let what a pipeline writes after its test runner through when the writer only writes
+its input (`pytest | tee out.txt`), judging the writer's words alone: an `echo` between
+them, a here-document or a `<` in the writer, a grep reading files through an option, made
+the written file the script's own code, which the runner imported. And pytest given
+`/dev/null` keeps its cache in /dev.
+"""
+
+import pytest
+
+from governance.policy import Verdict
+from tests.shell_corpus import policies
+from tests.shell_corpus.policies import kinds
+
+_CODE = "import os; os.system('chmod 000 /workspace/notes.txt')"
+
+
+def _verdict(policy: str, command: str, shell: str = "bash") -> Verdict:
+    compiled = getattr(policies, f"{policy}_policy")()
+    arguments = {"command": command}
+    return compiled.evaluate("run_command", arguments, kinds(shell)["run_command"]).verdict
+
+
+# Each ran the code in the sandbox (the seventeenth review's oracle runs) and was ALWAYS.
+FED_CODE = [
+    ("review", f'python -m pytest -q | echo "{_CODE}" | grep o > tests/conftest.py'),
+    ("benign", f'python -m pytest -q | echo "{_CODE}" | tee tests/conftest.py'),
+    ("builtins", f'pytest -q | printf "{_CODE}\\n" | head -n 5 > tests/conftest.py'),
+    ("benign", "python -m pytest -q | cat notes.txt | tee tests/conftest.py"),
+    ("benign", "pytest -q | sed 's/x/y/' | tee tests/conftest.py"),
+    ("benign", "python -m pytest -q | date | tee tests/conftest.py"),
+    ("benign", f"python -m pytest -q | cat <<'EOF' > tests/conftest.py\n{_CODE}\nEOF\n"),
+    ("review", f"python -m pytest -q | grep o <<'EOF' > tests/conftest.py\n{_CODE}\nEOF\n"),
+    ("benign", "python -m pytest -q | cat < src/app.py > tests/conftest.py"),
+    ("review", "python -m pytest -q | grep --regexp=. src/app.py > tests/conftest.py"),
+    ("review", "python -m pytest -q | grep -e. src/app.py > tests/conftest.py"),
+    ("review", "python -m pytest -q | grep -rh import > tests/conftest.py"),
+]
+
+
+@pytest.mark.parametrize("shell", ["bash", "sh", "zsh"])
+@pytest.mark.parametrize(("policy", "script"), FED_CODE)
+def test_a_pipeline_that_feeds_a_runner_s_file_other_text_is_not_allowed(policy, script, shell):
+    assert _verdict(policy, script, shell) is not Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "python -m pytest -q 2>&1 | tee pytest.log",
+        "python -m pytest -q 2>&1 | tee out.txt",
+        "python -m pytest -q | head -50 > summary.txt",
+        "python -m pytest -q | grep -v PASSED > summary.txt",
+        "python -m pytest -q | grep FAIL | head -5 > summary.txt",
+        "coverage run -m pytest | cat - > report.txt",
+    ],
+)
+def test_what_a_pipeline_writes_of_its_runner_s_own_output_stays_allowed(script):
+    assert _verdict("benign", script) is Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "python -m pytest /dev/null",
+        "python -m pytest -q tests /dev/null",
+        "python -m pytest -q /dev/stdin",
+        "python -m pytest /dev/stdout",
+    ],
+)
+def test_pytest_given_a_device_writes_its_cache_beside_it(script):
+    # /dev/.pytest_cache (or /.pytest_cache): a write outside the workspace.
+    assert _verdict("review", script) is Verdict.NEVER
+
+
+def test_pytest_in_the_workspace_stays_allowed():
+    assert _verdict("review", "python -m pytest -q /workspace/tests") is Verdict.ALWAYS
