@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 
 from runner import cli_trust
 from runner.hook import RUN_ENV, TOKEN_ENV
+from runner.mcp_shadows import mcp_endpoint
 from runner.setup_hazards import (
     GEMINI_HOOK_NAME,
     OUR_HOOK_MARK,
@@ -95,11 +96,6 @@ def run_id(value: str) -> str:
             f"$RUN_ID set?), or leave --run out to have the hook read ${RUN_ENV} at each call"
         )
     return value
-
-
-def mcp_url(url: str) -> str:
-    """fluidbox's MCP endpoint under its base URL."""
-    return f"{url.rstrip('/')}/v1/mcp"
 
 
 def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str:
@@ -178,7 +174,7 @@ def setup_claude_code(project: Path, url: str, run_id: str | None, server: str) 
     def mcp(data: dict) -> None:
         data.setdefault("mcpServers", {})[server] = {
             "type": "http",
-            "url": mcp_url(url),
+            "url": mcp_endpoint(url),
             "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"},
         }
 
@@ -206,7 +202,7 @@ def setup_gemini_cli(project: Path, url: str, run_id: str | None, server: str) -
             env=dict.fromkeys(SHELL_STARTUP_VARIABLES, ""),
         )
         data.setdefault("mcpServers", {})[server] = {
-            "httpUrl": mcp_url(url),
+            "httpUrl": mcp_endpoint(url),
             "headers": {"Authorization": f"Bearer ${TOKEN_ENV}"},
         }
         # Gemini CLI strips variables named like secrets (`*TOKEN*`) from a hook's
@@ -235,9 +231,8 @@ def setup_codex(project: Path, url: str, run_id: str | None, server: str) -> dic
 
     config = project / ".codex" / "config.toml"
     text = config.read_text() if config.exists() else ""
-    block = (
-        f'[mcp_servers.{server}]\nurl = "{mcp_url(url)}"\nbearer_token_env_var = "{TOKEN_ENV}"\n'
-    )
+    endpoint = mcp_endpoint(url)
+    block = f'[mcp_servers.{server}]\nurl = "{endpoint}"\nbearer_token_env_var = "{TOKEN_ENV}"\n'
     # An entry of that name as agent_setup writes it (an earlier URL, or a repository's URL)
     # is replaced; written otherwise, it is left for the user (TOML is not rewritten here).
     written_before = re.compile(
@@ -323,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.trust and args.agent not in TRUST_STEP:
         parser.error(f"--trust: {args.agent} has no trust step to take")
     project = Path(args.dir).resolve()
-    hazards = setup_hazards(args.agent, project, args.server_name, mcp_url(args.url))
+    hazards = setup_hazards(args.agent, project, args.server_name, mcp_endpoint(args.url))
     if hazards:
         print(f"not set up: {args.agent} would not run fluidbox's hook:", file=sys.stderr)
         for line in hazards:

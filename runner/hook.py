@@ -23,6 +23,7 @@ import signal
 import sys
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from runner.agent_tools import DIALECTS, GateCall
@@ -95,6 +96,16 @@ def _own_mcp_tool(
         return tool in listed()
     except Exception:  # no listing, no deferring: the gate decides (and fails closed)
         return False
+
+
+def _shadowed(dialect: str, event: dict, server: str, url: str) -> bool:
+    """Whether another configured MCP server could take a call named as fluidbox's own tool
+    (`fluidbox__tracker` for `mcp__fluidbox__tracker__list_issues`): then the call is no
+    longer left to the endpoint, and goes to the gate under its own name."""
+    from runner.mcp_shadows import mcp_endpoint, shadowing_servers
+
+    project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
+    return bool(shadowing_servers(dialect, project, server, mcp_endpoint(url)))
 
 
 def _listed_by_endpoint(url: str, token: str, deadline: Deadline) -> frozenset[str]:
@@ -187,7 +198,9 @@ def decide(
 ) -> Verdict:
     if not token:
         return Verdict(False, f"fluidbox: no run token (${TOKEN_ENV} is not set); denied")
-    if _own_mcp_tool(dialect, event, mcp_server, lambda: _listed_by_endpoint(url, token, deadline)):
+    if _own_mcp_tool(
+        dialect, event, mcp_server, lambda: _listed_by_endpoint(url, token, deadline)
+    ) and not _shadowed(dialect, event, mcp_server, url):
         return Verdict(True, "fluidbox's MCP endpoint gates this call itself")
     try:
         calls = _gate_calls(dialect, event)

@@ -30,6 +30,7 @@ from typing import Any
 
 from runner.cli_trust import gemini_home
 from runner.hook import RUN_ENV, TOKEN_ENV
+from runner.mcp_shadows import shadowing_servers
 
 # What bash or the dynamic loader acts on before the hook's command runs: a script sourced
 # (BASH_ENV, ENV), options and a prompt that run commands (SHELLOPTS=xtrace with PS4), a
@@ -211,6 +212,7 @@ def claude_code_hazards(project: Path, server: str, mcp_url: str) -> Iterator[st
         )
     mcp = project / ".mcp.json"
     yield from _token_for_other_servers(mcp, _json_object(mcp).get("mcpServers"), server)
+    yield from shadowing_servers("claude-code", project, server, mcp_url, rewritten=mcp)
 
 
 def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
@@ -238,6 +240,8 @@ def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str
 
 def codex_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    ours = project / ".codex" / "config.toml"
+    yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
     for folder in (project / ".codex", user):
         path = folder / "hooks.json"
         hooks = _json_object(path).get("hooks")

@@ -18,24 +18,24 @@ for port in "$PORT" "$MCP_PORT"; do
   fi
 done
 pids=()
-# Stop everything: politely, then, after 15 s, for good. A supervisor's SIGTERM reaches the
-# whole process group at once, and the worker's parent then waited forever for children
-# that had already gone.
+# Each service runs in a process group of its own (`setsid`), which this script stops as a
+# whole: politely, then, after 15 s, for good. Signalled one by one, or by a terminal's Ctrl-C
+# reaching every process at once, the worker's parent waited forever for children that had
+# gone, or went first and left its workers running, holding the database.
 cleanup() {
   trap - EXIT INT TERM
-  kill "${pids[@]}" 2>/dev/null || true
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   for _ in $(seq 1 150); do
     alive=()
-    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive+=("$pid"); done
+    for pid in "${pids[@]}"; do pgrep -g "$pid" > /dev/null && alive+=("$pid"); done
     [ ${#alive[@]} -eq 0 ] && return
     sleep 0.1
   done
-  for pid in "${alive[@]}"; do pkill -KILL -P "$pid" 2>/dev/null || true; done
-  kill -KILL "${alive[@]}" 2>/dev/null || true
+  for pid in "${alive[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT INT TERM
 
-$BIN/python -m demo_mcp --host 127.0.0.1 --port "$MCP_PORT" &
+setsid $BIN/python -m demo_mcp --host 127.0.0.1 --port "$MCP_PORT" &
 pids+=($!)
 for _ in $(seq 1 300); do  # up to 30 s: a busy machine starts Python slowly
   (exec 3<>/dev/tcp/127.0.0.1/"$MCP_PORT") 2>/dev/null && break
@@ -46,11 +46,11 @@ echo ""
 echo "  fluidbox: http://127.0.0.1:$PORT/admin/"
 $BIN/python manage.py seed_demo --print-login
 echo ""
-$BIN/python manage.py qcluster &
+setsid $BIN/python manage.py qcluster &
 pids+=($!)
-$BIN/python manage.py ledger stream &
+setsid $BIN/python manage.py ledger stream &
 pids+=($!)
-$BIN/gunicorn fluidbox.wsgi:application --config fluidbox/gunicorn_conf.py \
+setsid $BIN/gunicorn fluidbox.wsgi:application --config fluidbox/gunicorn_conf.py \
   --bind "127.0.0.1:$PORT" &
 pids+=($!)
 wait -n "${pids[@]}"

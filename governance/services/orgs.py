@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -22,6 +23,18 @@ from governance.usernames import UsernameError, username_check, usernames_lock
 
 @transaction.atomic
 def org_create(*, slug: str, name: str = "") -> Organization:
+    # The admin's form checks the slug as a SlugField; the command line must too: the slug
+    # names the organization's ledger, which an offline verifier reads back (no spaces).
+    field = Organization._meta.get_field("slug")
+    try:
+        field.run_validators(slug)
+        if not slug:
+            raise ValidationError("an organization needs a slug")
+    except ValidationError as error:
+        raise Invalid(
+            f"{slug!r} is not a slug: letters, digits, '-' and '_', at most "
+            f"{field.max_length} ({'; '.join(error.messages)})"
+        ) from None
     if Organization.objects.filter(slug=slug).exists():
         raise Conflict(f"organization {slug!r} already exists")
     return Organization.objects.create(slug=slug, name=name or slug)

@@ -95,8 +95,13 @@ def policy_save_named(
 
 
 def policy_lint_json(version: PolicyVersion) -> list[dict]:
+    """The lint warnings as the API answers them: `rule_index` counted from 1, as on every
+    other surface."""
     document = PolicyDocument.from_dict(version.document)
-    return [dataclasses.asdict(w) for w in lint(document, known_tools(version.policy.org_id))]
+    return [
+        {"rule_index": w.rule_number, "code": w.code, "message": w.message}
+        for w in lint(document, known_tools(version.policy.org_id))
+    ]
 
 
 def policy_save(

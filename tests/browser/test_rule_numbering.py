@@ -69,6 +69,14 @@ def test_the_same_rule_has_the_same_number_on_every_surface(
     ).json()
     assert evaluated["rule"]["index"] == 3
     assert [s["rule_index"] for s in evaluated["segments"]] == [3, None]
+    # The policy's lint, as the API answers it (it was counted from 0 there).
+    read = httpx.get(
+        f"{portal.url}/v1/policies/default",
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=60,
+    ).json()
+    shadowed = [w for w in read["lint"] if "never decides anything" in w["message"]]
+    assert [w["rule_index"] for w in shadowed] == [4]
 
     # `manage.py policy test` on the exported file, with and without the organization.
     call_command("policy", "export", "default", "--org", org.slug)

@@ -10,7 +10,7 @@ import time
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from governance.models import Connection, Organization
 from governance.services.notifications import sign
@@ -123,6 +123,42 @@ def test_seed_demo_follows_the_demo_server_to_another_port(demo_mcp_server):
     assert "moved" not in again.getvalue()  # idempotent once it is there
     tracker.refresh_from_db()
     assert tracker.authorization_generation == generation + 1
+
+
+@pytest.mark.django_db
+def test_seed_demo_writes_keys_this_database_accepts_after_the_database_changed(
+    settings, tmp_path, demo_mcp_server
+):
+    # SQLite, then `DATABASE_URL=postgres://…`, then SQLite again: the data folder's files held
+    # the other database's keys and password, and every README example answered 401.
+    settings.DATA_DIR = tmp_path
+    call_command("seed_demo", "--mcp-url", demo_mcp_server.url, stdout=StringIO())
+    # what seeding the other database left in the data folder
+    for name in ("demo-operator-key.txt", "demo-approver-key.txt"):
+        (tmp_path / name).write_text("fbx_" + "a" * 40 + "\n")
+    (tmp_path / "admin-password.txt").write_text("another-database\n")
+    call_command("seed_demo", "--mcp-url", demo_mcp_server.url, stdout=StringIO())
+
+    operator = Api((tmp_path / "demo-operator-key.txt").read_text().strip())
+    assert operator.get("/v1/policies/default").status_code == 200
+    approver = Api((tmp_path / "demo-approver-key.txt").read_text().strip())
+    assert approver.get("/v1/approvals").status_code == 200
+    login = StringIO()
+    call_command("seed_demo", "--print-login", stdout=login)
+    assert "another-database" not in login.getvalue()
+    assert "is not this database's admin's" in login.getvalue()
+    assert "manage.py changepassword admin" in login.getvalue()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug", ["", "a+b/c", "Bad Slug", "x" * 65])
+def test_create_org_refuses_a_slug_the_admin_refuses(slug):
+    # An organization named `Bad Slug` got a ledger its own offline verifier rejected.
+    with pytest.raises(CommandError, match="is not a slug: letters, digits"):
+        call_command("create_org", slug)
+    assert not Organization.objects.filter(slug=slug).exists()
+    call_command("create_org", "bad-slug", stdout=StringIO())
+    assert Organization.objects.filter(slug="bad-slug").exists()
 
 
 def test_manage_py_without_the_development_switch_says_so_in_one_line(tmp_path):

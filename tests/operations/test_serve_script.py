@@ -1,9 +1,12 @@
-"""`make run` (scripts/serve.sh) as a supervisor stops it: SIGTERM to the whole process group.
-A newcomer found the worker's parent waiting forever for children that had already gone."""
+"""`make run` (scripts/serve.sh) stopped as a supervisor or a terminal stops it: SIGTERM or
+SIGINT to the whole process group. A newcomer found the worker's parent waiting forever for
+children that had already gone; another found, after Ctrl-C, the worker's own workers left
+running for good, holding the SQLite file or a PostgreSQL connection."""
 
 import os
 import signal
 import subprocess
+from pathlib import Path
 
 import httpx
 import pytest
@@ -21,18 +24,35 @@ def serving(url: str) -> bool:
         return False
 
 
-def running_in(group: int) -> list[str]:
-    """The group's processes that still run (a zombie has stopped; only its parent's wait is
-    missing)."""
-    listed = subprocess.run(
-        ["ps", "-o", "stat=,args=", "-g", str(group)], capture_output=True, text=True
-    ).stdout
-    return [line for line in listed.splitlines() if line.strip() and line.split()[0][0] != "Z"]
+def running_with(data_dir: Path) -> list[str]:
+    """Every live process started with this data folder, wherever it now hangs in the process
+    tree (a worker whose parent went is adopted by init, out of any group it was in)."""
+    marker = f"FLUIDBOX_DATA_DIR={data_dir}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if marker not in (proc / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if state != "Z":  # a zombie has stopped; only its parent's wait is missing
+            found.append(f"{proc.name} {command}")
+    return found
 
 
-def test_sigterm_to_the_process_group_stops_everything(tmp_path):
+@pytest.mark.parametrize(
+    "stop",
+    [signal.SIGTERM, signal.SIGINT],
+    ids=["a supervisor's SIGTERM", "a terminal's Ctrl-C"],
+)
+def test_a_signal_to_the_process_group_stops_everything(tmp_path, stop):
     port, mcp_port = free_port(), free_port()
-    env = child_environment(FLUIDBOX_DATA_DIR=str(tmp_path / "var"))
+    data_dir = tmp_path / "var"
+    env = child_environment(FLUIDBOX_DATA_DIR=str(data_dir))
     with open(tmp_path / "serve.log", "wb") as log:
         served = subprocess.Popen(
             ["bash", "scripts/serve.sh", str(port), str(mcp_port)],
@@ -42,19 +62,19 @@ def test_sigterm_to_the_process_group_stops_everything(tmp_path):
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    group = served.pid
     try:
         wait_until(
             lambda: serving(f"http://127.0.0.1:{port}/admin/login/"),
             "make run to serve the sign-in page",
         )
-        processes = "\n".join(running_in(group))
+        processes = "\n".join(running_with(data_dir))
         assert "qcluster" in processes and "gunicorn" in processes and "demo_mcp" in processes
 
-        os.killpg(group, signal.SIGTERM)
+        os.killpg(served.pid, stop)  # the whole group, as a terminal or a supervisor does
         served.wait(60)
-        wait_until(lambda: running_in(group) == [], "every process of make run to stop")
+        wait_until(lambda: running_with(data_dir) == [], "every process of make run to stop")
     finally:
-        if running_in(group):
-            os.killpg(group, signal.SIGKILL)
+        for line in running_with(data_dir):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
         served.wait(10)
+    assert b"Perhaps out of memory" not in (tmp_path / "serve.log").read_bytes()

@@ -19,6 +19,7 @@ from governance.models import (
     Role,
     Transport,
 )
+from governance.models.keys import hash_secret_token
 from governance.services.bundles import bundle_import
 from governance.services.connections import (
     connection_create,
@@ -59,6 +60,16 @@ def _write_private(path: Path, text: str) -> None:
         handle.write(text)
 
 
+def _key_in_file_is_valid(path: Path, *, org: Organization, user: User | None) -> bool:
+    """Whether the key the file holds is an unrevoked key of `org` (and `user`) here."""
+    try:
+        plaintext = path.read_text().strip()
+    except FileNotFoundError:
+        return False
+    digest = hash_secret_token(plaintext)
+    return ApiKey.objects.filter(key_hash=digest, org=org, user=user, revoked_at=None).exists()
+
+
 class Command(BaseCommand):
     help = "Idempotent demo data: org demo, users, policy, sandbox bundle, demo MCP connection."
 
@@ -90,19 +101,17 @@ class Command(BaseCommand):
             if not User.objects.filter(username=username).exists():
                 user_create(username=username, org=org, role=role, password=f"{username}-demo")
         # alice's personal key: `make demo` approves through the API with it, unattended.
+        # A key file is the data folder's, a key the database's: after `DATABASE_URL` changed
+        # (or back), the file may hold another database's key, and is written anew.
         approver_key_file = _secret_file("demo-approver-key.txt")
         alice = User.objects.get(username="alice")
-        if (
-            not approver_key_file.exists()
-            or not ApiKey.objects.filter(
-                org=org, user=alice, name="demo-approver", revoked_at=None
-            ).exists()
-        ):
+        if not _key_in_file_is_valid(approver_key_file, org=org, user=alice):
             issued = api_key_create(org=org, user=alice, name="demo-approver")
             _write_private(approver_key_file, issued.plaintext + "\n")
-        if not ApiKey.objects.filter(org=org, name="demo-operator", revoked_at=None).exists():
+        operator_key_file = _secret_file("demo-operator-key.txt")
+        if not _key_in_file_is_valid(operator_key_file, org=org, user=None):
             issued = api_key_create(org=org, name="demo-operator")
-            _write_private(_secret_file("demo-operator-key.txt"), issued.plaintext + "\n")
+            _write_private(operator_key_file, issued.plaintext + "\n")
         bundle_import(org=org, text=SANDBOX_BUNDLE.read_text())
         bundle_import(org=org, text=AGENT_CLI_BUNDLE.read_text())
         if not Policy.objects.filter(org=org, name="default").exists():
@@ -143,8 +152,17 @@ class Command(BaseCommand):
     def _print_login(self):
         password_file = _secret_file("admin-password.txt")
         key_file = _secret_file("demo-operator-key.txt")
-        password = password_file.read_text().strip() if password_file.exists() else "(unknown)"
-        self.stdout.write(f"  admin login: admin / {password}")
+        password = password_file.read_text().strip() if password_file.exists() else ""
+        admin = User.objects.filter(username="admin").first()
+        if admin is not None and password and admin.check_password(password):
+            self.stdout.write(f"  admin login: admin / {password}")
+        else:
+            # The file is this data folder's; the user is the database's (one seeded with
+            # another DATABASE_URL, or a password changed since).
+            self.stdout.write(
+                f"  admin login: admin (the password in {password_file} is not this "
+                "database's admin's: set one with `manage.py changepassword admin`)"
+            )
         self.stdout.write(
             "  other demo users: alice / alice-demo (approver), audrey / audrey-demo (auditor)"
         )

@@ -1,0 +1,145 @@
+"""Another MCP server the CLI could call under the names of fluidbox's own tools.
+
+Claude Code and Codex call a tool `mcp__<server>__<tool>`: a server the user (or a repository)
+added as `fluidbox__tracker` has a `list_issues` named `mcp__fluidbox__tracker__list_issues`,
+as fluidbox's own `tracker__list_issues` is. The hook left every call of that name to
+fluidbox's endpoint; with the real Claude Code and Codex the call went to the other server,
+and fluidbox never saw it (no record, no approval for a call the policy holds at ASK). Now
+such a call goes to the gate under its own name, which denies it as not frozen, and
+agent_setup refuses to set up beside such a server.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from governance.models import ToolCall
+from governance.services.bundles import bundle_import
+from tests.agents.agent_setup_command import refused_agent_setup
+from tests.agents.test_hook import BUNDLE, bash, claude_decision, hook
+from tests.runner_live.conftest import create_run
+
+pytestmark = pytest.mark.slow
+
+OTHER = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
+
+
+def _claude_code_configs(project, url) -> dict[str, tuple[str, dict]]:
+    """Where a shadowing server can be configured: file, then its content."""
+    fluidbox = {"type": "http", "url": f"{url}/v1/mcp"}
+    return {
+        "local scope": (
+            ".claude.json",
+            {"projects": {str(project): {"mcpServers": {"fluidbox__tracker": OTHER}}}},
+        ),
+        "user scope": (".claude.json", {"mcpServers": {"fluidbox..tracker": OTHER}}),
+        "fluidbox's name, another address": (
+            ".claude.json",
+            {"projects": {str(project): {"mcpServers": {"fluidbox": OTHER}}}},
+        ),
+        "the project's .mcp.json": (
+            "project/.mcp.json",
+            {"mcpServers": {"fluidbox": fluidbox, "fluidbox__tracker": OTHER}},
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "local scope",
+        "user scope",
+        "fluidbox's name, another address",
+        "the project's .mcp.json",
+    ],
+)
+def test_a_tool_name_another_claude_code_server_shares_goes_to_the_gate(
+    fluidbox_server, demo_org, operator, tmp_path, where
+):
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    url = fluidbox_server.url
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
+    call = {**bash("", "toolu_own"), "tool_name": "mcp__fluidbox__tracker__create_issue"}
+    call["tool_input"] = {"title": "x"}
+    # With only fluidbox's server configured, the endpoint decides the call: no record here.
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"fluidbox": {"type": "http", "url": f"{url}/v1/mcp"}}})
+    )
+    decision, _ = claude_decision(
+        hook("claude-code", call, url=url, run_id=run_id, token=token, env=env)
+    )
+    assert decision == "allow"
+    assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_own").exists()
+
+    path, content = _claude_code_configs(project, url)[where]
+    (home / path if path.startswith(".") else tmp_path / path).write_text(json.dumps(content))
+    shadowed = {**call, "tool_use_id": "toolu_shadowed"}
+
+    decision, reason = claude_decision(
+        hook("claude-code", shadowed, url=url, run_id=run_id, token=token, env=env)
+    )
+
+    assert decision == "deny" and "not in this run's frozen tool set" in reason
+    recorded = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_shadowed")
+    assert (recorded.tool, recorded.decision) == ("mcp__fluidbox__tracker__create_issue", "deny")
+
+
+def test_a_codex_server_named_like_fluidbox_s_tools_sends_them_to_the_gate(
+    fluidbox_server, demo_org, operator, tmp_path
+):
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".codex").mkdir(parents=True)
+    project.mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        '[mcp_servers.fluidbox__tracker]\nurl = "http://127.0.0.1:9/mcp"\n'
+    )
+    codex = {
+        "session_id": "s-codex",
+        "cwd": str(project),
+        "tool_name": "mcp__fluidbox__tracker__create_issue",
+        "tool_input": {"title": "x"},
+        "tool_use_id": "call_shadowed",
+    }
+    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+
+    decision, _ = claude_decision(
+        hook(
+            "codex",
+            codex,
+            url=fluidbox_server.url,
+            run_id=run_id,
+            token=token,
+            env=env,
+            cwd=project,
+        )
+    )
+
+    assert decision == "deny"
+    assert ToolCall.objects.get(run_id=run_id, tool_call_id="call_shadowed").decision == "deny"
+
+
+@pytest.mark.parametrize("cli", ["claude-code", "codex"])
+def test_agent_setup_refuses_to_set_up_beside_a_shadowing_server(fluidbox_server, tmp_path, cli):
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".codex").mkdir(parents=True)
+    project.mkdir()
+    if cli == "claude-code":
+        (home / ".claude.json").write_text(json.dumps({"mcpServers": {"fluidbox__x": OTHER}}))
+        shown = f"{home / '.claude.json'}: the MCP server 'fluidbox__x' names its tools"
+    else:
+        (home / ".codex" / "config.toml").write_text(
+            '[mcp_servers.fluidbox__x]\nurl = "http://127.0.0.1:9/mcp"\n'
+        )
+        shown = f"{home / '.codex' / 'config.toml'}: the MCP server 'fluidbox__x' names"
+
+    refusal = refused_agent_setup(cli, fluidbox_server.url, "r1", project, home=home)
+
+    assert shown in refusal
