@@ -226,7 +226,18 @@ def verify_chain_with_manage_py(run_id: str) -> ChainCheck:
         timeout=300,
     )
     text = (result.stdout + result.stderr).strip() or f"exit code {result.returncode}"
-    return ChainCheck(result.returncode == 0, text)
+    if result.returncode == 0:
+        return ChainCheck(True, text)
+    if "break(s) found" in text:
+        return ChainCheck(False, text)
+    # Not a verdict on the chain: most often this checkout's manage.py reads another database
+    # than the server's (the second terminal without the server's DATABASE_URL).
+    last = text.splitlines()[-1]
+    return ChainCheck(
+        None,
+        f"not checked: {last}; run `manage.py ledger verify {run_id}` with the server's "
+        "DATABASE_URL",
+    )
 
 
 def approval_url(base_url: str, approval_id: str) -> str:

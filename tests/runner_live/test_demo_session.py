@@ -141,6 +141,21 @@ def test_make_demo_runs_unattended_and_ends_with_the_verified_chain(
     assert chain_verify(run.pk) == []
 
 
+def test_the_demo_never_calls_a_chain_broken_that_its_database_does_not_hold(tmp_path, monkeypatch):
+    # `make demo` from a terminal without the server's DATABASE_URL read another database,
+    # found no such run and printed `chain: BROKEN`: a tamper verdict on nothing.
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'other.sqlite3'}")
+    monkeypatch.setenv("FLUIDBOX_DATA_DIR", str(tmp_path))
+    subprocess.run([str(BIN / "python"), "manage.py", "migrate", "-v", "0"], cwd=ROOT, check=True)
+    run_id = "0b5c6e1e-3a43-4e55-9a57-2b5a1a1e8f00"
+
+    check = demo.verify_chain_with_manage_py(run_id)
+
+    assert check.verified is None
+    assert f"no run {run_id} in the ledger" in check.text
+    assert "with the server's DATABASE_URL" in check.text
+
+
 def test_make_demo_passes_wait_for_human_through():
     for value, flag in (("1", True), ("", False)):
         dry_run = subprocess.run(
