@@ -333,31 +333,41 @@ def _read_concurrently(
             )
 
 
-# Programs whose output is (part of) their standard input, given no file to read.
-_PASS_THEIR_INPUT_ON = frozenset({"tee", "cat", "head", "tail", "sort", "uniq", "wc", "nl"})
+# Programs whose output is (part of) their standard input, given no file to read, and the
+# words each may be given: options that neither add text of the script's (`nl -s TEXT` puts
+# it before every line) nor name a file to read (`sort --files0-from=F`), and their numbers.
+_COUNTS = r"|[+-]?\d+|--(?:lines|bytes)=[+-]?\d+"
+_PASS_THROUGH_WORDS = {
+    "tee": re.compile(r"-[aip]+|--append|--ignore-interrupts|[^-].*"),  # operands: its copies
+    "cat": re.compile(r"-[AbeEnstTuv]*"),  # `-` alone: the pipe
+    "head": re.compile(r"-[qvnc]+" + _COUNTS),
+    "tail": re.compile(r"-[qvnc]+" + _COUNTS),
+    "sort": re.compile(r"-[bdfghiMnrsuVz]+"),
+    "uniq": re.compile(r"-[cdDiuz]+"),
+    "wc": re.compile(r"-[clmwL]+"),
+}
 _GREPS = frozenset({"grep", "egrep", "fgrep"})
 
 
 def _passes_its_input_on(command: Command) -> bool:
     """Whether what this pipeline element writes can only be what came down the pipe: a
-    `tee`, or a filter with no file operand (numbers are options' values: `head -n 50`), its
-    standard input the pipe (no here-document, no `<`): `pytest | echo CODE | grep o > F`
-    writes the echo's text, not pytest's."""
+    `tee`, or a filter with no file operand (`head -n 50`), its standard input the pipe (no
+    here-document, no `<`): `pytest | echo CODE | grep o > F` writes the echo's text, not
+    pytest's, and `pytest | nl -s CODE > F` writes CODE on every line."""
     if command.heredoc is not None or any(
         r.fd == 0 and r.operator == "<" for r in command.redirects
     ):
         return False
-    argv = command.argv
-    name, words = argv[0], [w for w in argv[1:] if not w.startswith("-") and not w.isdigit()]
-    if name == "tee":
-        return True
+    name, arguments = command.argv[0], command.argv[1:]
     if name in _GREPS:
         # one pattern, and no option that names a file or a folder to read (`-f`, `-r`,
         # `-e PATTERN` leaving the word after it a file operand)
-        options = "".join(w[1:] for w in argv[1:] if w.startswith("-") and not w.startswith("--"))
-        longs = [w for w in argv[1:] if w.startswith("--")]
+        words = [w for w in arguments if not w.startswith("-")]
+        options = "".join(w[1:] for w in arguments if w.startswith("-") and w[:2] != "--")
+        longs = [w for w in arguments if w.startswith("--")]
         return len(words) <= 1 and not set(options) & set("efrRdD") and not longs
-    return name in _PASS_THEIR_INPUT_ON and not words
+    allowed = _PASS_THROUGH_WORDS.get(name)
+    return allowed is not None and all(allowed.fullmatch(word) for word in arguments)
 
 
 _MAX_CWDS = 4

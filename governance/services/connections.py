@@ -108,7 +108,11 @@ def connection_create(
         command = []
     elif transport == Transport.STDIO:
         if not command or not stdio_command_allowed(command):
-            raise Invalid("this stdio command is not in the deployment's allow-list")
+            raise Invalid(
+                "this stdio command is not in the deployment's allow-list: "
+                "FLUIDBOX_STDIO_COMMANDS must hold it exactly, as one entry "
+                f"{shlex.join(command)!r} (the command's words joined as a shell quotes them)"
+            )
         url = ""
     placement, name, value = _credential(credential)
     by_owner = owner_user is not None and actor.user is not None and actor.user.pk == owner_user.pk

@@ -1552,6 +1552,13 @@ for script, effect, klass, policy in (
         COMPOSITION,
         "benign",
     ),
+    (
+        "python -m pytest --trace-config | nl -nln "
+        "\"-s\nimport os;os.system('rm -rf /workspace/victim')\n#\" > tests/test_zz.py",
+        child(RM),
+        COMPOSITION,
+        "benign",
+    ),
     # pytest's cache goes in the folder of a file argument: /dev for /dev/null
     ("python -m pytest -q /dev/null", wrote("/dev/.pytest_cache"), ACTING, "review"),
     # `setsid -f` forks its command away as `&` does; a nested script's `&` behind a pipe

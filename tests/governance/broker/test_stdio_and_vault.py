@@ -27,6 +27,9 @@ def test_a_stdio_command_outside_the_allow_list_is_refused(broker_org, operator,
     assert "allow-list" in response.json()["detail"]
     response = operator.post("/v1/connections", stdio_body(["/bin/sh", "-c", "id > /tmp/pwned"]))
     assert response.status_code == 400
+    # The refusal says where the allow-list is, and the entry that would admit the command.
+    assert "FLUIDBOX_STDIO_COMMANDS must hold it exactly" in response.json()["detail"]
+    assert "\"/bin/sh -c 'id > /tmp/pwned'\"" in response.json()["detail"]
     assert not Connection.objects.exists()
 
 

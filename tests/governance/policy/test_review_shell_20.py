@@ -3,8 +3,9 @@
 F149 let what a pipeline writes after its test runner through when the writer only writes
 its input (`pytest | tee out.txt`), judging the writer's words alone: an `echo` between
 them, a here-document or a `<` in the writer, a grep reading files through an option, made
-the written file the script's own code, which the runner imported. And pytest given
-`/dev/null` keeps its cache in /dev.
+the written file the script's own code, which the runner imported; so did a filter's option
+that puts the script's text on every line (`nl -s CODE`). And pytest given `/dev/null`
+keeps its cache in /dev.
 """
 
 import pytest
@@ -36,6 +37,11 @@ FED_CODE = [
     ("review", "python -m pytest -q | grep --regexp=. src/app.py > tests/conftest.py"),
     ("review", "python -m pytest -q | grep -e. src/app.py > tests/conftest.py"),
     ("review", "python -m pytest -q | grep -rh import > tests/conftest.py"),
+    # a filter's option that adds the script's text to every line, or reads files
+    ("benign", f'python -m pytest --trace-config | nl -nln "-s\n{_CODE}\n#" > tests/test_zz.py'),
+    ("benign", f'python -m pytest -q | nl "--number-separator={_CODE}" | tee tests/test_zz.py'),
+    ("benign", "python -m pytest -q | sort --files0-from=names.txt > tests/conftest.py"),
+    ("benign", "python -m pytest -q | head src/app.py > tests/conftest.py"),
 ]
 
 
@@ -54,6 +60,9 @@ def test_a_pipeline_that_feeds_a_runner_s_file_other_text_is_not_allowed(policy,
         "python -m pytest -q | grep -v PASSED > summary.txt",
         "python -m pytest -q | grep FAIL | head -5 > summary.txt",
         "coverage run -m pytest | cat - > report.txt",
+        "python -m pytest -q | tail -n +5 > summary.txt",
+        "python -m pytest -q | sort -u | uniq -c > summary.txt",
+        "cargo test 2>&1 | tail -20 > out.txt",
     ],
 )
 def test_what_a_pipeline_writes_of_its_runner_s_own_output_stays_allowed(script):
