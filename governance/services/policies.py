@@ -34,8 +34,24 @@ def parse_policy(text: str) -> PolicyDocument:
 
 
 def test_failures(document: PolicyDocument, org: Organization) -> list[str]:
-    failures = run_tests(document, known_tools(org.pk))
-    return [f"{f.call}: expected {f.expected}, got {f.got}" for f in failures]
+    tools = known_tools(org.pk)
+    failures = run_tests(document, tools)
+    return [
+        f"{f.call}: expected {f.expected}, got {f.got}{_unknown_tool(f.call, tools, org)}"
+        for f in failures
+    ]
+
+
+def _unknown_tool(call: str, tools, org: Organization) -> str:
+    """Why a test of a tool the organization has no bundle or connection for may fail: its
+    call is matched as written (a shell command is not split, a path not normalised)."""
+    tool = call.split(":", 1)[0]
+    if tool in tools:
+        return ""
+    return (
+        f" ({org.slug} has no tool {tool!r} yet, so the call is matched as written: import "
+        "the bundle or connection that brings it first)"
+    )
 
 
 @transaction.atomic

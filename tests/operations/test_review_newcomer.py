@@ -161,6 +161,36 @@ def test_create_org_refuses_a_slug_the_admin_refuses(slug):
     assert Organization.objects.filter(slug="bad-slug").exists()
 
 
+@pytest.mark.django_db
+def test_policy_import_into_an_organization_without_the_tool_says_why_its_tests_fail(tmp_path):
+    # The README's order is create_org, then policies as code: a shell test failed with no
+    # hint that the organization had no `run_command` tool (no bundle) to split the command.
+    call_command("create_org", "globex", stdout=StringIO())
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "name: default\n"
+        "rules:\n"
+        '  - {pattern: "run_command:rm *", action: NEVER}\n'
+        "tests:\n"
+        '  - {call: "run_command:ls; rm -rf /", expect: NEVER}\n'
+    )
+
+    with pytest.raises(CommandError) as refused:
+        call_command("policy", "import", str(policy), "--org", "globex")
+
+    assert "run_command:ls; rm -rf /: expected NEVER, got ASK" in str(refused.value)
+    assert "globex has no tool 'run_command' yet" in str(refused.value)
+    call_command(
+        "bundle",
+        "import",
+        str(ROOT / "runner/bundles/claude-code.yaml"),
+        "--org",
+        "globex",
+        stdout=StringIO(),
+    )
+    call_command("policy", "import", str(policy), "--org", "globex", stdout=StringIO())
+
+
 def test_manage_py_without_the_development_switch_says_so_in_one_line(tmp_path):
     # The README's second terminal: `manage.py ledger verify --all` without
     # `export FLUIDBOX_DEVELOPMENT=1`. The reason came at the end of a 40-line traceback
