@@ -133,6 +133,9 @@ ServerSentEvent = inline_serializer(
 
 class RunEventStreamApi(APIView):
     renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
+    # Not HEAD: the server would stream on to nowhere for the stream's whole time, holding
+    # one of the credential's wait slots after the client had its headers and gone.
+    http_method_names = ["get", "options"]
 
     class QueryIn(serializers.Serializer):
         after = serializers.IntegerField(min_value=0, default=0)

@@ -164,6 +164,21 @@ def test_one_tokens_extra_event_streams_get_429_until_one_closes(live, operator,
     assert accepted[-1] == 200
 
 
+def test_a_head_of_the_event_stream_holds_no_slot(live, operator):
+    # HEAD answered at once while the server streamed on to nowhere, holding a wait slot for
+    # the stream's whole time: the credential's slots filled with no connection kept open.
+    run_id, token = new_run(operator)
+    url = f"{live.url}/v1/runs/{run_id}/events/stream"
+
+    heads = [httpx.head(url, headers=token, timeout=60) for _ in range(4)]
+
+    assert {head.status_code for head in heads} == {405}
+    assert not WaitSlot.objects.exists()
+    with httpx.stream("GET", f"{url}?max_seconds=1", headers=token, timeout=60) as stream:
+        assert stream.status_code == 200
+        assert WaitSlot.objects.exists()  # a GET holds one while it streams
+
+
 @pytest.fixture
 def live_with_an_org_cap(transactional_db, tmp_path):
     with WebServer(
