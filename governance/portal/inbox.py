@@ -183,13 +183,20 @@ def inbox_view(request):
     recent = list(visible.exclude(status=ApprovalStatus.PENDING).order_by("-decided_at")[:RECENT])
     for approval in recent:
         approval.settled_by = settled_by(approval)
-    shown = [a for a in decidable if _fits_a_card(a.call.arguments)]
-    large = [a for a in decidable if a not in shown]
+    cards, large = [], []
+    for approval in decidable:
+        card = (
+            approval_card(approval, actor, now) if _fits_a_card(approval.call.arguments) else None
+        )
+        if card is None or _reading_size(card) > INBOX_CARD_READING_CHARACTERS:
+            large.append(approval)
+        else:
+            cards.append(card)
     context = page_context(
         request,
         "Approvals inbox",
         waiting=len(decidable),
-        cards=[approval_card(a, actor, now) for a in shown],
+        cards=cards,
         large=[
             {**approval_card(a, actor, now, full=False), "bytes": _size(a.call.arguments)}
             for a in large
@@ -207,6 +214,13 @@ def inbox_view(request):
 # a larger one is a row with its size and a link to its own page, where it is read and decided.
 INBOX_CARD_CHARACTERS = 8_000
 INBOX_CARD_FLAGGED = 200
+# What the shell reading may add to a card: each level of a nested `$( … )` is a row holding
+# the whole inner text again, so 7,000 characters nested 15 deep made a 700 KB card.
+INBOX_CARD_READING_CHARACTERS = 40_000
+
+
+def _reading_size(card: dict) -> int:
+    return sum(len(row["command"]) + len(row["reason"]) for row in card["shell_reading"])
 
 
 def _size(arguments) -> int:

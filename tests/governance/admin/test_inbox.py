@@ -325,3 +325,25 @@ def test_calls_padded_past_a_card_are_listed_and_keep_the_inbox_small(org, appro
         assert f"open #{approval.pk} to decide" in page
     full = client.get(reverse("admin:inbox-approval", args=[padded[0].pk])).content.decode()
     assert full.count("\\u200b") >= 60_000 and 'value="approve"' in full
+
+
+def test_a_script_whose_reading_outweighs_a_card_is_listed_by_size(org, approver, login):
+    """Within the card's limits, a script nested 15 deep: the shell reading lists each level,
+    each row holding the inner text again, and the card weighed 700 KB. It is a row with
+    a link now, read and decided on its own page."""
+    nested = "echo " + "$(echo " * 15 + "x" * 3_000 + " \u200b" * 12 + ")" * 15
+    rule = '  - pattern: "run_command:*"\n    action: ASK\n'
+    policy_save(org=org, text=DEPLOY_ASKS.replace("rules:\n", "rules:\n" + rule, 1), author=None)
+    run, _ = sandbox_run(org)
+    heavy = ask(run, "run_command", {"command": nested}, call_id="n-1").approval
+    light = ask(run, "run_command", {"command": "make build"}, call_id="n-2").approval
+    client = login(approver)
+
+    page = client.get(reverse("admin:inbox")).content.decode()
+
+    assert f'id="approval-{light.pk}"' in page
+    assert f'id="approval-{heavy.pk}"' not in page
+    assert f"open #{heavy.pk} to decide" in page
+    assert len(page.encode()) < 200_000
+    full = client.get(reverse("admin:inbox-approval", args=[heavy.pk])).content.decode()
+    assert 'value="approve"' in full and 'class="fb-shell-reading"' in full
