@@ -118,6 +118,15 @@ def access_connection(connection_id, actor: Actor) -> Connection:
     raise NotFound("no such connection")
 
 
+def visible_connections(actor: Actor) -> QuerySet[Connection]:
+    """The connections `access_connection` would hand this actor, one query."""
+    if actor.kind == ActorKind.OPERATOR:
+        return Connection.objects.filter(org_id=actor.org_id)
+    reading = [org_id for org_id in actor.org_ids if actor.role_in(org_id) in READ_ROLES]
+    owned = Q(org_id__in=actor.org_ids, owner_id=actor.user.pk) if actor.user else Q(pk__in=[])
+    return Connection.objects.filter(Q(org_id__in=reading) | owned)
+
+
 def may_decide(approval: Approval, actor: Actor) -> bool:
     """The owner rule: a personal connection's call is decided only by its owner."""
     if not actor.is_human or actor.user is None:

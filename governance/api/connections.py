@@ -11,7 +11,7 @@ from governance.api.runs import GateInput, runner_run
 from governance.errors import Invalid
 from governance.mcp_wire import tool_digest
 from governance.models import Connection, ConnectionKind, Organization, Transport
-from governance.selectors import access_connection
+from governance.selectors import access_connection, visible_connections
 from governance.services.broker import broker_call
 from governance.services.connections import (
     connection_create,
@@ -77,6 +77,11 @@ ConnectionOut = inline_serializer(
 )
 
 
+ConnectionListOut = inline_serializer(
+    "ConnectionList", {"connections": serializers.ListField(child=ConnectionOut)}
+)
+
+
 class CredentialIn(serializers.Serializer):
     header = StrictCharField(max_length=100, required=False)
     env = StrictCharField(max_length=100, required=False)
@@ -104,6 +109,12 @@ class ConnectionCreateApi(APIView):
             child=StrictCharField(max_length=500), required=False, max_length=50
         )
         credential = CredentialIn(required=False)
+
+    @extend_schema(responses=ConnectionListOut)
+    def get(self, request):
+        """The connections this credential may read (each as `GET /v1/connections/{id}`)."""
+        listed = visible_connections(request.auth).select_related("owner").order_by("slug", "pk")
+        return Response({"connections": [connection_json(c) for c in listed]})
 
     @extend_schema(request=InputSerializer, responses={201: ConnectionOut})
     def post(self, request):

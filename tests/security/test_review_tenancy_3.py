@@ -428,3 +428,36 @@ def test_an_auditor_who_reads_the_run_is_still_told_they_may_not_decide(org, aud
     assert response.status_code == 403
     approval.refresh_from_db()
     assert approval.status == "pending"
+
+
+@pytest.mark.parametrize("caller", CALLERS)
+def test_the_connection_list_shows_each_caller_what_it_may_read_and_nothing_of_globex(
+    org, globex, acme_callers, caller, member
+):
+    operator = Actor(kind=ActorKind.OPERATOR, org_id=org.pk)
+    for slug, kind, owner in (("tracker", "shared", None), ("mos", "personal", "mo")):
+        connection_create(
+            org=org,
+            actor=operator,
+            slug=slug,
+            kind=kind,
+            owner=owner,
+            transport="streamable-http",
+            url="http://127.0.0.1:9/mcp",
+            credential={"header": "Authorization", "value": "Bearer canary-list-secret"},
+        )
+
+    answer = acme_callers[caller]().get("/v1/connections")
+
+    expected = {
+        "operator key": (200, ["mos", "tracker"]),
+        "approver's key": (200, ["mos", "tracker"]),  # approvers read every connection
+        "admin's portal session": (200, ["mos", "tracker"]),
+        "member's key": (200, ["mos"]),  # a member: their own personal connection only
+        "run token": (403, None),
+        "nobody": (401, None),
+    }[caller]
+    assert answer.status_code == expected[0], answer.content
+    if expected[1] is not None:
+        assert [c["slug"] for c in answer.json()["connections"]] == expected[1]
+    assert b"canary-list-secret" not in answer.content and b"crm" not in answer.content
