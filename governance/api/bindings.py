@@ -17,7 +17,7 @@ def binding_json(binding: FrozenBinding) -> dict:
     run = binding.run
     decided_at = binding.consent_decided_at
     return {
-        "id": binding.pk,
+        "id": str(binding.pk),
         "connection": binding.connection.slug,
         "consent": binding.consent,
         # False: someone other than the owner gave the connection's credential.
@@ -40,7 +40,7 @@ def binding_json(binding: FrozenBinding) -> dict:
 BindingOut = inline_serializer(
     "Binding",
     {
-        "id": serializers.IntegerField(),
+        "id": serializers.CharField(),
         "connection": serializers.CharField(),
         "consent": serializers.ChoiceField(ANSWERABLE),
         "credential_from_owner": serializers.BooleanField(),

@@ -35,7 +35,7 @@ def _credential_json(connection: Connection) -> dict | None:
 
 def connection_json(connection: Connection) -> dict:
     return {
-        "id": connection.pk,
+        "id": str(connection.pk),
         "slug": connection.slug,
         "kind": connection.kind,
         "owner": connection.owner.get_username() if connection.owner_id else None,
@@ -62,7 +62,7 @@ def connection_json(connection: Connection) -> dict:
 ConnectionOut = inline_serializer(
     "Connection",
     {
-        "id": serializers.IntegerField(),
+        "id": serializers.CharField(),
         "slug": serializers.CharField(),
         "kind": serializers.CharField(),
         "owner": serializers.CharField(allow_null=True),
@@ -110,7 +110,7 @@ class ConnectionCreateApi(APIView):
         )
         credential = CredentialIn(required=False)
 
-    @extend_schema(responses=ConnectionListOut)
+    @extend_schema(operation_id="connections_list", responses=ConnectionListOut)
     def get(self, request):
         """The connections this credential may read (each as `GET /v1/connections/{id}`)."""
         listed = visible_connections(request.auth).select_related("owner").order_by("slug", "pk")

@@ -934,6 +934,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _unittest_modules(args)
     elif program == "sed":
         found += _sed_scripts(args)
+    elif program == "less":
+        found += _less_chained_options(args)
     elif program == "awk":
         if args in (["-W", "version"], ["-Wversion"]):
             return []  # mawk's `--version`: it prints its version and runs nothing
@@ -3758,25 +3760,49 @@ _XXD_VALUED = {
 
 
 def _xxd_operands(args: list[str]) -> list[str]:
-    """xxd's operands (INFILE OUTFILE): its options are single words, never clusters."""
-    operands, k = [], 0
+    """xxd's operands (INFILE OUTFILE): its options are single words, never clusters, and
+    they end at `--` (also `---`, read as `--` once a dash is dropped) or at the first word
+    that is not one: `xxd README.md -d/../x` writes `-d/../x` (N1)."""
+    k = 0
     while k < len(args):
-        token, k = args[k], k + 1
+        token = args[k]
+        if token[:2] == "--" and len(token) > 2:
+            token = token[1:]  # xxd reads `--len` as `-len` (H19-5), `---` as `--`
         if token == "--":
-            operands += args[k:]
-            break
+            return args[k + 1 :]
         if len(token) < 2 or token[0] != "-":
-            operands.append(token)
-            continue
-        if token[:2] == "--":
-            token = token[1:]  # xxd reads `--len` as `-len` (H19-5)
+            return args[k:]  # `-` (standard input) too
+        k += 1
         suffixes = _XXD_VALUED.get(token[1:2])
         rest = token[2:]
         if suffixes is not None and (not rest or rest.startswith(suffixes)):
             k += 1  # the value is the next word (`-capitalize` is a flag: glued, unread)
         elif token == "-R":
             k += 1  # vim 9.1's colour choice (`-R always`)
-    return operands
+    return []
+
+
+def _less_chained_options(args: list[str]) -> list[Acting]:
+    """less reads more options inside one option's word: after a string value's `$`
+    (`--prompt=x$--lesskey-src=F`, `-Px$-kF`), after a long option's number
+    (`--window=5k/tmp/kb`; a short one's cluster is read as one), after a blank
+    (`'--quiet k/tmp/kb'`). Any of them may be one that loads a lesskey file, whose
+    LESSOPEN runs a command (N2)."""
+    chained = [
+        token
+        for token in args
+        if token.startswith("-")
+        and (
+            "$" in token
+            or " " in token
+            or "\t" in token
+            or (token.startswith("--") and _NUMBER_THEN_MORE.search(token))
+        )
+    ]
+    return [Acting((token,), RUNS) for token in chained]
+
+
+_NUMBER_THEN_MORE = re.compile(r"=[+-]?\d+[^\d.]")
 
 
 @lru_cache(maxsize=4096)

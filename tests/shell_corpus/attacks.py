@@ -553,6 +553,15 @@ for script, effect in (
     ("xxd -cols 4 /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
     ("xxd -ps /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
     ("xxd -C /workspace/notes.txt /etc/fluidbox-x", wrote(X)),
+    # xxd's options end at `---` (a dash dropped: `--`) and at its input file (F150)
+    ("printf x > ./-c && xxd --- -c /etc/fluidbox-x", wrote(X)),
+    ("mkdir ./-d && xxd /workspace/notes.txt -d/../../etc/fluidbox-x", wrote(X)),
+    # less reads more options after a prompt's `$`: a lesskey file whose LESSOPEN runs (F150)
+    (
+        "printf '#env\\nLESSOPEN=|touch /workspace/PWNED; cat %%s\\n' > k && "
+        "less '--prompt=x$--lesskey-src=k' notes.txt | cat",
+        child(TOUCH),
+    ),
     # file names read from input or a list; -l is a flag
     ("echo /usr/lib/python3.11/this.py | python -m compileall -f -i -", wrote("/usr/lib/")),
     ("echo /usr/lib/python3.11/this.py | python -m py_compile -", wrote("/usr/lib/")),

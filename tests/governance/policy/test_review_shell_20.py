@@ -5,7 +5,9 @@ its input (`pytest | tee out.txt`), judging the writer's words alone: an `echo` 
 them, a here-document or a `<` in the writer, a grep reading files through an option, made
 the written file the script's own code, which the runner imported; so did a filter's option
 that puts the script's text on every line (`nl -s CODE`). And pytest given `/dev/null`
-keeps its cache in /dev.
+keeps its cache in /dev. xxd's options end at `---` and at its input file, and less reads
+more options inside one option's word (after a prompt's `$`, a number, a blank), one of which
+may load a lesskey file whose LESSOPEN runs a command.
 """
 
 import pytest
@@ -85,3 +87,35 @@ def test_pytest_given_a_device_writes_its_cache_beside_it(script):
 
 def test_pytest_in_the_workspace_stays_allowed():
     assert _verdict("review", "python -m pytest -q /workspace/tests") is Verdict.ALWAYS
+
+
+@pytest.mark.parametrize(
+    ("script", "verdict"),
+    [
+        # xxd's options end at `---` (read as `--`) and at its input file
+        ("printf x > ./-c && xxd --- -c /tmp/evil/x1", Verdict.NEVER),
+        ("mkdir ./-d && xxd README.md -d/../../tmp/evil/x3", Verdict.NEVER),
+        ("xxd - /tmp/x", Verdict.NEVER),
+        # less reads more options after a prompt's `$`, a long option's number, a blank
+        ("less '--prompt=x$--lesskey-src=/tmp/evil/k' README.md", Verdict.ASK),
+        ("less '-Px$-k/tmp/evil/kb' README.md", Verdict.ASK),
+        ("less --window=5k/tmp/evil/kb README.md", Verdict.ASK),
+        ("less '--quiet k/tmp/evil/kb' README.md", Verdict.ASK),
+    ],
+)
+def test_options_read_where_the_tools_read_them(script, verdict):
+    assert _verdict("benign", script) is verdict
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "xxd README.md out.hex",
+        "xxd -c 16 README.md out.hex",
+        "less --window=5 README.md",
+        "less --prompt=x README.md",
+        "less -N README.md",
+    ],
+)
+def test_xxd_and_less_as_used_stay_allowed(script):
+    assert _verdict("benign", script) is Verdict.ALWAYS
