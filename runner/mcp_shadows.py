@@ -80,8 +80,13 @@ def _claude_code_servers(project: Path) -> list[tuple[Path, dict[str, Any] | Non
             sources.append((path, None))
             continue
         sources.append((path, _table(data.get("mcpServers"))))
-        projects = _table(data.get("projects"))
-        sources += [(path, _table(_table(p).get("mcpServers"))) for p in projects.values()]
+        # Local scope: the servers kept for this project's folder (or a folder above it);
+        # another project's servers are not this session's.
+        sources += [
+            (path, _table(_table(entry).get("mcpServers")))
+            for folder, entry in _table(data.get("projects")).items()
+            if _holds(Path(folder), project)
+        ]
     for path in (project / ".mcp.json", CLAUDE_CODE_MANAGED_MCP):
         data = _read(path, json.loads)
         sources.append((path, None if data is None else _table(data.get("mcpServers"))))
@@ -95,6 +100,14 @@ def _codex_servers(project: Path) -> list[tuple[Path, dict[str, Any] | None]]:
         data = _read(path, tomllib.loads)
         sources.append((path, None if data is None else _table(data.get("mcp_servers"))))
     return sources
+
+
+def _holds(folder: Path, project: Path) -> bool:
+    try:
+        project, folder = project.resolve(), folder.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return True  # a folder that cannot be compared: counted, to be safe
+    return project == folder or folder in project.parents
 
 
 def _read(path: Path, parse) -> dict[str, Any] | None:

@@ -77,6 +77,14 @@ def test_a_tool_name_another_claude_code_server_shares_goes_to_the_gate(
     assert decision == "allow"
     assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_own").exists()
 
+    # Another project's local servers are not this session's: still the endpoint's.
+    elsewhere = {"projects": {str(tmp_path / "other"): {"mcpServers": {"fluidbox": OTHER}}}}
+    (home / ".claude.json").write_text(json.dumps(elsewhere))
+    decision, _ = claude_decision(
+        hook("claude-code", call, url=url, run_id=run_id, token=token, env=env)
+    )
+    assert decision == "allow"
+
     path, content = _claude_code_configs(project, url)[where]
     (home / path if path.startswith(".") else tmp_path / path).write_text(json.dumps(content))
     shadowed = {**call, "tool_use_id": "toolu_shadowed"}
