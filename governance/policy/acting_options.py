@@ -3792,17 +3792,28 @@ def _less_chained_options(args: list[str]) -> list[Acting]:
         token
         for token in args
         if token.startswith("-")
-        and (
-            "$" in token
-            or " " in token
-            or "\t" in token
-            or (token.startswith("--") and _NUMBER_THEN_MORE.search(token))
-        )
+        and ("$" in token or " " in token or "\t" in token or _number_then_more(token))
     ]
     return [Acting((token,), RUNS) for token in chained]
 
 
-_NUMBER_THEN_MORE = re.compile(r"=[+-]?\d+[^\d.]")
+# less's long options whose value is a number (`--tabs`: numbers and commas; `--shift` and
+# `--jump-target`: a number, a fraction): the value ends at the first other character, even
+# the first one (`--window=--lesskey-src=F`), and the rest of the word is read as options.
+_LESS_NUMBERS = (
+    "window", "max-back-scroll", "max-forw-scroll", "buffers", "line-num-width",
+    "status-col-width", "wheel-lines", "tabs", "shift", "jump-target", "header",
+    "max-scroll", "tilde", "scroll",
+)  # fmt: skip
+_LESS_NUMBER_VALUE = re.compile(r"[+-]?[0-9.,%]*")
+
+
+def _number_then_more(token: str) -> bool:
+    name, has_value, value = token[2:].partition("=")
+    if not token.startswith("--") or not has_value or not name:
+        return False
+    numeric = any(option.startswith(name.lower()) for option in _LESS_NUMBERS)
+    return numeric and _LESS_NUMBER_VALUE.fullmatch(value) is None
 
 
 @lru_cache(maxsize=4096)

@@ -117,6 +117,7 @@ class ShellReading:
     # link made, a rename, links copied, a fetch (any depth)
     order_effects: int = 0
     backgrounds: int = 0  # commands sent to the background with `&`, read so far (any depth)
+    inner_scripts: int = 0  # scripts a command hands a shell (`sh -c '…'`), read so far
     # NAME -> the literal values the script assigns it (the tolerant reading's, F140)
     literal_values: dict[str, list[str]] = field(default_factory=dict)
 
@@ -214,6 +215,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         if identity not in runs_code:
             before = len(reading.findings)
             order_effects, backgrounds = reading.order_effects, reading.backgrounds
+            inner_scripts = reading.inner_scripts
             reading.runs_project_code = False
             _read_exact(command, dialect, depth, reading, stdin)
             runs_code[identity] = reading.runs_project_code
@@ -226,7 +228,16 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
                 any(not _INERT_WRITE.search(text) for text in written),
                 reading.order_effects != order_effects,
                 reading.backgrounds != backgrounds,
+                runs_code[identity] and reading.inner_scripts != inner_scripts,
             )
+            if effects[identity].runs_a_script and _writes_content(command):
+                # `sh -c "echo CODE; pytest -q" > conftest.py`: the redirection is open before
+                # the inner script runs, and its other commands write into what it imports.
+                reading.concern(
+                    " ".join(command.argv),
+                    "its script's other commands write into the file its output goes to, "
+                    "which the project's code it runs may read",
+                )
         else:
             writes = any(r.operator in (">", ">>") for r in command.redirects)
         effects_in_order.append(effects[identity])
@@ -274,6 +285,9 @@ class _Effects(NamedTuple):
     writes_content: bool  # it writes a file (but a log) that code may be read from
     order_effect: bool  # it makes a link, renames, copies links or fetches
     leaves_a_job: bool  # a script it runs sends a command to the background
+    # It runs the code within a script of its own (`sh -c 'echo …; pytest'`): what it
+    # prints is not only the runner's output.
+    runs_a_script: bool = False
 
 
 # What no program runs as code: a log written beside a build (`pytest | tee pytest.log`).
@@ -321,6 +335,7 @@ def _read_concurrently(
             and not (
                 pipeline
                 and w > r
+                and not effects[r].runs_a_script
                 and all(_passes_its_input_on(commands[k]) for k in range(r + 1, w + 1))
             )
             for r in runners
@@ -347,6 +362,13 @@ _PASS_THROUGH_WORDS = {
     "wc": re.compile(r"-[clmwL]+"),
 }
 _GREPS = frozenset({"grep", "egrep", "fgrep"})
+
+
+def _writes_content(command: Command) -> bool:
+    """Whether its own redirections write a file code may be read from (not a log)."""
+    return any(
+        r.operator in (">", ">>") and not _INERT_WRITE.search(r.target) for r in command.redirects
+    )
 
 
 def _passes_its_input_on(command: Command) -> bool:
@@ -1036,6 +1058,7 @@ def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, ex
         reading.concern(script, f"scripts nested more than {MAX_SCRIPT_DEPTH} deep are not read")
         reading.findings.append(Finding("command", script, False, never_only=True))
     elif exact:
+        reading.inner_scripts += 1
         # `cd a/b && sh -c 'cd /workspace && mv a/b c'` moves the outer shell's folder (F149)
         enclosing = reading.enclosing_cwds
         reading.enclosing_cwds = enclosing + reading.cwds

@@ -37,7 +37,8 @@ marker (one with blanks around the marker is refused); its line may hold one `<<
 continued, not ending in `&&`, `||` or `|`. The substituted shape is the commit message
 agents write: its body holds no `$`, backtick or backslash and no line starting with the
 marker; it reads as a `cat` command before the command it is an argument of (which no pipe
-may feed), the argument being the body without its last newlines. Other here-documents
+may feed, joined to it by `&&`), the argument being the body without its last newlines.
+Other here-documents
 (`<<-`, `<<"EOF"`), here-strings, `&>`, `>|`, `<>`, other descriptors, subshells, groups,
 loops, functions, `[[`, arithmetic and every expansion are outside; so is an empty
 command and an incomplete script (a trailing `&&`, `||`, `|`, an open quote).
@@ -240,7 +241,9 @@ def _append(commands: list[Command], command: Command) -> None:
         if commands and commands[-1].then == "|":
             raise OutsideSubset("a command substitution in a command a pipe feeds")
         for body in command.substituted:
-            commands.append(Command(argv=["cat"], heredoc=body, then=";"))
+            # Part of its command's and-or list, as the substitution is: `&&` (cat succeeds),
+            # never a `;` that would end a background job's list before it.
+            commands.append(Command(argv=["cat"], heredoc=body, then="&&"))
     commands.append(command)
 
 

@@ -556,7 +556,13 @@ for script, effect in (
     # xxd's options end at `---` (a dash dropped: `--`) and at its input file (F150)
     ("printf x > ./-c && xxd --- -c /etc/fluidbox-x", wrote(X)),
     ("mkdir ./-d && xxd /workspace/notes.txt -d/../../etc/fluidbox-x", wrote(X)),
-    # less reads more options after a prompt's `$`: a lesskey file whose LESSOPEN runs (F150)
+    # less reads more options after a prompt's `$`, or a number option's value, which ends
+    # at any other character: a lesskey file whose LESSOPEN runs (F150)
+    (
+        "printf '#env\\nLESSOPEN=|touch /workspace/PWNED; cat %%s\\n' > k && "
+        "less --window=--lesskey-src=k notes.txt | cat",
+        child(TOUCH),
+    ),
     (
         "printf '#env\\nLESSOPEN=|touch /workspace/PWNED; cat %%s\\n' > k && "
         "less '--prompt=x$--lesskey-src=k' notes.txt | cat",
@@ -1564,6 +1570,22 @@ for script, effect, klass, policy in (
     (
         "python -m pytest --trace-config | nl -nln "
         "\"-s\nimport os;os.system('rm -rf /workspace/victim')\n#\" > tests/test_zz.py",
+        child(RM),
+        COMPOSITION,
+        "benign",
+    ),
+    # a nested script as the runner: its other commands print the code into its output
+    (
+        'sh -c "echo \'import os; os.system(\\"rm -rf /workspace/victim\\")\'; '
+        'python -m pytest -q" > conftest.py',
+        child(RM),
+        COMPOSITION,
+        "review",
+    ),
+    # the substitution's `cat` is part of its command's and-or list, sent to the background
+    (
+        "python -m pytest -q && git commit --allow-empty -m \"$(cat <<'EOF'\nmsg\nEOF\n)\" "
+        f"& {_CONFTEST}",
         child(RM),
         COMPOSITION,
         "benign",

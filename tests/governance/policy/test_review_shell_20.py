@@ -44,6 +44,19 @@ FED_CODE = [
     ("benign", f'python -m pytest -q | nl "--number-separator={_CODE}" | tee tests/test_zz.py'),
     ("benign", "python -m pytest -q | sort --files0-from=names.txt > tests/conftest.py"),
     ("benign", "python -m pytest -q | head src/app.py > tests/conftest.py"),
+    # the runner is a nested script, whose other commands print the code (the review of F150)
+    ("review", f'sh -c "echo \\"{_CODE}\\"; python -m pytest -q" > conftest.py'),
+    ("review", f'bash -c "echo \\"{_CODE}\\" && python -m pytest -q" >> tests/conftest.py'),
+    ("review", f'time sh -c "echo \\"{_CODE}\\"; python -m pytest -q" > conftest.py'),
+    ("review", f'sh -c "echo \\"{_CODE}\\"; python -m pytest -q" | cat - > tests/conftest.py'),
+    ("benign", f'env sh -c "echo \\"{_CODE}\\"; python -m pytest -q" | tee tests/conftest.py'),
+    ("benign", f"sh -c \"cat <<'EOF'\n{_CODE}\nEOF\npython -m pytest -q\" > conftest.py"),
+    # the substitution's `cat` stays in its command's and-or list, behind `&` too
+    (
+        "benign",
+        "python -m pytest -q && git commit --allow-empty -m \"$(cat <<'EOF'\nmsg\nEOF\n)\" "
+        f'& echo "{_CODE}" > conftest.py',
+    ),
 ]
 
 
@@ -101,6 +114,18 @@ def test_pytest_in_the_workspace_stays_allowed():
         ("less '-Px$-k/tmp/evil/kb' README.md", Verdict.ASK),
         ("less --window=5k/tmp/evil/kb README.md", Verdict.ASK),
         ("less '--quiet k/tmp/evil/kb' README.md", Verdict.ASK),
+        # a number option's value ends at any other character, even the first
+        ("less --window=--lesskey-src=k README.md", Verdict.ASK),
+        ("less --shift=.5--lesskey-src=k README.md", Verdict.ASK),
+        ("less --tabs=,--lesskey-src=k README.md", Verdict.ASK),
+        ("less --SH=.--lesskey-src=k README.md", Verdict.ASK),
+        ("less --tabs=,k/tmp/kb README.md", Verdict.ASK),
+        # the substitution's `cat` does not end a background job's list before it
+        (
+            "sleep 1 && mv a/b c && echo \"$(cat <<'EOF'\nmoved\nEOF\n)\" & "
+            "mkdir -p a/b && cd a/b && sleep 2 && touch ../../tmp/x",
+            Verdict.ASK,
+        ),
     ],
 )
 def test_options_read_where_the_tools_read_them(script, verdict):
@@ -115,6 +140,8 @@ def test_options_read_where_the_tools_read_them(script, verdict):
         "less --window=5 README.md",
         "less --prompt=x README.md",
         "less -N README.md",
+        "less --tabs=4,8 --shift=.5 --window=5 README.md",
+        "python -m pytest -q > out.txt",
     ],
 )
 def test_xxd_and_less_as_used_stay_allowed(script):

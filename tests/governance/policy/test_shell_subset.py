@@ -187,7 +187,7 @@ def test_a_commit_message_in_a_substituted_here_document_is_read_through_its_cat
     message = "Fix the parser (it's F150)\n\nCo-Authored-By: Claude <noreply@anthropic.com>"
     assert [(c.argv, c.heredoc, c.then) for c in recognize(script)] == [
         (["git", "add", "-A"], None, "&&"),
-        (["cat"], message + "\n\n", ";"),  # the substitution runs before its command
+        (["cat"], message + "\n\n", "&&"),  # it runs before its command, in its list
         (["git", "commit", "-m", message], None, "&&"),
         (["git", "log", "-1"], None, ""),
     ]
