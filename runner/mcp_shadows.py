@@ -10,8 +10,9 @@ the project's `.mcp.json` (Claude Code's local and user scopes), takes every suc
 The hook leaves a call of fluidbox's own tools to the endpoint only when no such server is
 configured in the files the CLI reads servers from; otherwise the call goes to the gate under
 its own name, which denies it as a tool the run did not freeze. `agent_setup` refuses to set
-up beside one. A server given on the CLI's command line (`--mcp-config`) or by a plugin is
-in no file read here: keep their names clear of fluidbox's server name.
+up beside one. A server given on the CLI's command line (`claude --mcp-config`, `codex -c
+mcp_servers.…`) or by a plugin is in no file read here: keep their names clear of fluidbox's
+server name.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-# What the CLIs keep of a server's name in its tools' names (others become `_`).
-_NAME_CHARACTER = re.compile(r"[^A-Za-z0-9_-]")
+# What the CLIs keep of a server's name in its tools' names; each other UTF-16 unit becomes `_`
+# (JavaScript's replace: an emoji, two units, becomes `__`).
+_KEPT = re.compile(r"[A-Za-z0-9_-]")
 # Where Claude Code reads the servers an administrator manages, on Linux.
 CLAUDE_CODE_MANAGED_MCP = Path("/etc/claude-code/managed-mcp.json")
+CODEX_SYSTEM = Path("/etc/codex/config.toml")
 
 
 def mcp_endpoint(url: str) -> str:
@@ -52,21 +55,31 @@ def shadowing_servers(
             found.append(f"{path}: unreadable, so the MCP servers it names are not known")
             continue
         for name, entry in servers.items():
-            shown = _NAME_CHARACTER.sub("_", str(name))
+            shown = _as_the_cli_names(str(name))
             if shown.startswith(f"{server}__"):
                 found.append(
                     f"{path}: the MCP server {name!r} names its tools as fluidbox's own "
                     f"(mcp__{shown}__…)"
                 )
-            elif shown == server and _address(entry) != endpoint and path != rewritten:
+            elif shown == server and not _is_the_endpoint(entry, endpoint) and path != rewritten:
                 found.append(
                     f"{path}: the MCP server {name!r} is not fluidbox's endpoint {endpoint}"
                 )
     return found
 
 
-def _address(entry: object) -> object:
-    return (entry.get("url") or entry.get("httpUrl")) if isinstance(entry, dict) else None
+def _as_the_cli_names(name: str) -> str:
+    return "".join(c if _KEPT.fullmatch(c) else "__" if ord(c) > 0xFFFF else "_" for c in name)
+
+
+def _is_the_endpoint(entry: object, endpoint: str) -> bool:
+    """An entry that reaches fluidbox's endpoint over HTTP, and nothing else: one that also
+    names a program to run (stdio) is that program, whatever URL it carries."""
+    if not isinstance(entry, dict) or "command" in entry or "args" in entry:
+        return False
+    if entry.get("type") not in (None, "http", "streamable-http"):
+        return False
+    return (entry.get("url") or entry.get("httpUrl")) == endpoint
 
 
 def _claude_code_servers(project: Path) -> list[tuple[Path, dict[str, Any] | None]]:
@@ -87,7 +100,8 @@ def _claude_code_servers(project: Path) -> list[tuple[Path, dict[str, Any] | Non
             for folder, entry in _table(data.get("projects")).items()
             if _holds(Path(folder), project)
         ]
-    for path in (project / ".mcp.json", CLAUDE_CODE_MANAGED_MCP):
+    # The project's `.mcp.json`, and one in any folder above it, which Claude Code reads too.
+    for path in [f / ".mcp.json" for f in (project, *project.parents)] + [CLAUDE_CODE_MANAGED_MCP]:
         data = _read(path, json.loads)
         sources.append((path, None if data is None else _table(data.get("mcpServers"))))
     return sources
@@ -96,7 +110,9 @@ def _claude_code_servers(project: Path) -> list[tuple[Path, dict[str, Any] | Non
 def _codex_servers(project: Path) -> list[tuple[Path, dict[str, Any] | None]]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     sources = []
-    for path in (project / ".codex" / "config.toml", user / "config.toml"):
+    # The project's and its repository's (a folder above it), the user's, the system's.
+    folders = [f / ".codex" for f in (project, *project.parents)]
+    for path in [f / "config.toml" for f in folders] + [user / "config.toml", CODEX_SYSTEM]:
         data = _read(path, tomllib.loads)
         sources.append((path, None if data is None else _table(data.get("mcp_servers"))))
     return sources

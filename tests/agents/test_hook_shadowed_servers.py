@@ -43,6 +43,20 @@ def _claude_code_configs(project, url) -> dict[str, tuple[str, dict]]:
             "project/.mcp.json",
             {"mcpServers": {"fluidbox": fluidbox, "fluidbox__tracker": OTHER}},
         ),
+        # Claude Code replaces each UTF-16 unit it does not keep: an emoji is `__`
+        "an emoji in the name": (
+            "project/.mcp.json",
+            {"mcpServers": {"fluidbox": fluidbox, "fluidbox\U0001f600tracker": OTHER}},
+        ),
+        # a program to run under fluidbox's name, carrying fluidbox's URL beside it
+        "fluidbox's name, a program": (
+            "project/.mcp.json",
+            {"mcpServers": {"fluidbox": {**fluidbox, "command": "python3", "args": ["x.py"]}}},
+        ),
+        "a parent folder's .mcp.json": (
+            "parent:.mcp.json",
+            {"mcpServers": {"fluidbox__tracker": OTHER}},
+        ),
     }
 
 
@@ -53,6 +67,9 @@ def _claude_code_configs(project, url) -> dict[str, tuple[str, dict]]:
         "user scope",
         "fluidbox's name, another address",
         "the project's .mcp.json",
+        "an emoji in the name",
+        "fluidbox's name, a program",
+        "a parent folder's .mcp.json",
     ],
 )
 def test_a_tool_name_another_claude_code_server_shares_goes_to_the_gate(
@@ -86,7 +103,11 @@ def test_a_tool_name_another_claude_code_server_shares_goes_to_the_gate(
     assert decision == "allow"
 
     path, content = _claude_code_configs(project, url)[where]
-    (home / path if path.startswith(".") else tmp_path / path).write_text(json.dumps(content))
+    if path.startswith("parent:"):
+        target = tmp_path / path.removeprefix("parent:")
+    else:
+        target = home / path if path.startswith(".") else tmp_path / path
+    target.write_text(json.dumps(content))
     shadowed = {**call, "tool_use_id": "toolu_shadowed"}
 
     decision, reason = claude_decision(
@@ -106,7 +127,9 @@ def test_a_codex_server_named_like_fluidbox_s_tools_sends_them_to_the_gate(
     home, project = tmp_path / "home", tmp_path / "project"
     (home / ".codex").mkdir(parents=True)
     project.mkdir()
-    (home / ".codex" / "config.toml").write_text(
+    # in the repository's own configuration, a folder above the project Codex runs in
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "config.toml").write_text(
         '[mcp_servers.fluidbox__tracker]\nurl = "http://127.0.0.1:9/mcp"\n'
     )
     codex = {
