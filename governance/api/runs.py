@@ -68,7 +68,7 @@ def run_json(run: Run) -> dict:
         ).data,
         "bindings": [
             {
-                "id": binding.pk,
+                "id": str(binding.pk),
                 "connection": binding.connection.slug,
                 "kind": binding.connection.kind,
                 "consent": binding.consent,
