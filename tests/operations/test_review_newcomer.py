@@ -10,6 +10,7 @@ import time
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from governance.models import Connection, Organization
@@ -146,8 +147,50 @@ def test_seed_demo_writes_keys_this_database_accepts_after_the_database_changed(
     login = StringIO()
     call_command("seed_demo", "--print-login", stdout=login)
     assert "another-database" not in login.getvalue()
-    assert "is not this database's admin's" in login.getvalue()
+    assert "no password of this database's admin is in" in login.getvalue()
     assert "manage.py changepassword admin" in login.getvalue()
+    # Without the file, the admin the database has keeps their password too.
+    (tmp_path / "admin-password.txt").unlink()
+    admin = User.objects.get(username="admin")
+    admin.set_password("chosen-by-the-admin")
+    admin.save()
+    call_command("seed_demo", "--mcp-url", demo_mcp_server.url, stdout=StringIO())
+    assert User.objects.get(username="admin").check_password("chosen-by-the-admin")
+
+
+def test_seed_demo_with_another_vault_key_says_so_instead_of_a_traceback(tmp_path):
+    # `make run MCP_PORT=…` with a data folder whose machine key did not seal this database's
+    # demo credential ended in a VaultSealed traceback.
+    env = child_environment(
+        FLUIDBOX_DATA_DIR=str(tmp_path / "var"),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+    )
+
+    def manage(*args, **extra):
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    assert manage("migrate", "-v", "0").returncode == 0
+    first = manage("seed_demo", "--mcp-url", f"http://127.0.0.1:{free_port()}/mcp")
+    assert first.returncode == 0, first.stderr
+    other_key = "ZmRlZmRlZmRlZmRlZmRlZmRlZmRlZmRlZmRlZmRlZmQ="  # another folder's machine key
+
+    moved = manage(
+        "seed_demo",
+        "--mcp-url",
+        f"http://127.0.0.1:{free_port()}/mcp",
+        FLUIDBOX_MACHINE_KEY=other_key,
+    )
+
+    assert moved.returncode != 0
+    assert "vault key is not the one the database was seeded with" in moved.stderr
+    assert "Traceback" not in moved.stderr
 
 
 @pytest.mark.django_db

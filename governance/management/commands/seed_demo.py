@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from governance.authentication import Actor, ActorKind
 from governance.egress import allow_list_lines
@@ -33,6 +33,7 @@ from governance.services.orgs import (
     user_create,
 )
 from governance.services.policies import policy_save
+from governance.vault import VaultError
 
 DEMO = Path(__file__).resolve().parents[2] / "demo"
 SANDBOX_BUNDLE = Path(__file__).resolve().parents[3] / "runner" / "bundles" / "sandbox-basic.yaml"
@@ -85,7 +86,9 @@ class Command(BaseCommand):
             slug="demo", name="Demo"
         )
         password_file = _secret_file("admin-password.txt")
-        if not User.objects.filter(username="admin").exists() or not password_file.exists():
+        # An admin the database already has keeps their password, whatever the data folder
+        # holds (`--print-login` says when the file is not theirs).
+        if not User.objects.filter(username="admin").exists():
             password = secrets.token_urlsafe(12)
             user_create(
                 username="admin", org=org, role=Role.ADMIN, password=password, is_superuser=True
@@ -128,9 +131,18 @@ class Command(BaseCommand):
             # `make run MCP_PORT=…` after an earlier `make run`: the demo server listens
             # elsewhere now, and a connection left at the old address fails every call.
             was = connection.url
-            connection = connection_move(
-                connection=connection, actor=operator, url=mcp_url, credential=demo_credential
-            )
+            try:
+                connection = connection_move(
+                    connection=connection, actor=operator, url=mcp_url, credential=demo_credential
+                )
+            except VaultError as error:
+                # A data folder whose key is not the one this database's secrets were sealed
+                # with (another `make run`'s var/, or its key removed).
+                raise CommandError(
+                    f"the demo MCP connection cannot move to {mcp_url}: {error} (this data "
+                    "folder's vault key is not the one the database was seeded with; use that "
+                    "folder, or the MCP port of the first `make run`)"
+                ) from None
             self.stdout.write(f"demo MCP connection moved to {mcp_url} (was {was})")
         if connection is None:
             connection = connection_create(
@@ -160,8 +172,8 @@ class Command(BaseCommand):
             # The file is this data folder's; the user is the database's (one seeded with
             # another DATABASE_URL, or a password changed since).
             self.stdout.write(
-                f"  admin login: admin (the password in {password_file} is not this "
-                "database's admin's: set one with `manage.py changepassword admin`)"
+                f"  admin login: admin (no password of this database's admin is in "
+                f"{password_file}: set one with `manage.py changepassword admin`)"
             )
         self.stdout.write(
             "  other demo users: alice / alice-demo (approver), audrey / audrey-demo (auditor)"
