@@ -312,3 +312,10 @@ def kinds(shell: str = "bash") -> dict[str, MatchArgument]:
         "read_file": MatchArgument("path", "path"),
         "write_file": MatchArgument("path", "path"),
     }
+
+
+def shell_verdict(policy: str, command: str, shell: str = "bash"):
+    """The verdict of `policy` (review, benign, builtins, links) on one shell command."""
+    compiled = globals()[f"{policy}_policy"]()
+    arguments = {"command": command}
+    return compiled.evaluate("run_command", arguments, kinds(shell)["run_command"]).verdict

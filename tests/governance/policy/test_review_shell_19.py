@@ -12,18 +12,11 @@ shell was held against the inner shell's folders only.
 import pytest
 
 from governance.policy import Verdict
-from tests.shell_corpus import policies
-from tests.shell_corpus.policies import kinds
+from tests.shell_corpus.policies import shell_verdict as _verdict
 
 _LINK_BEHIND = "mkdir a && touch d && cp -s /workspace/d a/l && mv d e && mkdir d"
 _CODE = "echo 'import os; os.system(\"rm -rf /workspace/victim\")'"
 _MAKEFILE = "printf 'all:\\n\\ttouch /tmp/fluidbox-x\\n' > Makefile"
-
-
-def _verdict(policy: str, command: str, shell: str) -> Verdict:
-    compiled = getattr(policies, f"{policy}_policy")()
-    arguments = {"command": command}
-    return compiled.evaluate("run_command", arguments, kinds(shell)["run_command"]).verdict
 
 
 RAN_IN_THE_SANDBOX = [

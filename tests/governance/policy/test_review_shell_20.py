@@ -13,16 +13,9 @@ may load a lesskey file whose LESSOPEN runs a command.
 import pytest
 
 from governance.policy import Verdict
-from tests.shell_corpus import policies
-from tests.shell_corpus.policies import kinds
+from tests.shell_corpus.policies import shell_verdict as _verdict
 
 _CODE = "import os; os.system('chmod 000 /workspace/notes.txt')"
-
-
-def _verdict(policy: str, command: str, shell: str = "bash") -> Verdict:
-    compiled = getattr(policies, f"{policy}_policy")()
-    arguments = {"command": command}
-    return compiled.evaluate("run_command", arguments, kinds(shell)["run_command"]).verdict
 
 
 # Each ran the code in the sandbox (the seventeenth review's oracle runs) and was ALWAYS.
