@@ -25,13 +25,16 @@ pids=()
 cleanup() {
   trap - EXIT INT TERM
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
-  for _ in $(seq 1 150); do
+  # 15 s by the clock (a loop of checks counted instead took minutes on a busy machine);
+  # `kill -0 -- -GROUP` is a builtin's check that any process of the group is left.
+  local until=$((SECONDS + 15))
+  while [ "$SECONDS" -lt "$until" ]; do
     alive=()
-    for pid in "${pids[@]}"; do pgrep -g "$pid" > /dev/null && alive+=("$pid"); done
+    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive+=("$pid"); done
     [ ${#alive[@]} -eq 0 ] && return
     sleep 0.1
   done
-  for pid in "${alive[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT INT TERM
 
