@@ -44,6 +44,10 @@ def running_with(data_dir: Path) -> list[str]:
     return found
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     "stop",
     [signal.SIGTERM, signal.SIGINT],
@@ -61,6 +65,9 @@ def test_a_signal_to_the_process_group_stops_everything(tmp_path, stop):
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            # As a terminal starts it: a job this suite runs under (`cmd &` in a script, as
+            # CI does) inherits SIGINT ignored, which bash then may not trap.
+            preexec_fn=_interruptible,
         )
     try:
         wait_until(
