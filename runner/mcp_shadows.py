@@ -11,8 +11,8 @@ The hook leaves a call of fluidbox's own tools to the endpoint only when no such
 configured in the files the CLI reads servers from; otherwise the call goes to the gate under
 its own name, which denies it as a tool the run did not freeze. `agent_setup` refuses to set
 up beside one. A server given on the CLI's command line (`claude --mcp-config`, `codex -c
-mcp_servers.…`) or by a plugin is in no file read here: keep their names clear of fluidbox's
-server name.
+mcp_servers.…`) is read from the command lines of the processes the hook runs under (Linux's
+`/proc`); one a plugin brings is named after its plugin (`plugin_…`), never fluidbox's.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def shadowing_servers(
         sources = _codex_servers(project)
     else:
         return []  # Gemini CLI tells the hook which server a tool is from
+    sources += launched_servers(agent)
     found = []
     for path, servers in sources:
         if servers is None:
@@ -82,7 +83,7 @@ def _is_the_endpoint(entry: object, endpoint: str) -> bool:
     return (entry.get("url") or entry.get("httpUrl")) == endpoint
 
 
-def _claude_code_servers(project: Path) -> list[tuple[Path, dict[str, Any] | None]]:
+def _claude_code_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] | None]]:
     configs = [Path.home() / ".claude.json"]
     if os.environ.get("CLAUDE_CONFIG_DIR"):
         configs.append(Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json")
@@ -107,7 +108,7 @@ def _claude_code_servers(project: Path) -> list[tuple[Path, dict[str, Any] | Non
     return sources
 
 
-def _codex_servers(project: Path) -> list[tuple[Path, dict[str, Any] | None]]:
+def _codex_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] | None]]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     sources = []
     # The project's and its repository's (a folder above it), the user's, the system's.
@@ -116,6 +117,115 @@ def _codex_servers(project: Path) -> list[tuple[Path, dict[str, Any] | None]]:
         data = _read(path, tomllib.loads)
         sources.append((path, None if data is None else _table(data.get("mcp_servers"))))
     return sources
+
+
+def launched_servers(agent: str) -> list[tuple[str, dict[str, Any] | None]]:
+    """The servers given on the command line of a process the caller runs under: Claude Code's
+    `--mcp-config` (JSON or a file, one or more), Codex's `-c mcp_servers…=VALUE` overrides.
+    Every ancestor is read, not only the nearest: the hook may run under a shell or a wrapper,
+    and a CLI started by another one's tool call is governed by both."""
+    sources: list[tuple[str, dict[str, Any] | None]] = []
+    for pid, argv in _ancestors():
+        where = f"the command line of process {pid} ({Path(argv[0]).name if argv else '?'})"
+        if agent == "claude-code":
+            cwd = Path(f"/proc/{pid}/cwd")
+            sources += [(where, _claude_code_config(value, cwd)) for value in _mcp_configs(argv)]
+        elif agent == "codex":
+            overrides = _codex_overrides(argv)
+            if overrides is not None:
+                sources.append((where, overrides))
+    return sources
+
+
+def _ancestors(limit: int = 64):
+    """(pid, argv) of the parent process, its parent, and so on up to init."""
+    pid = os.getppid()
+    for _ in range(limit):
+        if pid <= 1:
+            return
+        try:
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return  # no /proc (not Linux), or the process is gone
+        argv = [part.decode(errors="surrogateescape") for part in raw.split(b"\0")]
+        yield pid, argv[:-1] if argv and argv[-1] == "" else argv
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the name in parentheses may hold blanks
+
+
+def _mcp_configs(argv: list[str]) -> list[str]:
+    """The values of Claude Code's `--mcp-config <configs...>`: every word up to the next
+    option, or the one after `=`."""
+    values: list[str] = []
+    taking = False
+    for word in argv:
+        if word.startswith("--mcp-config="):
+            values.append(word.partition("=")[2])
+            taking = False
+        elif word == "--mcp-config":
+            taking = True
+        elif taking and not word.startswith("-"):
+            values.append(word)
+        else:
+            taking = False
+    return values
+
+
+def _claude_code_config(value: str, cwd: Path) -> dict[str, Any] | None:
+    """A `--mcp-config` value's servers: a JSON object, or the file it names (from the
+    process's folder); None when it cannot be read."""
+    if value.lstrip().startswith("{"):
+        try:
+            data = json.loads(value)
+        except ValueError:
+            return None
+    else:
+        data = _read(cwd / value, json.loads)
+    return _table(data.get("mcpServers")) if isinstance(data, dict) else None
+
+
+def _codex_overrides(argv: list[str]) -> dict[str, Any] | None:
+    """The servers Codex's `-c`/`--config KEY=VALUE` overrides set, KEY a dotted path under
+    `mcp_servers`; None when the command line sets none. A field set alone (`-c
+    mcp_servers.fluidbox.command=…`) is the whole entry here: it is that server's part the
+    files do not show."""
+    servers: dict[str, Any] = {}
+    found = False
+    for override in _config_overrides(argv):
+        key, _, raw = override.partition("=")
+        path = [part.strip().strip('"') for part in key.split(".")]
+        if path[0] != "mcp_servers":
+            continue
+        found = True
+        value = _toml_value(raw)
+        if len(path) == 1:
+            servers.update(_table(value))
+            continue
+        entry = servers.setdefault(path[1], {})
+        if len(path) == 2:
+            servers[path[1]] = value
+        elif isinstance(entry, dict):
+            entry[".".join(path[2:])] = value
+    return servers if found else None
+
+
+def _config_overrides(argv: list[str]):
+    words = iter(argv)
+    for word in words:
+        if word in ("-c", "--config"):
+            yield next(words, "")
+        elif word.startswith("--config="):
+            yield word.partition("=")[2]
+        elif word.startswith("-c") and not word.startswith("--"):
+            yield word[2:]
+
+
+def _toml_value(raw: str) -> object:
+    """As Codex reads an override's value: TOML, or else the text itself."""
+    try:
+        return tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        return raw
 
 
 def _holds(folder: Path, project: Path) -> bool:

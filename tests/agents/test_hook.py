@@ -29,17 +29,26 @@ def hook(
     options: tuple[str, ...] = (),
     cwd: Path = ROOT,
     env: dict[str, str] | None = None,
+    launched_with: tuple[str, ...] = (),
 ) -> dict:
     """The hook's answer; `cwd` is where the CLI starts it (Codex: the project's folder), `env`
-    what the CLI adds to its environment (Claude Code: CLAUDE_PROJECT_DIR)."""
+    what the CLI adds to its environment (Claude Code: CLAUDE_PROJECT_DIR); `launched_with`,
+    the words of the CLI's own command line (the hook then runs under a process that has
+    them, as it runs under the CLI)."""
     extra = env or {}
     env = {k: v for k, v in os.environ.items() if k != "FLUIDBOX_RUN_TOKEN"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.update(extra)
     if token is not None:
         env["FLUIDBOX_RUN_TOKEN"] = token
+    argv = [sys.executable, "-m", "runner.hook", dialect, "--url", url, "--run", run_id, *options]
+    if launched_with:
+        run_the_rest = (
+            "import subprocess, sys; sys.exit(subprocess.call(sys.argv[sys.argv.index('--') + 1:]))"
+        )
+        argv = [sys.executable, "-c", run_the_rest, *launched_with, "--", *argv]
     done = subprocess.run(
-        [sys.executable, "-m", "runner.hook", dialect, "--url", url, "--run", run_id, *options],
+        argv,
         input=json.dumps(event),
         capture_output=True,
         text=True,

@@ -174,3 +174,121 @@ def test_agent_setup_refuses_to_set_up_beside_a_shadowing_server(fluidbox_server
     refusal = refused_agent_setup(cli, fluidbox_server.url, "r1", project, home=home)
 
     assert shown in refusal
+
+
+def _claude_code_launches(url: str) -> dict[str, tuple[str, ...]]:
+    """How a shadowing server can be given on Claude Code's command line."""
+    fluidbox = {"type": "http", "url": f"{url}/v1/mcp"}
+    shadow = json.dumps({"mcpServers": {"fluidbox__tracker": OTHER}})
+    return {
+        "JSON": ("--strict-mcp-config", "--mcp-config", shadow),
+        "a file, from the CLI's folder": ("--mcp-config=servers.json",),
+        "the second of two values": (
+            "--mcp-config",
+            json.dumps({"mcpServers": {"fluidbox": fluidbox}}),
+            shadow,
+        ),
+        "an unreadable value": ("--mcp-config", '{"mcpServers": '),
+    }
+
+
+@pytest.mark.parametrize(
+    "launch",
+    ["JSON", "a file, from the CLI's folder", "the second of two values", "an unreadable value"],
+)
+def test_a_server_given_on_claude_code_s_command_line_sends_the_call_to_the_gate(
+    fluidbox_server, demo_org, operator, tmp_path, launch
+):
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    url = fluidbox_server.url
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "servers.json").write_text(json.dumps({"mcpServers": {"fluidbox__tracker": OTHER}}))
+    env = {"HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(project)}
+    call = {**bash("", "toolu_own"), "tool_name": "mcp__fluidbox__tracker__create_issue"}
+    call["tool_input"] = {"title": "x"}
+    # Launched with fluidbox's own server alone, the call is the endpoint's: no record here.
+    own = json.dumps({"mcpServers": {"fluidbox": {"type": "http", "url": f"{url}/v1/mcp"}}})
+    decision, _ = claude_decision(
+        hook(
+            "claude-code",
+            call,
+            url=url,
+            run_id=run_id,
+            token=token,
+            env=env,
+            cwd=project,
+            launched_with=("-p", "--mcp-config", own, "--model", "m"),
+        )
+    )
+    assert decision == "allow"
+    assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_own").exists()
+
+    shadowed = {**call, "tool_use_id": "toolu_launched"}
+    decision, reason = claude_decision(
+        hook(
+            "claude-code",
+            shadowed,
+            url=url,
+            run_id=run_id,
+            token=token,
+            env=env,
+            cwd=project,
+            launched_with=_claude_code_launches(url)[launch],
+        )
+    )
+
+    assert decision == "deny" and "not in this run's frozen tool set" in reason
+    recorded = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_launched")
+    assert (recorded.tool, recorded.decision) == ("mcp__fluidbox__tracker__create_issue", "deny")
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        'mcp_servers.fluidbox__tracker.url="http://127.0.0.1:9/mcp"',
+        'mcp_servers.fluidbox.command="python3"',
+        'mcp_servers={fluidbox__tracker={url="http://127.0.0.1:9/mcp"}}',
+    ],
+)
+def test_a_server_given_on_codex_s_command_line_sends_the_call_to_the_gate(
+    fluidbox_server, demo_org, operator, tmp_path, override
+):
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    url = fluidbox_server.url
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".codex").mkdir(parents=True)
+    project.mkdir()
+    (home / ".codex" / "config.toml").write_text(f'[mcp_servers.fluidbox]\nurl = "{url}/v1/mcp"\n')
+    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+
+    def codex_decision(tool_use_id: str, *launched_with: str) -> str:
+        codex = {
+            "session_id": "s-codex",
+            "cwd": str(project),
+            "tool_name": "mcp__fluidbox__tracker__create_issue",
+            "tool_input": {"title": "x"},
+            "tool_use_id": tool_use_id,
+        }
+        answer = hook(
+            "codex",
+            codex,
+            url=url,
+            run_id=run_id,
+            token=token,
+            env=env,
+            cwd=project,
+            launched_with=launched_with,
+        )
+        return claude_decision(answer)[0]
+
+    # Other overrides (and a `-c` of a shell's script) leave the call to the endpoint.
+    assert (
+        codex_decision("call_own", "exec", "-c", 'model="o3"', "--config=sandbox_mode=x") == "allow"
+    )
+    assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="call_own").exists()
+
+    assert codex_decision("call_launched", "exec", "-c", override) == "deny"
+    assert ToolCall.objects.get(run_id=run_id, tool_call_id="call_launched").decision == "deny"
