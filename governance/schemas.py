@@ -27,8 +27,9 @@ _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
 UNSTORABLE_ARGUMENTS = (
-    "arguments may not contain NUL characters (\\u0000), unpaired UTF-16 surrogates or "
-    "numbers too large for a double (1e999)"
+    "arguments may not contain NUL characters (\\u0000), unpaired UTF-16 surrogates, "
+    "numbers too large for a double (1e999), a negative zero (-0.0) or a fraction of 1e16 "
+    "or more (1e300: write it as an integer or a string)"
 )
 
 
@@ -49,9 +50,11 @@ def arguments_storable(arguments: Any) -> bool:
     """Whether the ledger can store these arguments as they came: PostgreSQL's jsonb holds
     no NUL, and an unpaired surrogate (which `json.loads` reads from a `\\ud800` escape)
     has no UTF-8 form, so no digest or text column can take it; a number past a double's
-    range (`1e999`, which `json.loads` reads as infinity) is not JSON once written back.
-    Every way in (REST's `ArgumentsField`, the MCP endpoint) refuses such arguments before
-    the gate records anything."""
+    range (`1e999`, which `json.loads` reads as infinity) is not JSON once written back; and
+    jsonb gives back `-0.0` as `0.0` and `1e+300` as an integer of 301 digits, so the approver
+    would be shown, and the call's later checks would read, other values than the call's key
+    and the upstream hold. Every way in (REST's `ArgumentsField`, the MCP endpoint) refuses
+    such arguments before the gate records anything."""
     for item in json_scalars(arguments):
         if isinstance(item, str):
             if "\x00" in item:
@@ -61,9 +64,18 @@ def arguments_storable(arguments: Any) -> bool:
                     item.encode("utf-8")
                 except UnicodeEncodeError:
                     return False
-        elif isinstance(item, float) and not math.isfinite(item):
+        elif isinstance(item, float) and not _stored_as_it_came(item):
             return False
     return True
+
+
+def _stored_as_it_came(number: float) -> bool:
+    """Whether jsonb gives this float back as the same JSON number: not infinity, not a
+    negative zero, and not written with a positive exponent (Python writes one from 1e16 on,
+    where jsonb, holding it as a decimal, gives back an integer)."""
+    if not math.isfinite(number) or "e+" in repr(number):
+        return False
+    return not (number == 0 and math.copysign(1.0, number) < 0)
 
 
 def json_scalars(value: Any) -> Iterator[Any]:

@@ -245,6 +245,45 @@ def first_invisible(text: str, *, layout_is_visible: bool = True) -> str | None:
     return text[min(candidates)] if candidates else None
 
 
+# In the text a tool is given (a ticket, a mail, a message), what hides or reorders what its
+# later reader sees: format characters (bidi overrides and isolates, zero-width spaces, tag
+# characters) but the joiners and marks that scripts and emoji need, and control characters
+# but layout. Narrower than `first_invisible`: words in two scripts, other spaces and
+# private-use characters are ordinary in such text.
+_NEEDED_FORMAT = frozenset("\u00ad\u061c\u200c\u200d\u200e\u200f")
+_TEXT_LAYOUT = frozenset("\t\n\r")
+_ASCII_HIDDEN_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def first_hidden_in_values(value: object) -> str | None:
+    """The first character that hides or reorders text in any string of `value` (parsed
+    JSON, object keys included), or None."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, str) and (hidden := _first_hidden_in_text(item)):
+            return hidden
+    return None
+
+
+def _first_hidden_in_text(text: str) -> str | None:
+    if text.isascii():
+        found = _ASCII_HIDDEN_IN_TEXT.search(text)
+        return found.group() if found else None
+    hidden = [
+        c
+        for c in set(text)
+        if (unicodedata.category(c) == "Cf" and c not in _NEEDED_FORMAT)
+        or (unicodedata.category(c) == "Cc" and c not in _TEXT_LAYOUT)
+    ]
+    return min(hidden, key=text.find) if hidden else None
+
+
 def escape_char(char: str) -> str:
     code = ord(char)
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

@@ -1062,10 +1062,13 @@ def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, ex
         # `cd a/b && sh -c 'cd /workspace && mv a/b c'` moves the outer shell's folder (F149)
         enclosing = reading.enclosing_cwds
         reading.enclosing_cwds = enclosing + reading.cwds
+        # The inner shell's `cd` is its own: what comes after it in this command (find's next
+        # action) runs where this command does.
+        cwds = reading.cwds
         try:
             _read_script(script, dialect, depth + 1, reading)
         finally:
-            reading.enclosing_cwds = enclosing
+            reading.enclosing_cwds, reading.cwds = enclosing, cwds
     else:
         _read_tolerantly(script, depth + 1, reading)
 
@@ -1073,15 +1076,66 @@ def _read_inner(script: str, dialect: str, depth: int, reading: ShellReading, ex
 def _read_find_actions(
     arguments: list[str], dialect: str, depth: int, reading: ShellReading, exact: bool
 ) -> None:
-    """`find ... -exec CMD {} ;` runs CMD: each one is read as a command of its own."""
+    """`find ... -exec CMD {} ;` runs CMD, once per path found or with many of them: each
+    action is read as a command of its own, where it runs (`-execdir`: in each found path's
+    folder, which the words do not show), with `{}` as the paths find puts there (F151)."""
+    runs_code_before, writers, runners = reading.runs_project_code, 0, 0
     k = 0
     while k < len(arguments):
         if arguments[k] not in _FIND_ACTIONS:
             k += 1
             continue
         end = k + 1
-        while end < len(arguments) and arguments[end] not in (";", "+"):
+        # find ends an action at `;`, and at `+` only right after a `{}`
+        while end < len(arguments) and not (
+            arguments[end] == ";" or (arguments[end] == "+" and arguments[end - 1] == "{}")
+        ):
             end += 1
-        if arguments[k + 1 : end]:
-            _read_chain(arguments[k + 1 : end], dialect, depth, reading, exact=exact)
+        words, cwds = arguments[k + 1 : end], reading.cwds
+        if words:
+            if arguments[k] in ("-execdir", "-okdir"):
+                reading.cwds = (None,)
+            before = len(reading.findings)
+            reading.runs_project_code = False
+            try:
+                _read_find_action(words, dialect, depth, reading, exact)
+            finally:
+                reading.cwds = cwds
+            writers += any(
+                f.kind == "write" and not _INERT_WRITE.search(f.text)
+                for f in reading.findings[before:]
+            )
+            runners += reading.runs_project_code
         k = end + 1
+    reading.runs_project_code = runs_code_before or runners > 0
+    if exact and writers and runners:
+        # Every action runs for each path found, in turn: a write of one, then another's run.
+        reading.concern(
+            " ".join(["find", *arguments]),
+            "its actions write files and run the project's code, which may include them",
+        )
+
+
+def _read_find_action(
+    words: list[str], dialect: str, depth: int, reading: ShellReading, exact: bool
+) -> None:
+    """An action's words as find runs them: `{}` (in any word) is the paths it finds, which
+    the script does not show, so the action is matched as a glob's command is (by how it
+    starts, open after `{}`), and one that writes or runs what it is given is a concern."""
+    at = next((i for i, word in enumerate(words) if "{}" in word), None)
+    if at is None:
+        _read_chain(words, dialect, depth, reading, exact=exact)
+        return
+    _read_chain(words, dialect, depth, reading, exact=False)  # for NEVER rules
+    if not exact:
+        return
+    text = " ".join(words)
+    if at == 0 or not takes_open_words(words[0]):
+        reading.concern(
+            text,
+            f"find puts the paths it finds where {words[at]!r} stands, which the script "
+            f"does not show, and {words[0]} runs, writes or acts on what it is given",
+        )
+        return
+    start = " ".join([*words[:at], words[at].split("{}", 1)[0]])
+    reading.findings.append(Finding("command", start, True, open_tail=True))

@@ -38,7 +38,11 @@ from governance.policy.disk_links import (
     UnreadableLinks,
     read_links_on_disk,
 )
-from governance.policy.invisible import describe_invisible, first_invisible
+from governance.policy.invisible import (
+    describe_invisible,
+    first_hidden_in_values,
+    first_invisible,
+)
 from governance.policy.paths import normalise_path
 from governance.policy.shell_commands import (
     Requirement,
@@ -154,7 +158,7 @@ def read_call(tool: str, arguments: Any, match_argument: MatchArgument | None) -
     """Every probe and concern of one call; raises SubjectError."""
     if match_argument is None:
         key = f"{tool}:{_checked(canonical_json(arguments))}"
-        return CallReading(key, [Probe(key, True)])
+        return _read_values(key, arguments)
     value = argument_value(arguments, match_argument)
     if match_argument.kind == "path":
         reads_only = tool in READING_PATH_TOOLS or tool == match_argument.read_tool
@@ -167,7 +171,18 @@ def read_call(tool: str, arguments: Any, match_argument: MatchArgument | None) -
             raise SubjectError(str(error)) from None
     subject = value if isinstance(value, str) else canonical_json(value)
     key = f"{tool}:{_checked(subject)}"
-    return CallReading(key, [Probe(key, True)])
+    return _read_values(key, value)
+
+
+def _read_values(key: str, values: Any) -> CallReading:
+    """A call matched on its arguments' text (a brokered tool's, a `text` argument): one
+    whose strings hide or reorder what a later reader sees (a bidi override, a zero-width
+    space, a control character) is shown to a human, whatever the rules allow."""
+    reading = CallReading(key, [Probe(key, True)])
+    hidden = first_hidden_in_values(values)
+    if hidden:
+        reading.concerns.append(Concern(key, f"invisible character {describe_invisible(hidden)}"))
+    return reading
 
 
 def config_requirements(path: str, *, reading: bool = False) -> tuple[Requirement, ...]:

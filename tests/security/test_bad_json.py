@@ -389,6 +389,11 @@ def test_what_rest_refuses_with_a_400_the_mcp_endpoint_refuses_and_records_nowhe
     attempts = [
         ("crm__lookup", '{"id": 1e999}', "numbers too large for a double"),
         ("crm__lookup", json.dumps({"id": "1", "pad": "x" * 300_000}), "exceed 262144 bytes"),
+        # jsonb gives these back as 0.0 and a 301-digit integer: the approver was shown,
+        # and "remember": "policy" checked the current NEVER rules against, other values
+        # than the call's key held (a NEVER for `"amount":-*` was undone)
+        ("crm__lookup", '{"id": "1", "amount": -0.0}', "a negative zero (-0.0)"),
+        ("crm__lookup", '{"id": "1", "n": 1e300}', "a fraction of 1e16 or more"),
     ]
     for name, arguments_text, expected in attempts:
         result = call(name, arguments_text)
@@ -406,12 +411,15 @@ def test_what_rest_refuses_with_a_400_the_mcp_endpoint_refuses_and_records_nowhe
         "capability",
     )
     assert echo_server.calls() == []
-    # REST refuses the first two with a 400, as before.
+    # REST refuses them with a 400 (the numbers jsonb rewrites, in the same words).
     rest = f"{live.url}/v1/runs/{run_id}/tools/crm.lookup/call"
-    for arguments_text in attempts[0][1], attempts[1][1]:
+    for number, (_, arguments_text, expected) in enumerate(attempts):
         text = '{"session_id": "s", "tool_call_id": "c", "arguments": ' + arguments_text + "}"
         response = send("POST", rest, headers, text)
         assert response.status_code == 400, response.text[:300]
+        assert number < 2 or expected in response.text, response.text[:300]
+    assert not Approval.objects.filter(run_id=run_id).exists()
+    assert ToolCall.objects.filter(run_id=run_id).count() == 1  # the frozen name's denial
     # The control: the listed name with ordinary arguments runs.
     assert call("crm__lookup", '{"id": "1"}')["isError"] is False
     assert [c["tool"] for c in echo_server.calls()] == ["lookup"]

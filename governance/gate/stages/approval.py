@@ -6,6 +6,7 @@ from governance.gate.context import CallContext
 from governance.gate.decision import Decision, FailClosed, Outcome, allow, deny
 from governance.gate.stages.policy import rule_json, segments_json
 from governance.models import Approval, ApprovalStatus, Autonomy, RunGrant, Source
+from governance.policy import Verdict
 
 REQUIRE_APPROVAL = "require_approval"
 
@@ -17,7 +18,7 @@ def check_approval(ctx: CallContext) -> Decision:
     why = evaluation.error or (
         f"rule {evaluation.rule.number} ({evaluation.rule.pattern!r}) asks for approval"
         if evaluation.rule
-        else "no rule matches; the default is to ask"
+        else _concern(evaluation) or "no rule matches; the default is to ask"
     )
     # Bound to the full arguments, not only the call key: the approver saw every argument,
     # so a different content at the same path is a different call and asks again.
@@ -92,4 +93,12 @@ def over_the_cap(run, pending: Decision) -> Decision | None:
         rule=pending.rule,
         original_verdict=REQUIRE_APPROVAL,
         segments=pending.segments,
+    )
+
+
+def _concern(evaluation) -> str | None:
+    """What made a call ASK that no rule asks for: an invisible character, a part of a
+    command the engine cannot read exactly."""
+    return next(
+        (s.reason for s in evaluation.segments if s.verdict is Verdict.ASK and s.reason), None
     )

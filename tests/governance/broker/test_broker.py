@@ -391,3 +391,37 @@ def test_calls_of_one_run_at_once_each_record_their_outcome_once_on_a_gapless_ch
             call_row.broker_result_digest
             == answers[call_row.tool_call_id]["broker"]["result_digest"]
         )
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "refund \u202etxt.exe",  # a right-to-left override: reads "refund exe.txt"
+        "ok\u200b",  # a zero-width space
+        "ok\x1b[2J",  # a terminal's escape sequence
+        "ok\U000e0041\U000e0042",  # tag characters, which a model reads and a human does not
+    ],
+)
+def test_hidden_text_in_a_brokered_call_s_arguments_is_shown_to_a_human_first(
+    broker_org, operator, approver, echo_server, hidden
+):
+    """An attacker's agent, under a rule that allows the tool with any arguments, sends text
+    built to read differently later (a ticket, a mail): the call waits for a human, who sees
+    it escaped, and the server sees nothing."""
+    connect(operator, echo_server)
+    run_id, runner = brokered_run(operator)
+
+    answer = call(runner, run_id, "crm.lookup", {"id": hidden})
+
+    assert answer["decision"] == "pending", answer
+    assert "invisible character" in answer["reason"], answer
+    listed = Api(user=approver).get("/v1/approvals?status=pending").json()["approvals"]
+    (approval,) = [a for a in listed if a["id"] == answer["approval"]["id"]]
+    assert approval["call_key_escaped"].isascii()
+    assert echo_server.calls() == []
+    # Text that only looks foreign is ordinary: the joiners of an emoji, a Hebrew mark.
+    ordinary = ["\U0001f468\u200d\U0001f469", "\u05e9\u05dc\u05d5\u05dd \u200f", "a\r\nb"]
+    for number, text in enumerate(ordinary):
+        answer = call(runner, run_id, "crm.lookup", {"id": text}, call_id=f"c-{number + 2}")
+        assert answer["decision"] == "allow", answer
+    assert len(echo_server.calls()) == len(ordinary)
