@@ -434,7 +434,29 @@ def _piped_text(writer: Command | None) -> list[str]:
     if writer.argv[:1] not in (["echo"], ["printf"]) or len(writer.argv) < 2:
         return []
     text = " ".join(writer.argv[1:])
-    return [text.replace("\\n", "\n") if writer.argv[0] == "printf" else text]
+    # dash's and zsh's echo, bash's `echo -e` and printf decode escapes, each its own way:
+    # every way is read (`echo 'ls\nrm -rf x' | sh` runs rm in dash).
+    return list(dict.fromkeys([text, *(_ESCAPE.sub(way, text) for way in _ESCAPE_WAYS)]))
+
+
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|0[0-7]{0,3}|[0-7]{1,3}|.)", re.DOTALL)
+_NAMED_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _escape_decoded(match: re.Match, *, octal_after_zero: bool) -> str:
+    code = match.group(1)
+    if code[0] == "x":
+        return chr(int(code[1:], 16))
+    if code[0] in "01234567":
+        digits = code[1:] if octal_after_zero and code[0] == "0" else code
+        return chr(int(digits or "0", 8) & 0xFF)
+    return _NAMED_ESCAPES.get(code, "\\" + code if code != "\\" else "\\")
+
+
+_ESCAPE_WAYS = (
+    lambda match: _escape_decoded(match, octal_after_zero=True),  # echo's `\0NNN`
+    lambda match: _escape_decoded(match, octal_after_zero=False),  # printf's `\NNN`
+)
 
 
 def _writes_through_links_out(
