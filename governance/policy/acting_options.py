@@ -975,7 +975,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found = [use for use in found if use is not None] + _git_repository_elsewhere(args)
         found += _git_editor(args) + _git_signature_formats(args)
         found += _git_patches_applied(args) + _git_merge_strategies(args)
-        found += _git_pathspec_patterns(args)
+        found += _git_pathspec_patterns(args) + _git_trees_landed(args)
     for reading in _MORE_READINGS.get(program, ()):
         found += reading(args)
     if program in _HANDS_ON:
@@ -3578,6 +3578,62 @@ def _git_patches_applied(args: list[str]) -> list[Acting]:
     if any(option in _GIT_APPLY_REPORTS for option in options) and not applies:
         return []
     return [Acting(("apply",), "writes the files the patch names")]
+
+
+# What puts the files of the repository's objects (a commit, a stash, the index) into the
+# working tree, whatever their names. The agent can make such objects without writing a file
+# (`git fast-import`, a fetched bundle, `reset --soft` to one), so a `.claude/settings.local.json`
+# or `.githooks/pre-commit` among them lands where no write the engine reads names it (F152).
+_GIT_LANDS_TREES = frozenset(
+    {"merge", "pull", "rebase", "cherry-pick", "revert", "bisect", "am"}
+    | {"checkout-index", "sparse-checkout", "worktree", "submodule", "clone"}
+)
+_GIT_STASH_KEEPS_TREE = frozenset({"list", "show", "drop", "clear", "create", "store"})
+_GIT_SWITCH_VALUED = frozenset({"-c", "-C", "--create", "--force-create", "--orphan"})
+_LANDS = "puts the files of a commit, a stash or the index in the working tree, whatever they are"
+
+
+def _git_trees_landed(args: list[str]) -> list[Acting]:
+    k = _git_subcommand_at(args)
+    if k >= len(args):
+        return []
+    subcommand, rest = args[k], args[k + 1 :]
+    options = _before_end_of_options(rest)
+    if subcommand in _GIT_LANDS_TREES:
+        lands = not (
+            subcommand in ("worktree", "submodule", "bisect")
+            and rest[:1]
+            in (["list"], ["status"], ["log"], ["visualize"], ["view"], ["summary"], ["foreach"])
+        )
+    elif subcommand == "reset":
+        lands = any(
+            len(name) > 3 and any(mode.startswith(name) for mode in ("--hard", "--merge", "--keep"))
+            for name in (token.split("=", 1)[0] for token in options)
+        )
+    elif subcommand == "read-tree":
+        lands = any(t[:1] == "-" and t[1:2] != "-" and "u" in t[1:] for t in options)
+    elif subcommand == "stash":
+        lands = rest[:1] == [] or rest[0] not in _GIT_STASH_KEEPS_TREE
+    elif subcommand == "switch":
+        lands = bool(_git_operands(rest, _GIT_SWITCH_VALUED))
+    elif subcommand == "checkout":
+        # a commit (or a branch, a tag: any name) before `--`, a forced checkout, a folder
+        operands = _git_operands(options, _GIT_PATHSPEC_VALUED["checkout"])
+        forced = any(t in ("-f", "--force") or (t[:1] == "-" and "f" in t[1:2]) for t in options)
+        lands = bool(operands) or forced or _lands_a_folder("checkout", rest)
+    elif subcommand == "restore":
+        lands = _lands_a_folder("restore", rest)
+    else:
+        return []
+    return [Acting((subcommand,), _LANDS)] if lands else []
+
+
+def _lands_a_folder(subcommand: str, rest: list[str]) -> bool:
+    """`git restore .`, `git checkout -- src`: the files in the folder are the objects' own."""
+    return any(
+        path.endswith("/<files>")
+        for path in (_files_in(p) for p in _git_pathspecs(subcommand, rest))
+    )
 
 
 def _git_clone_operands(args: list[str]) -> list[str]:

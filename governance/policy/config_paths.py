@@ -72,6 +72,12 @@ CONFIG_PATHS: dict[str, str] = {
     ".codex": r"\.codex(?:/.*)?",
     ".gemini": r"\.gemini(?:/.*)?",
     ".cursor": r"\.cursor(?:/.*)?",
+    # Their memory files, read at start and (Claude Code's) as the agent reaches a folder: an
+    # `@.env` line there imports the file, which the CLI then reads and sends to the model
+    # with no tool call, past a rule that denies reading it (F152).
+    "CLAUDE.md": r"CLAUDE\.md",
+    "CLAUDE.local.md": r"CLAUDE\.local\.md",
+    "GEMINI.md": r"GEMINI\.md",
     # aider runs its `lint-cmd` after every edit and `test-cmd` with --auto-test; Continue
     # runs a workspace's `config.ts`.
     ".aider.conf.yml": r"\.aider\.conf\.ya?ml",
@@ -210,6 +216,7 @@ EXECUTION_ONLY = frozenset(
     | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
     | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed", ".Rprofile"}
     | {".julia/config", "rust-toolchain", ".python-version", ".tool-versions"}
+    | {"CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"}
 )
 _MATCHERS = [
     (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
@@ -222,7 +229,7 @@ _CANDIDATE = re.compile(
     r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
     r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed|"
     r"\.R(?:profile|environ)|julia|rust-toolchain|python-version|tool-versions|wrapper\.properties|"
-    r"\.bundle",
+    r"\.bundle|claude\.(?:local\.)?md|gemini\.md",
     re.IGNORECASE,
 )
 

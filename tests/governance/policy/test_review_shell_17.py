@@ -215,8 +215,6 @@ ALLOWED = [
     "git --no-pager clean -fd -- build/",
     "git --no-pager mv a.py b.py",
     "git --no-pager apply --check p.diff",
-    "git --no-pager merge -s ours side",
-    "git --no-pager merge -X theirs side",
     "git fetch origin",
     "git fetch -q origin main",
     "git fetch --depth 1 origin",
