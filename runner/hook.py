@@ -108,6 +108,19 @@ def _shadowed(dialect: str, event: dict, server: str, url: str) -> bool:
     return bool(shadowing_servers(dialect, project, server, mcp_endpoint(url)))
 
 
+def _settings_against_the_hook(dialect: str, event: dict, server: str, url: str) -> list[str]:
+    """What agent_setup refuses to set up beside (a setting that turns hooks off, another
+    hook before the tool, the run's token sent to another server), appeared since: written
+    during the run by something the policy allowed (a patch, an archive), the CLI reads it
+    at its next start and runs that session unchecked. Hooks are read at a session's start,
+    so this one still asks, and stops."""
+    from runner.mcp_shadows import mcp_endpoint
+    from runner.setup_hazards import setup_hazards
+
+    project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
+    return setup_hazards(dialect, project, server, mcp_endpoint(url), shadows=False)
+
+
 def _listed_by_endpoint(url: str, token: str, deadline: Deadline) -> frozenset[str]:
     # The MCP SDK takes a second to import: only calls named like fluidbox's own tools pay it.
     from runner.mcp_listing import mcp_tool_names
@@ -198,6 +211,13 @@ def decide(
 ) -> Verdict:
     if not token:
         return Verdict(False, f"fluidbox: no run token (${TOKEN_ENV} is not set); denied")
+    changed = _settings_against_the_hook(dialect, event, mcp_server, url)
+    if changed:
+        return Verdict(
+            False,
+            f"fluidbox: {changed[0]}. It was not there when fluidbox was set up: every call "
+            "is denied while it is (the next session would run without this hook); denied",
+        )
     if _own_mcp_tool(
         dialect, event, mcp_server, lambda: _listed_by_endpoint(url, token, deadline)
     ) and not _shadowed(dialect, event, mcp_server, url):

@@ -193,7 +193,9 @@ def _token_for_other_servers(path: Path, servers: object, ours: str) -> Iterator
             )
 
 
-def claude_code_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
+def claude_code_hazards(
+    project: Path, server: str, mcp_url: str, *, shadows: bool = True
+) -> Iterator[str]:
     user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
     for path in (
         project / ".claude" / "settings.json",
@@ -212,10 +214,13 @@ def claude_code_hazards(project: Path, server: str, mcp_url: str) -> Iterator[st
         )
     mcp = project / ".mcp.json"
     yield from _token_for_other_servers(mcp, _json_object(mcp).get("mcpServers"), server)
-    yield from shadowing_servers("claude-code", project, server, mcp_url, rewritten=mcp)
+    if shadows:
+        yield from shadowing_servers("claude-code", project, server, mcp_url, rewritten=mcp)
 
 
-def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
+def gemini_cli_hazards(
+    project: Path, server: str, mcp_url: str, *, shadows: bool = True
+) -> Iterator[str]:
     for dotenv in (project / ".env", project / ".gemini" / ".env"):
         yield from _dotenv_hazards(dotenv)
     for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
@@ -238,10 +243,13 @@ def gemini_cli_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str
                 yield f"{path}: hooksConfig.disabled names fluidbox's hook ({name!r})"
 
 
-def codex_hazards(project: Path, server: str, mcp_url: str) -> Iterator[str]:
+def codex_hazards(
+    project: Path, server: str, mcp_url: str, *, shadows: bool = True
+) -> Iterator[str]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     ours = project / ".codex" / "config.toml"
-    yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
+    if shadows:
+        yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
     for folder in (project / ".codex", user):
         path = folder / "hooks.json"
         hooks = _json_object(path).get("hooks")
@@ -287,10 +295,13 @@ HAZARDS = {
 }
 
 
-def setup_hazards(agent: str, project: Path, server: str, mcp_url: str) -> list[str]:
+def setup_hazards(
+    agent: str, project: Path, server: str, mcp_url: str, *, shadows: bool = True
+) -> list[str]:
     """Every setting that would keep fluidbox's hook from deciding, or send the run's token
-    elsewhere, a line each."""
+    elsewhere, a line each; without the servers that shadow fluidbox's tools' names when
+    `shadows` is false (the hook sends those calls to the gate itself)."""
     try:
-        return list(HAZARDS[agent](project, server, mcp_url))
+        return list(HAZARDS[agent](project, server, mcp_url, shadows=shadows))
     except HookHazard as error:
         return [str(error)]
