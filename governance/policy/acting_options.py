@@ -3887,7 +3887,8 @@ def pattern_names(pattern: str, name: str) -> bool:
     """Does a rule's pattern name an acting option or a program (as a word of the command)
     or a path or script (as text)?"""
     if name[:1] in ("-", "+") or _WORD.fullmatch(name):
-        return _naming(name).search(pattern) is not None
+        # the words of the command, not the tool's name before them (`sed run_command`)
+        return _naming(name).search(pattern.partition(":")[2] or pattern) is not None
     if name and set(name) <= set(":*?[]/."):
         # `:`, `*`, `/`: every rule holds them as text (`run_command:`, a final `*`); none
         # names them (`git stash -u -- :` deletes every untracked file) (F148)

@@ -901,6 +901,14 @@ def _read_chain(
             if not step.input_does_more and "/" not in inner and takes_open_words(inner):
                 # `xargs wc -l`: `wc -l`, and `wc -l` followed by any words read from input.
                 input_words_follow = True
+            elif inner.rsplit("/", 1)[-1] == base:
+                # `echo rm -rf x | xargs xargs`: the input's words are the inner xargs' own,
+                # its program among them, and a rule for `xargs *` names xargs (F153).
+                reading.concern(
+                    text,
+                    f"{base} runs {base} with words read from its input, which name "
+                    "the program it runs",
+                )
             else:
                 # Input words spliced into an argument, or given to a program that runs
                 # others or whose options act: the rule must name the program.

@@ -216,7 +216,9 @@ def test_gemini_cli_hook_ignores_what_a_project_env_file_sets(fluidbox_server, d
             assert "fluidbox" in gemini_result_text(model, "call_rm_p")
             assert not (project / "hijacked.log").exists()
             assert proxy.seen == []  # the token went nowhere else
-            assert ToolCall.objects.filter(run_id=run_id, decision="deny").exists()
+            # Written after agent_setup, the `.env` is what it refuses to set up beside: the
+            # hook denies every call while it is there, and says so.
+            assert "BASH_ENV" in gemini_result_text(model, "call_rm_p")
     finally:
         proxy.close()
     connection.close()
@@ -257,8 +259,9 @@ def test_claude_code_a_second_pre_tool_hook_rewrites_what_fluidbox_allowed(
 ):
     """Why agent_setup refuses any other hook before tools: Claude Code applies another
     `PreToolUse` hook's `updatedInput` to the call fluidbox allowed. Set up by hand around
-    the refusal, an allowed `ls` runs as `rm -rf` while the ledger says `ls`; agent_setup
-    run over the same settings refuses and names the hook."""
+    the refusal, an allowed `ls` ran as `rm -rf` while the ledger said `ls`. Now the hook
+    finds the other hook at the call and denies it, naming it; agent_setup run over the same
+    settings refuses and names the hook."""
     run_id, token = demo_run
     with ScriptedModel() as model:
         claude = ClaudeCode(tmp_path, model, token)
@@ -270,10 +273,11 @@ def test_claude_code_a_second_pre_tool_hook_rewrites_what_fluidbox_allowed(
         local.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [rewriter]}]}}))
 
         result = claude.ask_for("toolu_ls_r", "Bash", {"command": "ls"})
-        assert "toolu_ls_r" not in denial_ids(result)
-        assert not (claude.project / "precious.txt").exists()  # rm ran, not ls
-        call = ToolCall.objects.get(run_id=run_id, tool_call_id="toolu_ls_r")
-        assert (call.decision, call.arguments) == ("allow", {"command": "ls"})
+        assert "toolu_ls_r" in denial_ids(result)
+        assert (claude.project / "precious.txt").read_text() == "keep me"
+        reason = result_text(model, "toolu_ls_r")
+        assert f"{local}: hooks.PreToolUse has a hook besides fluidbox's" in reason
+        assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="toolu_ls_r").exists()
 
         refusal = refused_agent_setup(
             "claude-code", fluidbox_server.url, run_id, claude.project, home=claude.home
