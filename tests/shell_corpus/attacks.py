@@ -1631,5 +1631,9 @@ for script, effect, klass, policy in (
         DIRECTORY,
         "benign",
     ),
+    # F153: xargs appends its input's words to the inner xargs, its program among them
+    (f"echo {RM} | xargs xargs", child(RM), CODE_FROM_DATA, "benign"),
+    (f"echo {RM} | env xargs xargs", child(RM), CODE_FROM_DATA, "builtins"),
+    (f"xargs xargs <<'EOF'\n{RM}\nEOF\n", child(RM), CODE_FROM_DATA, "benign"),
 ):
     _add(klass, script, effect, policy=policy)
