@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import signal
 import sys
 import uuid
@@ -108,7 +109,9 @@ def _shadowed(dialect: str, event: dict, server: str, url: str) -> bool:
     return bool(shadowing_servers(dialect, project, server, mcp_endpoint(url)))
 
 
-def _settings_against_the_hook(dialect: str, event: dict, server: str, url: str) -> list[str]:
+def _settings_against_the_hook(
+    dialect: str, event: dict, server: str, url: str, run_id: str
+) -> list[str]:
     """What agent_setup refuses to set up beside (a setting that turns hooks off, another
     hook before the tool, the run's token sent to another server), appeared since: written
     during the run by something the policy allowed (a patch, an archive), the CLI reads it
@@ -118,7 +121,36 @@ def _settings_against_the_hook(dialect: str, event: dict, server: str, url: str)
     from runner.setup_hazards import setup_hazards
 
     project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
-    return setup_hazards(dialect, project, server, mcp_endpoint(url), shadows=False)
+    ours = _our_commands(dialect, url, run_id, server)
+    return setup_hazards(
+        dialect,
+        project,
+        server,
+        mcp_endpoint(url),
+        shadows=False,
+        is_ours=lambda command: _as_run(command) in ours,
+    )
+
+
+def _our_commands(dialect: str, url: str, run_id: str, server: str) -> set[tuple[str, ...]]:
+    """The command lines agent_setup writes for this hook (with the run, or reading it from
+    the environment), as `_as_run` reads them: another entry that only mentions
+    `runner.hook` (a comment would do) is someone else's hook."""
+    from runner.agent_setup import hook_command
+
+    return {_as_run(hook_command(dialect, url, run, server)) for run in (run_id, None)}
+
+
+def _as_run(command: str) -> tuple[str, ...]:
+    """A hook command's words, its program as the file it is (a link to the interpreter is
+    the interpreter)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ()
+    if not words:
+        return ()
+    return (os.path.realpath(words[0]), *words[1:])
 
 
 def _listed_by_endpoint(url: str, token: str, deadline: Deadline) -> frozenset[str]:
@@ -211,7 +243,7 @@ def decide(
 ) -> Verdict:
     if not token:
         return Verdict(False, f"fluidbox: no run token (${TOKEN_ENV} is not set); denied")
-    changed = _settings_against_the_hook(dialect, event, mcp_server, url)
+    changed = _settings_against_the_hook(dialect, event, mcp_server, url, run_id)
     if changed:
         return Verdict(
             False,

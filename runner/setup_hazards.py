@@ -24,7 +24,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,8 @@ PROGRAM_STARTUP_VARIABLES = (
     "GRADLE_OPTS",
 )
 PROGRAM_STARTUP_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "npm_config_", "LD_")
+# What Claude Code runs every command through, hooks included: a prefix program, its shell.
+CLAUDE_CODE_SHELL_VARIABLES = ("CLAUDE_CODE_SHELL_PREFIX", "CLAUDE_CODE_SHELL", "SHELL")
 
 # The hook's run and token come from its environment: a file that sets them picks the run.
 RUN_VARIABLES = (TOKEN_ENV, RUN_ENV)
@@ -123,6 +125,18 @@ def _environment_hazards(path: Path, env: object) -> Iterator[str]:
         for name in RUN_VARIABLES:
             if name in env:
                 yield f"{path}: env sets {name}: the hook would ask as whichever run it names"
+        for name in CLAUDE_CODE_SHELL_VARIABLES:
+            if name in env:
+                yield (
+                    f"{path}: env sets {name}: Claude Code runs every command through it, "
+                    "the hook's own too, which it could answer in fluidbox's place"
+                )
+        for name in env:
+            if name in PROGRAM_STARTUP_VARIABLES or str(name).startswith(PROGRAM_STARTUP_PREFIXES):
+                yield (
+                    f"{path}: env sets {name}, which the CLI hands every shell command it runs: "
+                    "a command fluidbox allowed could run other code"
+                )
 
 
 def _dotenv_hazards(path: Path) -> Iterator[str]:
@@ -155,25 +169,33 @@ def _dotenv_hazards(path: Path) -> Iterator[str]:
 
 
 def _other_pre_tool_hooks(
-    path: Path, hooks: object, events: tuple[str, ...], rewritten: str | None = None
+    path: Path,
+    hooks: object,
+    events: tuple[str, ...],
+    rewritten: str | None = None,
+    is_ours: Callable[[str], bool] | None = None,
 ) -> Iterator[str]:
     """Hooks that run before a tool beside fluidbox's: one can rewrite the call after fluidbox
     decided it (Claude Code applies a hook's `updatedInput` to the call that runs), or allow
     what fluidbox never saw. Only under the event agent_setup `rewritten` in this file is an
     entry naming fluidbox's hook let be: agent_setup replaces it. Anywhere else mentioning
-    `runner.hook` proves nothing (a comment in a command would do)."""
+    `runner.hook` proves nothing (a comment in a command would do). Asked by the hook itself
+    (`is_ours`), only an entry whose every command is the one agent_setup wrote is let be."""
     if not isinstance(hooks, dict):
         return
     for event in events:
         entries = hooks.get(event)
         for entry in entries if isinstance(entries, list) else ():
-            if event == rewritten and OUR_HOOK_MARK in json.dumps(entry):
-                continue
             commands = [
                 hook.get("command")
                 for hook in (entry.get("hooks") if isinstance(entry, dict) else None) or ()
                 if isinstance(hook, dict)
             ]
+            if is_ours is not None:
+                if commands and all(isinstance(c, str) and is_ours(c) for c in commands):
+                    continue
+            elif event == rewritten and OUR_HOOK_MARK in json.dumps(entry):
+                continue
             shown = ", ".join(repr(c) for c in commands if c) or json.dumps(entry)[:120]
             yield (
                 f"{path}: hooks.{event} has a hook besides fluidbox's ({shown}); it runs before "
@@ -194,7 +216,12 @@ def _token_for_other_servers(path: Path, servers: object, ours: str) -> Iterator
 
 
 def claude_code_hazards(
-    project: Path, server: str, mcp_url: str, *, shadows: bool = True
+    project: Path,
+    server: str,
+    mcp_url: str,
+    *,
+    shadows: bool = True,
+    is_ours: Callable[[str], bool] | None = None,
 ) -> Iterator[str]:
     user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
     for path in (
@@ -211,6 +238,7 @@ def claude_code_hazards(
             settings.get("hooks"),
             ("PreToolUse", "PermissionRequest"),
             rewritten="PreToolUse" if path == project / ".claude" / "settings.json" else None,
+            is_ours=is_ours,
         )
     mcp = project / ".mcp.json"
     yield from _token_for_other_servers(mcp, _json_object(mcp).get("mcpServers"), server)
@@ -219,7 +247,12 @@ def claude_code_hazards(
 
 
 def gemini_cli_hazards(
-    project: Path, server: str, mcp_url: str, *, shadows: bool = True
+    project: Path,
+    server: str,
+    mcp_url: str,
+    *,
+    shadows: bool = True,
+    is_ours: Callable[[str], bool] | None = None,
 ) -> Iterator[str]:
     for dotenv in (project / ".env", project / ".gemini" / ".env"):
         yield from _dotenv_hazards(dotenv)
@@ -230,6 +263,7 @@ def gemini_cli_hazards(
             settings.get("hooks"),
             ("BeforeTool",),
             rewritten="BeforeTool" if path == project / ".gemini" / "settings.json" else None,
+            is_ours=is_ours,
         )
         yield from _token_for_other_servers(path, settings.get("mcpServers"), server)
         hooks_config = settings.get("hooksConfig")
@@ -244,7 +278,12 @@ def gemini_cli_hazards(
 
 
 def codex_hazards(
-    project: Path, server: str, mcp_url: str, *, shadows: bool = True
+    project: Path,
+    server: str,
+    mcp_url: str,
+    *,
+    shadows: bool = True,
+    is_ours: Callable[[str], bool] | None = None,
 ) -> Iterator[str]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     ours = project / ".codex" / "config.toml"
@@ -258,11 +297,12 @@ def codex_hazards(
             hooks,
             ("PreToolUse", "PermissionRequest"),
             rewritten="PreToolUse" if folder == project / ".codex" else None,
+            is_ours=is_ours,
         )
     for path in (project / ".codex" / "config.toml", user / "config.toml"):
         config = _toml_table(path)
         yield from _other_pre_tool_hooks(
-            path, config.get("hooks"), ("PreToolUse", "PermissionRequest")
+            path, config.get("hooks"), ("PreToolUse", "PermissionRequest"), is_ours=is_ours
         )
         servers = config.get("mcp_servers")
         yield from _token_for_other_servers(path, servers, server)
@@ -296,12 +336,18 @@ HAZARDS = {
 
 
 def setup_hazards(
-    agent: str, project: Path, server: str, mcp_url: str, *, shadows: bool = True
+    agent: str,
+    project: Path,
+    server: str,
+    mcp_url: str,
+    *,
+    shadows: bool = True,
+    is_ours: Callable[[str], bool] | None = None,
 ) -> list[str]:
     """Every setting that would keep fluidbox's hook from deciding, or send the run's token
     elsewhere, a line each; without the servers that shadow fluidbox's tools' names when
     `shadows` is false (the hook sends those calls to the gate itself)."""
     try:
-        return list(HAZARDS[agent](project, server, mcp_url, shadows=shadows))
+        return list(HAZARDS[agent](project, server, mcp_url, shadows=shadows, is_ours=is_ours))
     except HookHazard as error:
         return [str(error)]

@@ -3606,10 +3606,15 @@ def _git_trees_landed(args: list[str]) -> list[Acting]:
             in (["list"], ["status"], ["log"], ["visualize"], ["view"], ["summary"], ["foreach"])
         )
     elif subcommand == "reset":
-        lands = any(
-            len(name) > 3 and any(mode.startswith(name) for mode in ("--hard", "--merge", "--keep"))
+        # git reads a unique prefix (`--k` is `--keep`) and the last mode given: any of these
+        # lands, and the rule must name it (`git reset --soft *` is not a rule for `--hard`)
+        modes = [
+            mode
             for name in (token.split("=", 1)[0] for token in options)
-        )
+            for mode in ("--hard", "--merge", "--keep")
+            if len(name) > 2 and mode.startswith(name)
+        ]
+        return [Acting((f"reset {mode}", mode), _LANDS) for mode in dict.fromkeys(modes)]
     elif subcommand == "read-tree":
         lands = any(t[:1] == "-" and t[1:2] != "-" and "u" in t[1:] for t in options)
     elif subcommand == "stash":
@@ -3619,13 +3624,28 @@ def _git_trees_landed(args: list[str]) -> list[Acting]:
     elif subcommand == "checkout":
         # a commit (or a branch, a tag: any name) before `--`, a forced checkout, a folder
         operands = _git_operands(options, _GIT_PATHSPEC_VALUED["checkout"])
-        forced = any(t in ("-f", "--force") or (t[:1] == "-" and "f" in t[1:2]) for t in options)
+        forced = any(_forces_checkout(t) for t in options)
         lands = bool(operands) or forced or _lands_a_folder("checkout", rest)
     elif subcommand == "restore":
         lands = _lands_a_folder("restore", rest)
     else:
         return []
     return [Acting((subcommand,), _LANDS)] if lands else []
+
+
+def _forces_checkout(token: str) -> bool:
+    """`-f`, `-qf`, `--force` and its prefixes (`--for`); in a cluster, up to the letter whose
+    value is the rest of the word (`-bfix` names the branch `fix`)."""
+    if token.startswith("--"):
+        return len(token) > 2 and "--force".startswith(token.split("=", 1)[0])
+    if not token.startswith("-"):
+        return False
+    for letter in token[1:]:
+        if letter == "f":
+            return True
+        if letter in "bB":
+            return False
+    return False
 
 
 def _lands_a_folder(subcommand: str, rest: list[str]) -> bool:

@@ -246,13 +246,31 @@ def first_invisible(text: str, *, layout_is_visible: bool = True) -> str | None:
 
 
 # In the text a tool is given (a ticket, a mail, a message), what hides or reorders what its
-# later reader sees: format characters (bidi overrides and isolates, zero-width spaces, tag
-# characters) but the joiners and marks that scripts and emoji need, and control characters
-# but layout. Narrower than `first_invisible`: words in two scripts, other spaces and
-# private-use characters are ordinary in such text.
-_NEEDED_FORMAT = frozenset("\u00ad\u061c\u200c\u200d\u200e\u200f")
-_TEXT_LAYOUT = frozenset("\t\n\r")
-_ASCII_HIDDEN_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# later reader sees: bidi overrides and embeddings, zero-width spaces, tag characters, blank
+# letters (Hangul fillers), a run of variation selectors (text smuggled behind an emoji), a
+# long run of combining marks, a mark between digits (`12<RLM>34` reads 3412), other format
+# and control characters. Narrower than `first_invisible` where such text needs it: the
+# joiners of emoji and scripts, a flag's tag sequence, a leading byte-order mark, page and line
+# breaks, one variation selector, marks and isolates in right-to-left text, a zero-width space
+# in scripts written without spaces.
+_NEEDED_FORMAT = frozenset(
+    "\u00ad\u061c\u200c\u200d\u200e\u200f\u2060\u180e\u06dd\u070f"
+    "\u0600\u0601\u0602\u0603\u0604\u0605"
+)
+_TEXT_LAYOUT = frozenset("\t\n\r\x0b\x0c")
+_ASCII_HIDDEN_IN_TEXT = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_FLAG_TAG_SEQUENCE = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,32}\U000e007f")
+_VARIATION_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_SELECTOR_RUN = re.compile(f"[{_VARIATION_SELECTORS}]{{2,}}")
+_MARK_BETWEEN_DIGITS = re.compile("[0-9][\u200e\u200f\u061c]+[0-9]")
+_ISOLATES = frozenset("\u2066\u2067\u2068\u2069")
+_RIGHT_TO_LEFT = regex.compile(
+    r"[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}]"
+)
+_WITHOUT_SPACES = regex.compile(
+    r"[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]"
+)
+_MONGOLIAN = regex.compile(r"\p{Script=Mongolian}")
 
 
 def first_hidden_in_values(value: object) -> str | None:
@@ -275,13 +293,52 @@ def _first_hidden_in_text(text: str) -> str | None:
     if text.isascii():
         found = _ASCII_HIDDEN_IN_TEXT.search(text)
         return found.group() if found else None
-    hidden = [
-        c
-        for c in set(text)
-        if (unicodedata.category(c) == "Cf" and c not in _NEEDED_FORMAT)
-        or (unicodedata.category(c) == "Cc" and c not in _TEXT_LAYOUT)
-    ]
-    return min(hidden, key=text.find) if hidden else None
+    text = _FLAG_TAG_SEQUENCE.sub("", text.removeprefix("\ufeff"))
+    distinct = set(text)
+    allowed = set(_NEEDED_FORMAT)
+    if _RIGHT_TO_LEFT.search(text) and _balanced_isolates(text):
+        allowed |= _ISOLATES
+    if "\u200b" in distinct and _WITHOUT_SPACES.search(text):
+        allowed.add("\u200b")
+    mongolian = bool(_MONGOLIAN.search(text))
+    hidden = [c for c in distinct if c not in allowed and _hides_in_text(c, mongolian)]
+    found = [text.find(c) for c in hidden]
+    for pattern in (_SELECTOR_RUN, _MARK_BETWEEN_DIGITS):
+        match = pattern.search(text)
+        if match:
+            found.append(match.start() + (1 if pattern is _MARK_BETWEEN_DIGITS else 0))
+    run = next(_combining_runs(text, distinct), None)
+    if run is not None:
+        found.append(run[0])
+    return text[min(found)] if found else None
+
+
+def _hides_in_text(char: str, mongolian: bool) -> bool:
+    category = unicodedata.category(char)
+    if category == "Cf":
+        return True
+    if category == "Cc":
+        return char not in _TEXT_LAYOUT
+    if category == "Cn":
+        return 0xE0000 <= ord(char) <= 0xE0FFF  # the tag block's unassigned: ignored by all
+    code = ord(char)
+    if code in _BLANK_LOOKING:
+        if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
+            return False  # one selector is ordinary (an emoji's, a CJK variant); runs are not
+        return not (mongolian and 0x180B <= code <= 0x180F)
+    return False
+
+
+def _balanced_isolates(text: str) -> bool:
+    opened = 0
+    for char in text:
+        if char in "\u2066\u2067\u2068":
+            opened += 1
+        elif char == "\u2069":
+            opened -= 1
+            if opened < 0:
+                return False
+    return opened == 0
 
 
 def escape_char(char: str) -> str:

@@ -545,6 +545,22 @@ def _opaque(spec: _Options, operands_before_command: int = 0, code: str = "") ->
     return unwrap
 
 
+def _runs_a_program(what: str, operands_before_command: int = 0) -> Unwrapper:
+    """A program that runs another whose options the engine does not read (`setarch x86_64
+    rm -rf x`, `fakeroot rm`, `valgrind rm`): always a concern, even under a rule that names
+    it; the words after its leading options are read for NEVER rules (F154)."""
+
+    def unwrap(program: str, args: list[str], stdin: list[str]) -> Unwrapped:
+        k = operands_before_command
+        while k < len(args) and args[k].startswith("-"):
+            k += 1
+        return Unwrapped(words=args[k:], transparent=False, concern=f"{program} {what}")
+
+    return unwrap
+
+
+_RUNS_ITS_COMMAND = "runs the program its arguments name, with options the engine does not read"
+
 WRAPPERS: dict[str, Unwrapper] = {
     "env": _env,
     "sudo": _sudo,
@@ -634,4 +650,15 @@ WRAPPERS: dict[str, Unwrapper] = {
         code="c",
     ),
     **{shell: _shell for shell in SHELLS},
+    "setarch": _runs_a_program(_RUNS_ITS_COMMAND, operands_before_command=1),
+    **dict.fromkeys(
+        ("linux32", "linux64", "i386", "x86_64", "uname26", "prlimit", "fakeroot"),
+        _runs_a_program(_RUNS_ITS_COMMAND),
+    ),
+    **dict.fromkeys(
+        ("valgrind", "strace", "ltrace", "unshare", "nsenter", "chroot", "firejail", "bwrap"),
+        _runs_a_program(_RUNS_ITS_COMMAND),
+    ),
+    "run-parts": _runs_a_program("runs every program in the folder it names"),
+    "gdb": _runs_a_program("runs the commands of -ex, -x and its start-up files, shell ones too"),
 }

@@ -42,7 +42,10 @@ LANDS_TREES = [
     ("git --no-pager merge -s ours side", "git --no-pager merge *"),
     ("git --no-pager merge -X theirs side", "git --no-pager merge *"),
     ("git --no-pager merge --no-edit main", "git --no-pager merge *"),
-    ("git --no-pager reset --hard HEAD", "git --no-pager reset *"),
+    ("git --no-pager reset --hard HEAD", "git --no-pager reset --hard *"),
+    ("git --no-pager reset --soft side --hard", "git --no-pager reset --soft * --hard"),
+    ("git --no-pager checkout -qf", "git --no-pager checkout *"),
+    ("git --no-pager checkout --for", "git --no-pager checkout *"),
     ("git --no-pager rebase main", "git --no-pager rebase *"),
     ("git --no-pager pull --rebase", "git --no-pager pull *"),
     ("git --no-pager pull --rebase=merges", "git --no-pager pull *"),
@@ -111,3 +114,10 @@ def test_an_agent_cli_s_memory_file_is_written_only_under_a_rule_that_names_it(n
     # through the shell too: a redirection, a copy
     shell = f"echo '@.env' > {name}" if "/" not in name else f"cp notes.txt {name}"
     assert shell_verdict("benign", shell) is Verdict.ASK
+
+
+def test_git_s_abbreviations_of_a_landing_mode_are_read_as_git_reads_them():
+    # `--k` is `--keep`, `--for` and `-qf` force a checkout (the review of F152)
+    for command in ("git --no-pager reset --k side", "git --no-pager checkout --f"):
+        assert shell_verdict("benign", command) is Verdict.ASK
+    assert shell_verdict("benign", "git --no-pager checkout -bfix") is Verdict.ALWAYS  # -b fix
