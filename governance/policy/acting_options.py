@@ -3589,6 +3589,12 @@ _GIT_LANDS_TREES = frozenset(
     | {"checkout-index", "sparse-checkout", "worktree", "submodule", "clone"}
 )
 _GIT_STASH_KEEPS_TREE = frozenset({"list", "show", "drop", "clear", "create", "store"})
+# Their subcommands that put no files in the working tree (`submodule foreach` is read apart).
+_GIT_SHOWS_ONLY = {
+    "worktree": frozenset({"list"}),
+    "submodule": frozenset({"status", "summary", "foreach"}),
+    "bisect": frozenset({"log", "visualize", "view"}),
+}
 _GIT_SWITCH_VALUED = frozenset({"-c", "-C", "--create", "--force-create", "--orphan"})
 _LANDS = "puts the files of a commit, a stash or the index in the working tree, whatever they are"
 
@@ -3601,9 +3607,7 @@ def _git_trees_landed(args: list[str]) -> list[Acting]:
     options = _before_end_of_options(rest)
     if subcommand in _GIT_LANDS_TREES:
         lands = not (
-            subcommand in ("worktree", "submodule", "bisect")
-            and rest[:1]
-            in (["list"], ["status"], ["log"], ["visualize"], ["view"], ["summary"], ["foreach"])
+            subcommand in _GIT_SHOWS_ONLY and rest[:1] and rest[0] in _GIT_SHOWS_ONLY[subcommand]
         )
     elif subcommand == "reset":
         # git reads a unique prefix (`--k` is `--keep`) and the last mode given: any of these

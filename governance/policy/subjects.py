@@ -181,7 +181,7 @@ def _read_values(key: str, values: Any) -> CallReading:
     reading = CallReading(key, [Probe(key, True)])
     hidden = first_hidden_in_values(values)
     if hidden:
-        reading.concerns.append(Concern(key, f"invisible character {describe_invisible(hidden)}"))
+        reading.concerns.append(_invisible(key, hidden))
     return reading
 
 
@@ -215,9 +215,7 @@ def _read_path(tool: str, path: str, *, reads_only: bool) -> CallReading:
         )
     hidden = first_invisible(path, layout_is_visible=False)
     if hidden:
-        reading.concerns.append(
-            Concern(reading.whole_key, f"invisible character {describe_invisible(hidden)}")
-        )
+        reading.concerns.append(_invisible(reading.whole_key, hidden))
     return reading
 
 
@@ -228,9 +226,7 @@ def _read_shell(
     reading.add(reading.whole_key, binding=False)
     hidden = first_invisible(script)
     if hidden:
-        reading.concerns.append(
-            Concern(reading.whole_key, f"invisible character {describe_invisible(hidden)}")
-        )
+        reading.concerns.append(_invisible(reading.whole_key, hidden))
     shell = read_shell(script, match_argument.shell or "bash", match_argument.cwd)
     _add_shell_reading(reading, tool, match_argument, shell, links)
     reading.error = shell.error
@@ -280,3 +276,7 @@ def _add_shell_reading(
             reading.add(f"{file_tool}:{through}", finding.binding, finding.never_only, requires)
     for command, reason in shell.concerns:
         reading.concerns.append(Concern(f"{tool}:{command}", reason))
+
+
+def _invisible(key: str, hidden: str) -> Concern:
+    return Concern(key, f"invisible character {describe_invisible(hidden)}")
