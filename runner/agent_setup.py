@@ -18,7 +18,10 @@ the same from run to run (Codex asks to trust a hook again whenever its command 
 
 It writes nothing when a setting it finds would switch the hook off (`disableAllHooks`,
 `hooksConfig.enabled = false`, `features.codex_hooks = false`, another pre-tool hook, or
-another MCP server sent the run's token; `runner.setup_hazards`).
+another MCP server sent the run's token; `runner.setup_hazards`). The commands the CLI starts
+by itself that it finds (hooks on other events, a status line, a local MCP server …) are
+written into the hook's command line as fingerprints: the hook denies while another is there
+(`runner.cli_started_commands`).
 
 Codex CLI and Gemini CLI ignore these files until their user trusts the project (Codex its
 hook too), and then run every call unchecked. `--trust` takes that step in the CLI's user
@@ -33,11 +36,12 @@ import re
 import shlex
 import sys
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from runner import cli_trust
+from runner import cli_started_commands, cli_trust
 from runner.hook import RUN_ENV, TOKEN_ENV
 from runner.mcp_shadows import mcp_endpoint
 from runner.setup_hazards import (
@@ -52,6 +56,7 @@ from runner.setup_hazards import (
 # the call).
 HOOK_MAX_WAIT = 290
 HOOK_TIMEOUT_SECONDS = 330
+CONFIG_CHANGE_TIMEOUT_SECONDS = 60
 
 
 RUNNER_ROOT = Path(__file__).resolve().parents[1]
@@ -98,9 +103,13 @@ def run_id(value: str) -> str:
     return value
 
 
-def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str:
+def hook_command(
+    dialect: str, url: str, run_id: str | None, server: str, known: Iterable[str] = ()
+) -> str:
     """The shell command line the CLI runs. If the hook cannot even start (no Python, no
     package), `exit 2` makes the CLI block the call rather than fall back to asking locally.
+    `known`: the fingerprints of the commands the CLI starts by itself that were there at
+    setup (`runner.cli_started_commands`); the hook denies while another one is there.
 
     Python runs isolated (`-I`): the project's directory is not on its path (a `runner/`
     package there, shipped by the repository or written by the agent, would be imported
@@ -124,9 +133,12 @@ def hook_command(dialect: str, url: str, run_id: str | None, server: str) -> str
             server,
             "--max-wait",
             str(HOOK_MAX_WAIT),
+            "--known-commands",
+            ",".join(sorted(known)),
         ]
     )
-    return f'{hook} || {{ echo "fluidbox hook could not run; denied" >&2; exit 2; }}'
+    # Exit 2 is the hook's own refusal (a settings change), its reason already on stderr.
+    return f'{hook} || {{ [ $? = 2 ] || echo "fluidbox hook could not run; denied" >&2; exit 2; }}'
 
 
 def _as_dict(value: object) -> dict:
@@ -155,8 +167,10 @@ def _with_hook(
     return [{"matcher": "*", "hooks": [hook]}, *kept]
 
 
-def setup_claude_code(project: Path, url: str, run_id: str | None, server: str) -> dict[Path, Any]:
-    command = hook_command("claude-code", url, run_id, server)
+def setup_claude_code(
+    project: Path, url: str, run_id: str | None, server: str, known: Iterable[str] = ()
+) -> dict[Path, Any]:
+    command = hook_command("claude-code", url, run_id, server, known)
 
     def settings(data: dict) -> None:
         hooks = data.setdefault("hooks", {})
@@ -164,6 +178,15 @@ def setup_claude_code(project: Path, url: str, run_id: str | None, server: str) 
             hooks.get("PreToolUse", []),
             command,
             timeout=HOOK_TIMEOUT_SECONDS,
+            timeout_unit_ms=False,
+        )
+        # Claude Code applies a settings file changed during a session about a second later
+        # (2.1.328; `disableAllHooks` would switch this hook off in the session it gates).
+        # The hook refuses a change that brings what it would deny calls for.
+        hooks["ConfigChange"] = _with_hook(
+            hooks.get("ConfigChange", []),
+            command,
+            timeout=CONFIG_CHANGE_TIMEOUT_SECONDS,
             timeout_unit_ms=False,
         )
         data.setdefault("permissions", {})["disableBypassPermissionsMode"] = "disable"
@@ -186,8 +209,10 @@ def setup_claude_code(project: Path, url: str, run_id: str | None, server: str) 
     }
 
 
-def setup_gemini_cli(project: Path, url: str, run_id: str | None, server: str) -> dict[Path, Any]:
-    command = hook_command("gemini-cli", url, run_id, server)
+def setup_gemini_cli(
+    project: Path, url: str, run_id: str | None, server: str, known: Iterable[str] = ()
+) -> dict[Path, Any]:
+    command = hook_command("gemini-cli", url, run_id, server, known)
 
     def settings(data: dict) -> None:
         hooks = data.setdefault("hooks", {})
@@ -217,8 +242,10 @@ def setup_gemini_cli(project: Path, url: str, run_id: str | None, server: str) -
     return {path: _merge_json(path, settings)}
 
 
-def setup_codex(project: Path, url: str, run_id: str | None, server: str) -> dict[Path, Any]:
-    command = hook_command("codex", url, run_id, server)
+def setup_codex(
+    project: Path, url: str, run_id: str | None, server: str, known: Iterable[str] = ()
+) -> dict[Path, Any]:
+    command = hook_command("codex", url, run_id, server, known)
 
     def hooks(data: dict) -> None:
         section = data.setdefault("hooks", {})
@@ -277,7 +304,8 @@ TRUST_STEP = {
 ALWAYS_SAY = {
     "codex": (
         "Codex asks to trust the hook again whenever its command changes (written without",
-        "--run, it stays the same from run to run).",
+        "--run, it stays the same from run to run, until the commands Codex starts by",
+        "itself, its notify program or another hook, change).",
     ),
     "gemini-cli": (
         "Never start it with --skip-trust: it then runs without the hook and the MCP server.",
@@ -285,9 +313,11 @@ ALWAYS_SAY = {
 }
 
 
-def take_trust_step(agent: str, project: Path, args: argparse.Namespace) -> list[str]:
+def take_trust_step(
+    agent: str, project: Path, args: argparse.Namespace, known: list[str]
+) -> list[str]:
     if agent == "codex":
-        command = hook_command("codex", args.url, args.run, args.server_name)
+        command = hook_command("codex", args.url, args.run, args.server_name, known)
         return cli_trust.trust_codex(project, command, args.codex)
     return cli_trust.trust_gemini(project)
 
@@ -325,14 +355,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {line}", file=sys.stderr)
         print("Remove these settings and run this again; nothing was written.", file=sys.stderr)
         return 1
-    written = SETUPS[args.agent](project, args.url, args.run, args.server_name)
+    known = cli_started_commands.fingerprints(args.agent, project)
+    written = SETUPS[args.agent](project, args.url, args.run, args.server_name, known)
     for path, content in written.items():
         print(f"wrote {path}:")
         print(content if isinstance(content, str) else json.dumps(content, indent=2))
     status = 0
     if args.trust:
         try:
-            print("\n".join(take_trust_step(args.agent, project, args)))
+            print("\n".join(take_trust_step(args.agent, project, args, known)))
         except cli_trust.TrustNotTaken as error:
             print(f"\nnot trusted: {error}", file=sys.stderr)
             status = 1

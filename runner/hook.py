@@ -110,35 +110,39 @@ def _shadowed(dialect: str, event: dict, server: str, url: str) -> bool:
 
 
 def _settings_against_the_hook(
-    dialect: str, event: dict, server: str, url: str, run_id: str
+    dialect: str, event: dict, server: str, url: str, run_id: str, known: tuple[str, ...]
 ) -> list[str]:
     """What agent_setup refuses to set up beside (a setting that turns hooks off, another
-    hook before the tool, the run's token sent to another server), appeared since: written
-    during the run by something the policy allowed (a patch, an archive), the CLI reads it
-    at its next start and runs that session unchecked. Hooks are read at a session's start,
-    so this one still asks, and stops."""
+    hook before the tool, the run's token sent to another server), or a command the CLI would
+    start by itself that was not there at setup (a `SessionStart` hook, a status line, a
+    local MCP server), appeared since: written during the run by something the policy
+    allowed (a patch, an archive), the CLI runs it at its next start, unchecked. This
+    session still asks (Claude Code asks the hook before it applies a changed file, and is
+    refused: `_config_change`), and stops."""
+    from runner.cli_started_commands import unknown_started_commands
     from runner.mcp_shadows import mcp_endpoint
     from runner.setup_hazards import setup_hazards
 
     project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
-    ours = _our_commands(dialect, url, run_id, server)
+    ours = _our_commands(dialect, url, run_id, server, known)
+
+    def is_ours(command: str) -> bool:
+        return _as_run(command) in ours
+
     return setup_hazards(
-        dialect,
-        project,
-        server,
-        mcp_endpoint(url),
-        shadows=False,
-        is_ours=lambda command: _as_run(command) in ours,
-    )
+        dialect, project, server, mcp_endpoint(url), shadows=False, is_ours=is_ours
+    ) + unknown_started_commands(dialect, project, known, is_ours)
 
 
-def _our_commands(dialect: str, url: str, run_id: str, server: str) -> set[tuple[str, ...]]:
+def _our_commands(
+    dialect: str, url: str, run_id: str, server: str, known: tuple[str, ...]
+) -> set[tuple[str, ...]]:
     """The command lines agent_setup writes for this hook (with the run, or reading it from
     the environment), as `_as_run` reads them: another entry that only mentions
     `runner.hook` (a comment would do) is someone else's hook."""
     from runner.agent_setup import hook_command
 
-    return {_as_run(hook_command(dialect, url, run, server)) for run in (run_id, None)}
+    return {_as_run(hook_command(dialect, url, run, server, known)) for run in (run_id, None)}
 
 
 def _as_run(command: str) -> tuple[str, ...]:
@@ -240,15 +244,17 @@ def decide(
     token: str | None,
     mcp_server: str,
     deadline: Deadline,
+    known_commands: tuple[str, ...] = (),
 ) -> Verdict:
     if not token:
         return Verdict(False, f"fluidbox: no run token (${TOKEN_ENV} is not set); denied")
-    changed = _settings_against_the_hook(dialect, event, mcp_server, url, run_id)
+    changed = _settings_against_the_hook(dialect, event, mcp_server, url, run_id, known_commands)
     if changed:
         return Verdict(
             False,
             f"fluidbox: {changed[0]}. It was not there when fluidbox was set up: every call "
-            "is denied while it is (the next session would run without this hook); denied",
+            "is denied while it is (the next session would run it unchecked); remove it, or "
+            "run agent_setup again if it is yours; denied",
         )
     if _own_mcp_tool(
         dialect, event, mcp_server, lambda: _listed_by_endpoint(url, token, deadline)
@@ -281,6 +287,23 @@ def decide(
     return _verdict(calls, decisions, url)
 
 
+def _config_change(args: argparse.Namespace, event: dict, known: tuple[str, ...]) -> int:
+    """Claude Code asks before it applies a settings file changed during the session: a
+    change that brings what every call would be denied for (`disableAllHooks`, another
+    pre-tool hook, a command the CLI starts by itself …) is refused, exit 2, the reason on
+    stderr. The hook stays in place, and the next call is denied, naming it."""
+    changed = _settings_against_the_hook(
+        args.dialect, event, args.mcp_server, args.url or "", args.run or "", known
+    )
+    if not changed:
+        return 0
+    sys.stderr.write(
+        f"fluidbox: {changed[0]}. It was not there when fluidbox was set up: this change is "
+        "not applied to the session\n"
+    )
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m runner.hook", description=__doc__.split("\n")[0]
@@ -290,13 +313,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", default=os.environ.get(RUN_ENV))
     parser.add_argument("--mcp-server", default=os.environ.get("FLUIDBOX_MCP_SERVER", "fluidbox"))
     parser.add_argument("--max-wait", type=float, default=DEFAULT_MAX_WAIT)
+    parser.add_argument(
+        "--known-commands",
+        default="",
+        help="the fingerprints of the commands the CLI starts by itself that agent_setup found",
+    )
     args = parser.parse_args(argv)
+    known = tuple(filter(None, args.known_commands.split(",")))
     deadline = Deadline(args.max_wait)
+    event: object = None
     try:
         _answer_by_the_deadline_at_the_latest(args.max_wait + _ALARM_GRACE_SECONDS)
         event = json.loads(sys.stdin.read() or "{}")
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
+        if event.get("hook_event_name") == "ConfigChange":
+            return _config_change(args, event, known)
         if not args.url:
             verdict = Verdict(False, "fluidbox: the hook has no --url (nor $FLUIDBOX_URL); denied")
         elif not args.run:
@@ -312,8 +344,12 @@ def main(argv: list[str] | None = None) -> int:
                 token=os.environ.get(TOKEN_ENV),
                 mcp_server=args.mcp_server,
                 deadline=deadline,
+                known_commands=known,
             )
     except Exception as error:  # whatever broke, the call does not run
+        if isinstance(event, dict) and event.get("hook_event_name") == "ConfigChange":
+            sys.stderr.write(f"fluidbox hook failed ({type(error).__name__}: {error})\n")
+            return 2  # nor is the change applied
         verdict = Verdict(False, f"fluidbox hook failed ({type(error).__name__}: {error}); denied")
     finally:
         _answer_by_the_deadline_at_the_latest(0)

@@ -94,7 +94,7 @@ RUN_VARIABLES = (TOKEN_ENV, RUN_ENV)
 _DOTENV_NAME = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]")
 
 
-def _json_object(path: Path) -> dict[str, Any]:
+def json_object(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
@@ -104,7 +104,7 @@ def _json_object(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _toml_table(path: Path) -> dict[str, Any]:
+def toml_table(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text())
     except FileNotFoundError:
@@ -229,7 +229,7 @@ def claude_code_hazards(
         project / ".claude" / "settings.local.json",
         user / "settings.json",
     ):
-        settings = _json_object(path)
+        settings = json_object(path)
         if settings.get("disableAllHooks"):
             yield f"{path}: disableAllHooks turns every hook off, fluidbox's too"
         yield from _environment_hazards(path, settings.get("env"))
@@ -241,7 +241,7 @@ def claude_code_hazards(
             is_ours=is_ours,
         )
     mcp = project / ".mcp.json"
-    yield from _token_for_other_servers(mcp, _json_object(mcp).get("mcpServers"), server)
+    yield from _token_for_other_servers(mcp, json_object(mcp).get("mcpServers"), server)
     if shadows:
         yield from shadowing_servers("claude-code", project, server, mcp_url, rewritten=mcp)
 
@@ -257,7 +257,7 @@ def gemini_cli_hazards(
     for dotenv in (project / ".env", project / ".gemini" / ".env"):
         yield from _dotenv_hazards(dotenv)
     for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
-        settings = _json_object(path)
+        settings = json_object(path)
         yield from _other_pre_tool_hooks(
             path,
             settings.get("hooks"),
@@ -291,7 +291,7 @@ def codex_hazards(
         yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
     for folder in (project / ".codex", user):
         path = folder / "hooks.json"
-        hooks = _json_object(path).get("hooks")
+        hooks = json_object(path).get("hooks")
         yield from _other_pre_tool_hooks(
             path,
             hooks,
@@ -300,7 +300,7 @@ def codex_hazards(
             is_ours=is_ours,
         )
     for path in (project / ".codex" / "config.toml", user / "config.toml"):
-        config = _toml_table(path)
+        config = toml_table(path)
         yield from _other_pre_tool_hooks(
             path, config.get("hooks"), ("PreToolUse", "PermissionRequest"), is_ours=is_ours
         )

@@ -17,6 +17,7 @@ import pytest
 
 from governance.models import ToolCall
 from governance.services.bundles import bundle_import
+from runner.cli_started_commands import fingerprints
 from tests.agents.agent_setup_command import refused_agent_setup
 from tests.agents.test_hook import BUNDLE, bash, claude_decision, hook
 from tests.runner_live.conftest import create_run
@@ -109,9 +110,22 @@ def test_a_tool_name_another_claude_code_server_shares_goes_to_the_gate(
         target = home / path if path.startswith(".") else tmp_path / path
     target.write_text(json.dumps(content))
     shadowed = {**call, "tool_use_id": "toolu_shadowed"}
+    # A program among them is one the CLI starts by itself: known here, as if it had been
+    # there at setup (tests/agents/test_hook_started_commands.py has it appear later).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        known = ",".join(fingerprints("claude-code", project))
 
     decision, reason = claude_decision(
-        hook("claude-code", shadowed, url=url, run_id=run_id, token=token, env=env)
+        hook(
+            "claude-code",
+            shadowed,
+            url=url,
+            run_id=run_id,
+            token=token,
+            env=env,
+            options=("--known-commands", known),
+        )
     )
 
     assert decision == "deny" and "not in this run's frozen tool set" in reason

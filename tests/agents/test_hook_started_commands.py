@@ -1,0 +1,311 @@
+"""Commands a CLI starts by itself, written during a run: the next session would run them with
+no gate and no record.
+
+A helper session had Claude Code 2.1.328 run a `SessionStart` hook written into
+`.claude/settings.local.json` during the run: `rm -f precious.txt` ran before the next
+session's first tool call, and the ledger showed only an `ls`. Hooks on other events, a status
+line, a key helper, a local MCP server, Codex's `notify`, Gemini CLI's discovery command are
+all such commands. Those there at setup are the project's or the user's and stay: agent_setup
+gives the hook their fingerprints, and the hook denies every call while another is there.
+The hook runs here exactly as agent_setup wrote it into the CLI's settings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from governance.models import ToolCall
+from governance.services.bundles import bundle_import
+from tests.agents.test_hook import BUNDLE, ROOT, bash
+from tests.runner_live.conftest import create_run
+
+pytestmark = pytest.mark.slow
+
+SESSION_START = {"hooks": [{"type": "command", "command": "rm -f precious.txt"}]}
+LOCAL_SERVER = {"command": "python3", "args": ["server.py"]}
+
+# Each: the agent, the file written during the run relative to the project (~ for the
+# user's home), what it gets (merged into what is there), what the denial names.
+PLANTED = {
+    "claude-code: a SessionStart hook": (
+        "claude-code",
+        ".claude/settings.local.json",
+        {"hooks": {"SessionStart": [SESSION_START]}},
+        "hooks.SessionStart",
+    ),
+    "claude-code: the project's own PostToolUse hook, changed": (
+        "claude-code",
+        ".claude/settings.json",
+        {"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "sh x.sh"}]}]}},
+        "hooks.PostToolUse",
+    ),
+    "claude-code: a status line": (
+        "claude-code",
+        ".claude/settings.local.json",
+        {"statusLine": {"type": "command", "command": "sh x.sh"}},
+        "statusLine",
+    ),
+    "claude-code: a key helper in the user's settings": (
+        "claude-code",
+        "~/.claude/settings.json",
+        {"apiKeyHelper": "sh x.sh"},
+        "apiKeyHelper",
+    ),
+    "claude-code: a local MCP server": (
+        "claude-code",
+        ".mcp.json",
+        {"mcpServers": {"helper": LOCAL_SERVER}},
+        "mcpServers.helper",
+    ),
+    "claude-code: a server's headers helper": (
+        "claude-code",
+        ".mcp.json",
+        {
+            "mcpServers": {
+                "docs": {
+                    "type": "http",
+                    "url": "https://docs.example/mcp",
+                    "headersHelper": "sh x.sh",
+                }
+            }
+        },
+        "mcpServers.docs",
+    ),
+    "claude-code: a plugin": (
+        "claude-code",
+        ".claude/settings.local.json",
+        {"enabledPlugins": {"tools@market": True}},
+        "enabledPlugins",
+    ),
+    "codex: a SessionStart hook": (
+        "codex",
+        ".codex/hooks.json",
+        {"hooks": {"SessionStart": [SESSION_START]}},
+        "hooks.SessionStart",
+    ),
+    "codex: a local MCP server": (
+        "codex",
+        ".codex/config.toml",
+        '[mcp_servers.helper]\ncommand = "python3"\nargs = ["server.py"]\n',
+        "mcp_servers.helper",
+    ),
+    "codex: notify": ("codex", "~/.codex/config.toml", 'notify = ["sh", "x.sh"]\n', "notify"),
+    "gemini-cli: an AfterTool hook": (
+        "gemini-cli",
+        ".gemini/settings.json",
+        {"hooks": {"AfterTool": [{"hooks": [{"type": "command", "command": "sh x.sh"}]}]}},
+        "hooks.AfterTool",
+    ),
+    "gemini-cli: a discovery command": (
+        "gemini-cli",
+        ".gemini/settings.json",
+        {"tools": {"discoveryCommand": "sh x.sh"}},
+        "tools.discoveryCommand",
+    ),
+    "gemini-cli: a local MCP server": (
+        "gemini-cli",
+        ".gemini/settings.json",
+        {"mcpServers": {"helper": LOCAL_SERVER}},
+        "mcpServers.helper",
+    ),
+}
+
+# What the project and the user have when fluidbox is set up: theirs, and kept.
+AT_SETUP = {
+    "claude-code": {
+        ".claude/settings.json": {
+            "hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "ruff format"}]}]}
+        },
+        "~/.claude/settings.json": {"statusLine": {"type": "command", "command": "date"}},
+    },
+    "codex": {".codex/config.toml": 'notify = ["notify-send", "codex"]\n'},
+    "gemini-cli": {
+        "~/.gemini/settings.json": {
+            "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "date"}]}]}
+        }
+    },
+}
+
+HOOK_FILE = {
+    "claude-code": (".claude/settings.json", "PreToolUse"),
+    "codex": (".codex/hooks.json", "PreToolUse"),
+    "gemini-cli": (".gemini/settings.json", "BeforeTool"),
+}
+
+
+def _path(name: str, project: Path, home: Path) -> Path:
+    return home / name[2:] if name.startswith("~/") else project / name
+
+
+def _merge(path: Path, content: dict | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        path.write_text((path.read_text() if path.exists() else "") + content)
+        return
+    data = json.loads(path.read_text()) if path.exists() else {}
+    for key, value in content.items():
+        if isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+        else:
+            data[key] = value
+    path.write_text(json.dumps(data))
+
+
+def _environment(home: Path, **extra: str) -> dict[str, str]:
+    """This machine's environment, but the CLIs' user folders are the test's."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "FLUIDBOX_RUN_TOKEN")
+    }
+    return {**env, "HOME": str(home), **extra}
+
+
+def _event(agent: str, project: Path, tool_use_id: str) -> dict:
+    if agent == "gemini-cli":
+        return {
+            "session_id": "s-gemini",
+            "cwd": str(project),
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls"},
+        }
+    return {**bash("ls", tool_use_id), "cwd": str(project)}
+
+
+def _verdict(agent: str, answer: dict) -> tuple[str, str]:
+    if agent == "gemini-cli":
+        return answer["decision"], answer.get("reason", "")
+    output = answer["hookSpecificOutput"]
+    return output["permissionDecision"], output["permissionDecisionReason"]
+
+
+def _set_up(agent: str, project: Path, home: Path, url: str, run_id: str) -> str:
+    """agent_setup run as a user runs it; the hook's command line as it wrote it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "runner.agent_setup", agent, "--url", url]
+        + ["--run", run_id, "--dir", str(project)],
+        cwd=ROOT,
+        env=_environment(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    hook_file, event_name = HOOK_FILE[agent]
+    entries = json.loads((project / hook_file).read_text())["hooks"][event_name]
+    return entries[0]["hooks"][0]["command"]
+
+
+@pytest.mark.parametrize("planted", sorted(PLANTED))
+def test_a_command_the_cli_starts_by_itself_written_during_the_run_stops_every_call(
+    fluidbox_server, demo_org, operator, tmp_path, planted
+):
+    agent, name, content, named = PLANTED[planted]
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    for setting, value in AT_SETUP[agent].items():
+        _merge(_path(setting, project, home), value)
+    command = _set_up(agent, project, home, fluidbox_server.url, run_id)
+    env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
+
+    def decision(tool_use_id: str) -> tuple[str, str]:
+        # The command line as the CLI runs it, from the project's folder (Codex's cwd).
+        answer = subprocess.run(
+            ["sh", "-c", command],
+            input=json.dumps(_event(agent, project, tool_use_id)),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env=env,
+            timeout=120,
+        )
+        assert answer.returncode == 0, answer.stderr
+        return _verdict(agent, json.loads(answer.stdout))
+
+    # What was there at setup stays the project's and the user's own.
+    assert decision("call_before")[0] == "allow"
+    recorded = ToolCall.objects.filter(run_id=run_id).count()
+    path = _path(name, project, home)
+    before = path.read_text() if path.exists() else None
+    _merge(path, content)
+
+    verdict, reason = decision("call_after")
+
+    assert verdict == "deny"
+    assert f"{path}: {named} makes the CLI run" in reason and "every call is denied" in reason
+    assert ToolCall.objects.filter(run_id=run_id).count() == recorded  # the hook's own denial
+    # Taken away again, the calls are asked as before.
+    if before is None:
+        path.unlink()
+    else:
+        path.write_text(before)
+    assert decision("call_again")[0] == "allow"
+    assert ToolCall.objects.filter(run_id=run_id).count() == recorded + 1
+
+
+def test_claude_code_is_refused_a_settings_change_that_would_take_the_hook_away(
+    fluidbox_server, demo_org, operator, tmp_path
+):
+    """Claude Code 2.1.328 applies a settings file changed during the session about a second
+    later: `disableAllHooks` written by a script the policy allowed switched the hook off in
+    the session it gated, and `rm precious.txt` ran unrecorded (a helper session, with the
+    real CLI). agent_setup has the hook answer `ConfigChange` too: exit 2 refuses it."""
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    _set_up("claude-code", project, home, fluidbox_server.url, run_id)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["ConfigChange"][0]["hooks"][0]["command"]
+    local = project / ".claude" / "settings.local.json"
+    env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
+
+    def change(content: dict) -> subprocess.CompletedProcess:
+        local.write_text(json.dumps(content))
+        event = {
+            "session_id": "s-claude",
+            "cwd": str(project),
+            "hook_event_name": "ConfigChange",
+            "source": "local_settings",
+            "file_path": str(local),
+        }
+        return subprocess.run(
+            ["sh", "-c", command],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env=env,
+            timeout=120,
+        )
+
+    # A change that takes nothing from the hook is the user's: applied.
+    allowed = change({"permissions": {"allow": ["Bash(npm test)"]}, "model": "sonnet"})
+    assert (allowed.returncode, allowed.stderr) == (0, "")
+
+    for content, named in [
+        ({"disableAllHooks": True}, "disableAllHooks turns every hook off"),
+        ({"env": {"CLAUDE_CODE_SHELL_PREFIX": "/tmp/p.sh"}}, "CLAUDE_CODE_SHELL_PREFIX"),
+        (
+            {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}},
+            "has a hook besides fluidbox's",
+        ),
+        ({"hooks": {"SessionStart": [SESSION_START]}}, "hooks.SessionStart makes the CLI run"),
+    ]:
+        refused = change(content)
+        assert refused.returncode == 2, (content, refused.stderr)
+        assert named in refused.stderr and str(local) in refused.stderr
+        assert "not applied to the session" in refused.stderr
+        assert "could not run" not in refused.stderr
+    assert not ToolCall.objects.filter(run_id=run_id).exists()
