@@ -110,7 +110,7 @@ def _shadowed(dialect: str, event: dict, server: str, url: str) -> bool:
 
 
 def _settings_against_the_hook(
-    dialect: str, event: dict, server: str, url: str, run_id: str, known: tuple[str, ...]
+    dialect: str, event: dict, server: str, url: str, run_id: str, known: tuple[str, ...] | None
 ) -> list[str]:
     """What agent_setup refuses to set up beside (a setting that turns hooks off, another
     hook before the tool, the run's token sent to another server), or a command the CLI would
@@ -130,19 +130,25 @@ def _settings_against_the_hook(
         return _as_run(command) in ours
 
     return setup_hazards(
-        dialect, project, server, mcp_endpoint(url), shadows=False, is_ours=is_ours
-    ) + unknown_started_commands(dialect, project, known, is_ours)
+        dialect,
+        project,
+        server,
+        mcp_endpoint(url),
+        shadows=False,
+        is_ours=is_ours,
+        expect_our_hook=known is not None,
+    ) + unknown_started_commands(dialect, project, known or (), is_ours)
 
 
 def _our_commands(
-    dialect: str, url: str, run_id: str, server: str, known: tuple[str, ...]
+    dialect: str, url: str, run_id: str, server: str, known: tuple[str, ...] | None
 ) -> set[tuple[str, ...]]:
     """The command lines agent_setup writes for this hook (with the run, or reading it from
     the environment), as `_as_run` reads them: another entry that only mentions
     `runner.hook` (a comment would do) is someone else's hook."""
     from runner.agent_setup import hook_command
 
-    return {_as_run(hook_command(dialect, url, run, server, known)) for run in (run_id, None)}
+    return {_as_run(hook_command(dialect, url, run, server, known or ())) for run in (run_id, None)}
 
 
 def _as_run(command: str) -> tuple[str, ...]:
@@ -244,7 +250,7 @@ def decide(
     token: str | None,
     mcp_server: str,
     deadline: Deadline,
-    known_commands: tuple[str, ...] = (),
+    known_commands: tuple[str, ...] | None = None,
 ) -> Verdict:
     if not token:
         return Verdict(False, f"fluidbox: no run token (${TOKEN_ENV} is not set); denied")
@@ -287,7 +293,7 @@ def decide(
     return _verdict(calls, decisions, url)
 
 
-def _config_change(args: argparse.Namespace, event: dict, known: tuple[str, ...]) -> int:
+def _config_change(args: argparse.Namespace, event: dict, known: tuple[str, ...] | None) -> int:
     """Claude Code asks before it applies a settings file changed during the session: a
     change that brings what every call would be denied for (`disableAllHooks`, another
     pre-tool hook, a command the CLI starts by itself …) is refused, exit 2, the reason on
@@ -315,11 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-wait", type=float, default=DEFAULT_MAX_WAIT)
     parser.add_argument(
         "--known-commands",
-        default="",
-        help="the fingerprints of the commands the CLI starts by itself that agent_setup found",
+        help="the fingerprints of the commands the CLI starts by itself that agent_setup "
+        "found; given, the hook also expects its own entry in the CLI's settings",
     )
     args = parser.parse_args(argv)
-    known = tuple(filter(None, args.known_commands.split(",")))
+    known = None
+    if args.known_commands is not None:
+        known = tuple(filter(None, args.known_commands.split(",")))
     deadline = Deadline(args.max_wait)
     event: object = None
     try:

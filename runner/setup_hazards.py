@@ -203,6 +203,46 @@ def _other_pre_tool_hooks(
             )
 
 
+# The keys of a hook entry as agent_setup writes it: another (Claude Code's `if`, say)
+# would narrow the calls it is asked about.
+OUR_HOOK_KEYS = {"type", "command", "timeout", "name", "env"}
+
+
+def _our_hook_gone(
+    files: list[tuple[Path, object]],
+    event: str,
+    is_ours: Callable[[str], bool] | None,
+    expected: bool,
+) -> Iterator[str]:
+    """Asked by the hook agent_setup wrote: its entry for `event`, as written (every tool,
+    nothing added), is in none of the files the CLI reads. A change that takes it
+    away, or narrows it to some tools, leaves the next session (in Claude Code, the rest of
+    this one) asking no one."""
+    if is_ours is None or not expected:
+        return
+    for _, hooks in files:
+        entries = hooks.get(event) if isinstance(hooks, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            inner = entry.get("hooks") if isinstance(entry, dict) else None
+            if (
+                entry.get("matcher", "*") in ("*", "")
+                and isinstance(inner, list)
+                and any(
+                    isinstance(hook, dict)
+                    and set(hook) <= OUR_HOOK_KEYS
+                    and hook.get("type") == "command"
+                    and isinstance(hook.get("command"), str)
+                    and is_ours(hook["command"])
+                    for hook in inner
+                )
+            ):
+                return
+    yield (
+        f"{files[0][0]}: hooks.{event} no longer holds fluidbox's hook for every tool, as "
+        "agent_setup wrote it: the CLI would run calls no one asked fluidbox about"
+    )
+
+
 def _token_for_other_servers(path: Path, servers: object, ours: str) -> Iterator[str]:
     """MCP server entries besides fluidbox's own that the CLI would send the run's token."""
     if not isinstance(servers, dict):
@@ -222,14 +262,17 @@ def claude_code_hazards(
     *,
     shadows: bool = True,
     is_ours: Callable[[str], bool] | None = None,
+    expect_our_hook: bool = False,
 ) -> Iterator[str]:
     user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    hooks_read: list[tuple[Path, object]] = []
     for path in (
         project / ".claude" / "settings.json",
         project / ".claude" / "settings.local.json",
         user / "settings.json",
     ):
         settings = json_object(path)
+        hooks_read.append((path, settings.get("hooks")))
         if settings.get("disableAllHooks"):
             yield f"{path}: disableAllHooks turns every hook off, fluidbox's too"
         yield from _environment_hazards(path, settings.get("env"))
@@ -240,6 +283,8 @@ def claude_code_hazards(
             rewritten="PreToolUse" if path == project / ".claude" / "settings.json" else None,
             is_ours=is_ours,
         )
+    for event in ("PreToolUse", "ConfigChange"):
+        yield from _our_hook_gone(hooks_read, event, is_ours, expect_our_hook)
     mcp = project / ".mcp.json"
     yield from _token_for_other_servers(mcp, json_object(mcp).get("mcpServers"), server)
     if shadows:
@@ -253,11 +298,14 @@ def gemini_cli_hazards(
     *,
     shadows: bool = True,
     is_ours: Callable[[str], bool] | None = None,
+    expect_our_hook: bool = False,
 ) -> Iterator[str]:
     for dotenv in (project / ".env", project / ".gemini" / ".env"):
         yield from _dotenv_hazards(dotenv)
+    hooks_read: list[tuple[Path, object]] = []
     for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
         settings = json_object(path)
+        hooks_read.append((path, settings.get("hooks")))
         yield from _other_pre_tool_hooks(
             path,
             settings.get("hooks"),
@@ -275,6 +323,7 @@ def gemini_cli_hazards(
         for name in disabled if isinstance(disabled, list) else ():
             if isinstance(name, str) and (name == GEMINI_HOOK_NAME or OUR_HOOK_MARK in name):
                 yield f"{path}: hooksConfig.disabled names fluidbox's hook ({name!r})"
+    yield from _our_hook_gone(hooks_read, "BeforeTool", is_ours, expect_our_hook)
 
 
 def codex_hazards(
@@ -284,14 +333,17 @@ def codex_hazards(
     *,
     shadows: bool = True,
     is_ours: Callable[[str], bool] | None = None,
+    expect_our_hook: bool = False,
 ) -> Iterator[str]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     ours = project / ".codex" / "config.toml"
     if shadows:
         yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
+    hooks_read: list[tuple[Path, object]] = []
     for folder in (project / ".codex", user):
         path = folder / "hooks.json"
         hooks = json_object(path).get("hooks")
+        hooks_read.append((path, hooks))
         yield from _other_pre_tool_hooks(
             path,
             hooks,
@@ -301,6 +353,7 @@ def codex_hazards(
         )
     for path in (project / ".codex" / "config.toml", user / "config.toml"):
         config = toml_table(path)
+        hooks_read.append((path, config.get("hooks")))
         yield from _other_pre_tool_hooks(
             path, config.get("hooks"), ("PreToolUse", "PermissionRequest"), is_ours=is_ours
         )
@@ -322,6 +375,7 @@ def codex_hazards(
             features = table.get("features")
             if isinstance(features, dict) and features.get("codex_hooks") is False:
                 yield f"{path}: {prefix}features.codex_hooks = false turns every hook off"
+    yield from _our_hook_gone(hooks_read, "PreToolUse", is_ours, expect_our_hook)
 
 
 GEMINI_HOOK_NAME = "fluidbox"
@@ -343,11 +397,21 @@ def setup_hazards(
     *,
     shadows: bool = True,
     is_ours: Callable[[str], bool] | None = None,
+    expect_our_hook: bool = False,
 ) -> list[str]:
     """Every setting that would keep fluidbox's hook from deciding, or send the run's token
     elsewhere, a line each; without the servers that shadow fluidbox's tools' names when
-    `shadows` is false (the hook sends those calls to the gate itself)."""
+    `shadows` is false (the hook sends those calls to the gate itself). `expect_our_hook`:
+    asked by a hook agent_setup wrote into these files, which must still hold it."""
     try:
-        return list(HAZARDS[agent](project, server, mcp_url, shadows=shadows, is_ours=is_ours))
+        found = HAZARDS[agent](
+            project,
+            server,
+            mcp_url,
+            shadows=shadows,
+            is_ours=is_ours,
+            expect_our_hook=expect_our_hook,
+        )
+        return list(found)
     except HookHazard as error:
         return [str(error)]

@@ -17,6 +17,7 @@ import pytest
 
 from governance.models import ToolCall
 from governance.services.bundles import bundle_import
+from runner.agent_setup import hook_command
 from runner.cli_started_commands import fingerprints
 from tests.agents.agent_setup_command import refused_agent_setup
 from tests.agents.test_hook import BUNDLE, bash, claude_decision, hook
@@ -114,7 +115,23 @@ def test_a_tool_name_another_claude_code_server_shares_goes_to_the_gate(
     # there at setup (tests/agents/test_hook_started_commands.py has it appear later).
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))
-        known = ",".join(fingerprints("claude-code", project))
+        known = fingerprints("claude-code", project)
+    # and the hook's own entries, as agent_setup writes them with those fingerprints
+    ours = [
+        {
+            "matcher": "*",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": hook_command("claude-code", url, run_id, "fluidbox", known),
+                }
+            ],
+        }
+    ]
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": ours, "ConfigChange": ours}})
+    )
 
     decision, reason = claude_decision(
         hook(
@@ -124,7 +141,7 @@ def test_a_tool_name_another_claude_code_server_shares_goes_to_the_gate(
             run_id=run_id,
             token=token,
             env=env,
-            options=("--known-commands", known),
+            options=("--known-commands", ",".join(known)),
         )
     )
 

@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -308,4 +309,95 @@ def test_claude_code_is_refused_a_settings_change_that_would_take_the_hook_away(
         assert named in refused.stderr and str(local) in refused.stderr
         assert "not applied to the session" in refused.stderr
         assert "could not run" not in refused.stderr
+    # Nor one that takes fluidbox's own entry out of the project's settings.
+    local.write_text("{}")
+    shared = project / ".claude" / "settings.json"
+    shared.write_text(json.dumps({**settings, "hooks": {}}))
+    refused = change({})
+    assert refused.returncode == 2
+    assert f"{shared}: hooks.PreToolUse no longer holds fluidbox's hook" in refused.stderr
     assert not ToolCall.objects.filter(run_id=run_id).exists()
+
+
+def _narrowed(event: str, change: Callable[[dict], None]) -> Callable[[dict], None]:
+    def edit(hooks: dict) -> None:
+        change(hooks[event][0])
+
+    return edit
+
+
+# Each: the agent, the edit of the hooks of the file agent_setup wrote, what the denial names.
+TAKEN_AWAY = {
+    "claude-code: the PreToolUse entry removed": (
+        "claude-code",
+        lambda hooks: hooks.pop("PreToolUse"),
+        "hooks.PreToolUse no longer holds fluidbox's hook",
+    ),
+    "claude-code: the PreToolUse entry narrowed to Read": (
+        "claude-code",
+        _narrowed("PreToolUse", lambda entry: entry.update(matcher="Read")),
+        "hooks.PreToolUse no longer holds fluidbox's hook",
+    ),
+    "claude-code: the hook asked only for git": (
+        "claude-code",
+        _narrowed("PreToolUse", lambda entry: entry["hooks"][0].update({"if": "Bash(git *)"})),
+        "hooks.PreToolUse no longer holds fluidbox's hook",
+    ),
+    "claude-code: the ConfigChange entry removed": (
+        "claude-code",
+        lambda hooks: hooks.pop("ConfigChange"),
+        "hooks.ConfigChange no longer holds fluidbox's hook",
+    ),
+    "codex: the PreToolUse entry removed": (
+        "codex",
+        lambda hooks: hooks.update(PreToolUse=[]),
+        "hooks.PreToolUse no longer holds fluidbox's hook",
+    ),
+    "gemini-cli: the BeforeTool entry removed": (
+        "gemini-cli",
+        lambda hooks: hooks.pop("BeforeTool"),
+        "hooks.BeforeTool no longer holds fluidbox's hook",
+    ),
+}
+
+
+@pytest.mark.parametrize("taken", sorted(TAKEN_AWAY))
+def test_fluidbox_s_own_entry_taken_away_or_narrowed_stops_every_call(
+    fluidbox_server, demo_org, operator, tmp_path, taken
+):
+    """A patch that removes fluidbox's entry (or narrows it to some tools) adds nothing the
+    other checks see, and the next session asks no one."""
+    agent, edit, named = TAKEN_AWAY[taken]
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    command = _set_up(agent, project, home, fluidbox_server.url, run_id)
+    env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
+
+    def decision() -> tuple[str, str]:
+        answer = subprocess.run(
+            ["sh", "-c", command],
+            input=json.dumps(_event(agent, project, "call_x")),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env=env,
+            timeout=120,
+        )
+        assert answer.returncode == 0, answer.stderr
+        return _verdict(agent, json.loads(answer.stdout))
+
+    assert decision()[0] == "allow"
+    path = project / HOOK_FILE[agent][0]
+    written = path.read_text()
+    settings = json.loads(written)
+    edit(settings["hooks"])
+    path.write_text(json.dumps(settings))
+
+    verdict, reason = decision()
+
+    assert verdict == "deny" and f"{path}: {named}" in reason
+    path.write_text(written)
+    assert decision()[0] == "allow"
