@@ -187,6 +187,24 @@ def _verdict(agent: str, answer: dict) -> tuple[str, str]:
     return output["permissionDecision"], output["permissionDecisionReason"]
 
 
+def _ask(
+    agent: str, command: str, project: Path, env: dict[str, str], tool_use_id: str
+) -> tuple[str, str]:
+    """The hook's command line as the CLI runs it, from the project's folder (Codex's cwd),
+    asked about an `ls`: its verdict and reason."""
+    answer = subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(_event(agent, project, tool_use_id)),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=120,
+    )
+    assert answer.returncode == 0, answer.stderr
+    return _verdict(agent, json.loads(answer.stdout))
+
+
 def _set_up(agent: str, project: Path, home: Path, url: str, run_id: str) -> str:
     """agent_setup run as a user runs it; the hook's command line as it wrote it."""
     done = subprocess.run(
@@ -220,18 +238,7 @@ def test_a_command_the_cli_starts_by_itself_written_during_the_run_stops_every_c
     env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
 
     def decision(tool_use_id: str) -> tuple[str, str]:
-        # The command line as the CLI runs it, from the project's folder (Codex's cwd).
-        answer = subprocess.run(
-            ["sh", "-c", command],
-            input=json.dumps(_event(agent, project, tool_use_id)),
-            capture_output=True,
-            text=True,
-            cwd=project,
-            env=env,
-            timeout=120,
-        )
-        assert answer.returncode == 0, answer.stderr
-        return _verdict(agent, json.loads(answer.stdout))
+        return _ask(agent, command, project, env, tool_use_id)
 
     # What was there at setup stays the project's and the user's own.
     assert decision("call_before")[0] == "allow"
@@ -377,17 +384,7 @@ def test_fluidbox_s_own_entry_taken_away_or_narrowed_stops_every_call(
     env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
 
     def decision() -> tuple[str, str]:
-        answer = subprocess.run(
-            ["sh", "-c", command],
-            input=json.dumps(_event(agent, project, "call_x")),
-            capture_output=True,
-            text=True,
-            cwd=project,
-            env=env,
-            timeout=120,
-        )
-        assert answer.returncode == 0, answer.stderr
-        return _verdict(agent, json.loads(answer.stdout))
+        return _ask(agent, command, project, env, "call_x")
 
     assert decision()[0] == "allow"
     path = project / HOOK_FILE[agent][0]
