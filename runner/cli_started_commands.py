@@ -16,14 +16,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runner.cli_trust import gemini_home
-from runner.setup_hazards import OUR_HOOK_MARK, HookHazard, json_object, toml_table
+from runner.setup_hazards import (
+    OUR_HOOK_MARK,
+    HookHazard,
+    claude_code_settings,
+    codex_folders,
+    gemini_cli_settings,
+    json_object,
+    toml_table,
+)
 
 # The events whose hooks setup_hazards already allows only as fluidbox's own.
 PRE_TOOL_EVENTS = {
@@ -111,12 +117,7 @@ def _local_servers(path: Path, servers: object, where: str) -> Iterator[StartedC
 
 
 def _claude_code(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
-    user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-    for path in (
-        project / ".claude" / "settings.json",
-        project / ".claude" / "settings.local.json",
-        user / "settings.json",
-    ):
+    for path in claude_code_settings(project):
         settings = json_object(path)
         yield from _event_hooks(
             path, settings.get("hooks"), PRE_TOOL_EVENTS["claude-code"], is_ours
@@ -129,7 +130,7 @@ def _claude_code(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
 
 
 def _gemini_cli(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
-    for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
+    for path in gemini_cli_settings(project):
         settings = json_object(path)
         yield from _event_hooks(path, settings.get("hooks"), PRE_TOOL_EVENTS["gemini-cli"], is_ours)
         yield from _local_servers(path, settings.get("mcpServers"), "mcpServers")
@@ -140,8 +141,7 @@ def _gemini_cli(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
 
 
 def _codex(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
-    user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-    for folder in (project / ".codex", user):
+    for folder in codex_folders(project):
         path = folder / "hooks.json"
         hooks = json_object(path).get("hooks")
         yield from _event_hooks(path, hooks, PRE_TOOL_EVENTS["codex"], is_ours)

@@ -41,6 +41,7 @@ DEFAULT_MAX_WAIT = 290.0
 # The requests keep to the deadline themselves; the alarm catches what does not (a server
 # trickling bytes, a stuck file system), well before the CLI's hook timeout.
 _ALARM_GRACE_SECONDS = 5.0
+_CONFIG_CHANGE_SECONDS = 30.0
 
 
 class HookOutOfTime(Exception):
@@ -258,9 +259,9 @@ def decide(
     if changed:
         return Verdict(
             False,
-            f"fluidbox: {changed[0]}. It was not there when fluidbox was set up: every call "
-            "is denied while it is (the next session would run it unchecked); remove it, or "
-            "run agent_setup again if it is yours; denied",
+            f"{_not_there_at_setup(changed)}: every call is denied while it is (the next "
+            "session would run it unchecked); remove it, or run agent_setup again if it is "
+            "yours; denied",
         )
     if _own_mcp_tool(
         dialect, event, mcp_server, lambda: _listed_by_endpoint(url, token, deadline)
@@ -303,11 +304,12 @@ def _config_change(args: argparse.Namespace, event: dict, known: tuple[str, ...]
     )
     if not changed:
         return 0
-    sys.stderr.write(
-        f"fluidbox: {changed[0]}. It was not there when fluidbox was set up: this change is "
-        "not applied to the session\n"
-    )
+    sys.stderr.write(f"{_not_there_at_setup(changed)}: this change is not applied\n")
     return 2
+
+
+def _not_there_at_setup(changed: list[str]) -> str:
+    return f"fluidbox: {changed[0]}. It was not there when fluidbox was set up"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -336,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(event, dict):
             raise ValueError("the hook input is not a JSON object")
         if event.get("hook_event_name") == "ConfigChange":
+            # Well within the CLI's timeout for it (agent_setup), after which it applies
+            # the change.
+            _answer_by_the_deadline_at_the_latest(_CONFIG_CHANGE_SECONDS)
             return _config_change(args, event, known)
         if not args.url:
             verdict = Verdict(False, "fluidbox: the hook has no --url (nor $FLUIDBOX_URL); denied")

@@ -113,6 +113,26 @@ def toml_table(path: Path) -> dict[str, Any]:
         raise HookHazard(f"{path}: not TOML ({error}); fix it and run this again") from None
 
 
+def claude_code_settings(project: Path) -> list[Path]:
+    """The settings files Claude Code reads for a project: its own, its local ones, the
+    user's."""
+    user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    return [
+        project / ".claude" / "settings.json",
+        project / ".claude" / "settings.local.json",
+        user / "settings.json",
+    ]
+
+
+def gemini_cli_settings(project: Path) -> list[Path]:
+    return [project / ".gemini" / "settings.json", gemini_home() / "settings.json"]
+
+
+def codex_folders(project: Path) -> list[Path]:
+    """The folders of Codex's `hooks.json` and `config.toml`: the project's, the user's."""
+    return [project / ".codex", Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")]
+
+
 class HookHazard(Exception):
     """A file that must be fixed before fluidbox's hook can be relied on."""
 
@@ -264,13 +284,8 @@ def claude_code_hazards(
     is_ours: Callable[[str], bool] | None = None,
     expect_our_hook: bool = False,
 ) -> Iterator[str]:
-    user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
     hooks_read: list[tuple[Path, object]] = []
-    for path in (
-        project / ".claude" / "settings.json",
-        project / ".claude" / "settings.local.json",
-        user / "settings.json",
-    ):
+    for path in claude_code_settings(project):
         settings = json_object(path)
         hooks_read.append((path, settings.get("hooks")))
         if settings.get("disableAllHooks"):
@@ -303,7 +318,7 @@ def gemini_cli_hazards(
     for dotenv in (project / ".env", project / ".gemini" / ".env"):
         yield from _dotenv_hazards(dotenv)
     hooks_read: list[tuple[Path, object]] = []
-    for path in (project / ".gemini" / "settings.json", gemini_home() / "settings.json"):
+    for path in gemini_cli_settings(project):
         settings = json_object(path)
         hooks_read.append((path, settings.get("hooks")))
         yield from _other_pre_tool_hooks(
@@ -335,12 +350,11 @@ def codex_hazards(
     is_ours: Callable[[str], bool] | None = None,
     expect_our_hook: bool = False,
 ) -> Iterator[str]:
-    user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     ours = project / ".codex" / "config.toml"
     if shadows:
         yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
     hooks_read: list[tuple[Path, object]] = []
-    for folder in (project / ".codex", user):
+    for folder in codex_folders(project):
         path = folder / "hooks.json"
         hooks = json_object(path).get("hooks")
         hooks_read.append((path, hooks))
@@ -351,7 +365,7 @@ def codex_hazards(
             rewritten="PreToolUse" if folder == project / ".codex" else None,
             is_ours=is_ours,
         )
-    for path in (project / ".codex" / "config.toml", user / "config.toml"):
+    for path in [folder / "config.toml" for folder in codex_folders(project)]:
         config = toml_table(path)
         hooks_read.append((path, config.get("hooks")))
         yield from _other_pre_tool_hooks(

@@ -314,7 +314,7 @@ def test_claude_code_is_refused_a_settings_change_that_would_take_the_hook_away(
         refused = change(content)
         assert refused.returncode == 2, (content, refused.stderr)
         assert named in refused.stderr and str(local) in refused.stderr
-        assert "not applied to the session" in refused.stderr
+        assert "this change is not applied" in refused.stderr
         assert "could not run" not in refused.stderr
     # Nor one that takes fluidbox's own entry out of the project's settings.
     local.write_text("{}")
