@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -86,3 +87,22 @@ class ScriptedHttpServer:
     def __exit__(self, *exc: Any) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+# A session's script: the tool calls the model asks for, in order (id, tool, input), and
+# between them functions the harness runs (what a call the policy allowed would write).
+Step = tuple[str, str, dict] | Callable[[], None]
+
+
+def next_step(steps: list[Step], done: set[int], answered: Callable[[str], bool]) -> tuple | None:
+    """The first call of the script not answered yet, running each harness step before it
+    once (in the model server's thread, between two calls of one session)."""
+    for index, step in enumerate(steps):
+        if callable(step):
+            if index not in done:
+                done.add(index)
+                step()
+            continue
+        if not answered(step[0]):
+            return step
+    return None

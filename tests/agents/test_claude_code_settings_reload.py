@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 
 import pytest
 
 from governance.models import ToolCall
 from tests.agents.model_server import ScriptedModel, text_stream, tool_results, tool_use_stream
+from tests.agents.scripted_http import Step, next_step
 from tests.agents.test_claude_code import CLAUDE, ClaudeCode, claude_code_run, result_text
 
 pytestmark = pytest.mark.slow
@@ -25,25 +25,17 @@ MODEL_TURN_SECONDS = 4
 
 
 class ScriptedSession(ScriptedModel):
-    """Several tool calls in one session; a step that is a function runs in the harness
-    between two calls (what a brokered patch the policy allowed would write)."""
+    """Several tool calls in one session, with harness steps between them."""
 
-    def __init__(self, steps: list[tuple[str, str, dict] | Callable[[], None]]) -> None:
+    def __init__(self, steps: list[Step]) -> None:
         super().__init__()
         self.steps = steps
         self.done_actions: set[int] = set()
 
     def _next(self, body: dict) -> bytes:
         answered = {result.get("tool_use_id") for result in tool_results(body)}
-        for index, step in enumerate(self.steps):
-            if callable(step):
-                if index not in self.done_actions:
-                    self.done_actions.add(index)
-                    step()
-                continue
-            if step[0] not in answered:
-                return tool_use_stream(*step)
-        return text_stream("done")
+        step = next_step(self.steps, self.done_actions, answered.__contains__)
+        return tool_use_stream(*step) if step else text_stream("done")
 
 
 def test_a_settings_change_that_switches_the_hook_off_is_not_applied(
@@ -59,7 +51,7 @@ def test_a_settings_change_that_switches_the_hook_off_is_not_applied(
         local.write_text(json.dumps(switched_off))
         time.sleep(MODEL_TURN_SECONDS)
 
-    steps = [
+    steps: list[Step] = [
         ("toolu_ls", "Bash", {"command": "ls"}),
         switch_hooks_off,
         ("toolu_rm", "Bash", {"command": "rm precious.txt"}),
