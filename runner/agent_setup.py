@@ -48,6 +48,7 @@ from runner.setup_hazards import (
     GEMINI_HOOK_NAME,
     OUR_HOOK_MARK,
     SHELL_STARTUP_VARIABLES,
+    HookHazard,
     setup_hazards,
 )
 
@@ -190,6 +191,8 @@ def setup_claude_code(
             timeout_unit_ms=False,
         )
         data.setdefault("permissions", {})["disableBypassPermissionsMode"] = "disable"
+        # A skill's `!` lines run when the skill is loaded, past every hook (2.1.328).
+        data["disableSkillShellExecution"] = True
         enabled = data.setdefault("enabledMcpjsonServers", [])
         if server not in enabled:
             enabled.append(server)
@@ -349,13 +352,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--trust: {args.agent} has no trust step to take")
     project = Path(args.dir).resolve()
     hazards = setup_hazards(args.agent, project, args.server_name, mcp_endpoint(args.url))
+    try:
+        known = cli_started_commands.fingerprints(args.agent, project)
+    except HookHazard as error:  # a plugin's or extension's file that is not JSON
+        hazards.append(str(error))
     if hazards:
         print(f"not set up: {args.agent} would not run fluidbox's hook:", file=sys.stderr)
         for line in hazards:
             print(f"  {line}", file=sys.stderr)
         print("Remove these settings and run this again; nothing was written.", file=sys.stderr)
         return 1
-    known = cli_started_commands.fingerprints(args.agent, project)
     written = SETUPS[args.agent](project, args.url, args.run, args.server_name, known)
     for path, content in written.items():
         print(f"wrote {path}:")

@@ -1,7 +1,10 @@
 """The commands an agent CLI starts by itself, outside any tool call fluidbox decides: hooks on
 the events other than the one before a tool (`SessionStart`, `PostToolUse`, `Stop`, …), a
 status line, a helper that makes the API key or headers, a local (stdio) MCP server, Codex's
-`notify` program, Gemini CLI's tool discovery command.
+`notify` program and a model provider's `auth` program, Gemini CLI's tool discovery command,
+what a plugin (Claude Code, Codex) or an extension (Gemini CLI) brings, a Claude Code skill's,
+command's or subagent's own hooks and servers, and the user's shell start-up files, which
+Claude Code and Codex run for a snapshot of the shell.
 
 A project or the user may have them when fluidbox is set up: they are theirs, and stay.
 One that appears during a run (a `patch` or an archive the policy allowed writes it) would run
@@ -21,11 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runner.cli_trust import gemini_home
+from runner.mcp_shadows import claude_code_servers
 from runner.setup_hazards import (
     OUR_HOOK_MARK,
     HookHazard,
+    claude_code_front_matters,
     claude_code_settings,
-    codex_folders,
+    claude_code_user_folder,
+    codex_config_files,
+    codex_home,
+    codex_hook_tables,
     gemini_cli_settings,
     json_object,
     toml_table,
@@ -51,6 +60,7 @@ CLAUDE_CODE_COMMAND_SETTINGS = (
     "subagentStatusLine",
     "fileSuggestion",
     "enabledPlugins",
+    "extraKnownMarketplaces",
 )
 GEMINI_COMMAND_SETTINGS = ("discoveryCommand", "callCommand")  # under `tools`
 
@@ -86,7 +96,7 @@ def _ours_to_replace(command: str) -> bool:
 
 
 def _event_hooks(
-    path: Path, hooks: object, skipped: tuple[str, ...], is_ours: IsOurs
+    path: Path, hooks: object, skipped: tuple[str, ...], is_ours: IsOurs, where: str = "hooks"
 ) -> Iterator[StartedCommand]:
     """Each hook of the events not `skipped` but fluidbox's own (Claude Code's
     `ConfigChange` entry is the hook itself)."""
@@ -101,19 +111,48 @@ def _event_hooks(
             for hook in inner if isinstance(inner, list) else [entry]:
                 command = hook.get("command") if isinstance(hook, dict) else None
                 if not (isinstance(command, str) and is_ours(command)):
-                    yield StartedCommand(path, f"hooks.{event}", hook)
+                    yield StartedCommand(path, f"{where}.{event}", hook)
+
+
+# What makes an MCP server entry a program the CLI starts: its `command`, or a program that
+# makes its headers (Claude Code's `headersHelper`, Codex's `http_headers_helper`).
+SERVER_PROGRAM_KEYS = ("command", "headersHelper", "http_headers_helper")
 
 
 def _local_servers(path: Path, servers: object, where: str) -> Iterator[StartedCommand]:
-    """MCP servers the CLI starts as a program (a `command`), or reaches with headers a
-    program makes (Claude Code's `headersHelper`); one it only reaches by URL runs nothing
-    here, and its tools' calls reach the hook. Claude Code starts a project's `.mcp.json`
-    programs whatever `enabledMcpjsonServers` lists (2.1.328, `-p`)."""
+    """MCP servers the CLI starts as a program, or reaches with headers a program makes; one
+    it only reaches by URL runs nothing here, and its tools' calls reach the hook. Claude Code
+    starts a project's `.mcp.json` programs whatever `enabledMcpjsonServers` lists (2.1.328,
+    `-p`)."""
     if not isinstance(servers, dict):
         return
     for name, entry in servers.items():
-        if isinstance(entry, dict) and ("command" in entry or "headersHelper" in entry):
+        if isinstance(entry, dict) and any(key in entry for key in SERVER_PROGRAM_KEYS):
             yield StartedCommand(path, f"{where}.{name}", entry)
+
+
+def _plugin_files(folder: Path, where: str, names: tuple[str, ...]) -> Iterator[StartedCommand]:
+    """A plugin's or extension's files that say what runs, each whole: its manifest (hooks and
+    servers written inline, or the files it names), its hooks, its servers."""
+    for name in names:
+        path = folder / name
+        if path.is_file():
+            yield StartedCommand(path, where, json_object(path))
+
+
+def _folders(parent: Path, depth: int = 1) -> list[Path]:
+    """The folders `depth` levels below `parent`, in order (one the CLI's user cannot read
+    is one the CLI cannot load from either)."""
+    found = [parent]
+    for _ in range(depth):
+        below = []
+        for folder in found:
+            try:
+                below += [child for child in folder.iterdir() if child.is_dir()]
+            except OSError:
+                continue
+        found = sorted(below)
+    return found
 
 
 def _claude_code(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
@@ -125,8 +164,102 @@ def _claude_code(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
         for name in CLAUDE_CODE_COMMAND_SETTINGS:
             if settings.get(name):
                 yield StartedCommand(path, name, settings[name])
-    mcp = project / ".mcp.json"
-    yield from _local_servers(mcp, json_object(mcp).get("mcpServers"), "mcpServers")
+    # The user's and this project's servers in ~/.claude.json, `.mcp.json` here and above,
+    # the managed ones (one that cannot be read is setup_hazards' to refuse).
+    for path, servers in claude_code_servers(project):
+        yield from _local_servers(Path(path), servers, "mcpServers")
+    # A skill's, a command's or a subagent's own hooks and servers, while it is in use.
+    for path, where, matter in claude_code_front_matters(project):
+        yield from _event_hooks(
+            path, matter.get("hooks"), PRE_TOOL_EVENTS["claude-code"], is_ours, f"{where}.hooks"
+        )
+        for key in ("mcpServers", "unread"):
+            if matter.get(key):
+                yield StartedCommand(path, f"{where}.{key}", matter[key])
+    yield from _claude_code_plugins(project)
+    yield from _shell_start_up_files()
+
+
+# What a Claude Code plugin folder may hold that runs: its manifest (hooks and servers
+# written inline, or the files it names), hooks, MCP and language servers.
+CLAUDE_CODE_PLUGIN_FILES = (
+    ".claude-plugin/plugin.json",
+    "hooks/hooks.json",
+    ".mcp.json",
+    ".lsp.json",
+)
+
+
+def _claude_code_plugins(project: Path) -> Iterator[StartedCommand]:
+    """Each plugin folder Claude Code loads, and its files whole: an installed plugin's
+    (`installed_plugins.json` names it; one from a folder marketplace runs from that folder),
+    and a `skills/` folder holding a plugin manifest (the user's; the project's once
+    trusted), which loads with no setting at all (2.1.328). Which folder a plugin is loaded
+    from is fingerprinted too: pointing it elsewhere is a change."""
+    plugins = claude_code_user_folder() / "plugins"
+    folders: list[Path] = []
+    known = plugins / "known_marketplaces.json"
+    for name, market in json_object(known).items():
+        if isinstance(market, dict):
+            where_from = {key: market.get(key) for key in ("source", "installLocation")}
+            yield StartedCommand(known, f"plugins.marketplaces.{name}", where_from)
+            if isinstance(market.get("installLocation"), str):
+                folders += _marketplace_plugins(Path(market["installLocation"]))
+    for path in claude_code_settings(project):
+        extra = json_object(path).get("extraKnownMarketplaces")
+        for market in extra.values() if isinstance(extra, dict) else ():
+            source = market.get("source") if isinstance(market, dict) else None
+            if isinstance(source, dict) and isinstance(source.get("path"), str):
+                folders += _marketplace_plugins(project / source["path"])
+    installed = plugins / "installed_plugins.json"
+    entries = json_object(installed).get("plugins")
+    for name, installs in entries.items() if isinstance(entries, dict) else ():
+        listed = installs if isinstance(installs, list) else []
+        paths = [install.get("installPath") for install in listed if isinstance(install, dict)]
+        yield StartedCommand(installed, f"plugins.installed.{name}", paths)
+        folders += [Path(path) for path in paths if isinstance(path, str)]
+    for skills in (claude_code_user_folder() / "skills", project / ".claude" / "skills"):
+        folders += [f for f in _folders(skills) if (f / ".claude-plugin" / "plugin.json").exists()]
+    for folder in dict.fromkeys(folders):
+        named = json_object(folder / ".claude-plugin" / "plugin.json").get("name")
+        where = f"plugin {named if isinstance(named, str) else folder.name}"
+        yield from _plugin_files(folder, where, CLAUDE_CODE_PLUGIN_FILES)
+
+
+def _marketplace_plugins(market: Path) -> list[Path]:
+    """The plugin folders a marketplace folder lists (`.claude-plugin/marketplace.json`, each
+    plugin's `source` a folder in it); one from elsewhere (a git repository) is installed,
+    and read from where it was installed."""
+    listed = json_object(market / ".claude-plugin" / "marketplace.json").get("plugins")
+    plugins = listed if isinstance(listed, list) else []
+    return [
+        market / plugin["source"]
+        for plugin in plugins
+        if isinstance(plugin, dict) and isinstance(plugin.get("source"), str)
+    ]
+
+
+# The user's shell start-up files: Claude Code and Codex run them to take a snapshot of the
+# shell (functions, aliases, options) that each command then starts from.
+SHELL_START_UP_FILES = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshenv",
+    ".zprofile",
+    ".zshrc",
+)
+
+
+def _shell_start_up_files() -> Iterator[StartedCommand]:
+    for name in SHELL_START_UP_FILES:
+        path = Path.home() / name
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            continue
+        yield StartedCommand(path, "shell start-up file", {"sha256": digest})
 
 
 def _gemini_cli(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
@@ -134,18 +267,39 @@ def _gemini_cli(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
         settings = json_object(path)
         yield from _event_hooks(path, settings.get("hooks"), PRE_TOOL_EVENTS["gemini-cli"], is_ours)
         yield from _local_servers(path, settings.get("mcpServers"), "mcpServers")
-        tools = settings.get("tools")
+        tools, mcp = settings.get("tools"), settings.get("mcp")
         for name in GEMINI_COMMAND_SETTINGS:
             if isinstance(tools, dict) and tools.get(name):
                 yield StartedCommand(path, f"tools.{name}", tools[name])
+        if isinstance(mcp, dict) and mcp.get("serverCommand"):
+            yield StartedCommand(path, "mcp.serverCommand", mcp["serverCommand"])
+    yield from _gemini_extensions()
+
+
+GEMINI_EXTENSION_FILES = ("gemini-extension.json", "hooks/hooks.json")
+
+
+def _gemini_extensions() -> Iterator[StartedCommand]:
+    """Gemini CLI loads each folder of its user folder's `extensions/`, installed or just put
+    there (0.61.0), a linked one from the folder its `.gemini-extension-install.json` names:
+    the manifest's MCP servers start, the hooks of `hooks/hooks.json` run. Which are on is
+    `extension-enablement.json`'s say."""
+    extensions = gemini_home() / "extensions"
+    enablement = extensions / "extension-enablement.json"
+    if enablement.exists():
+        yield StartedCommand(enablement, "extensions", json_object(enablement))
+    for folder in _folders(extensions):
+        install = json_object(folder / ".gemini-extension-install.json")
+        source = folder
+        if install.get("type") == "link" and isinstance(install.get("source"), str):
+            source = Path(install["source"])
+        yield from _plugin_files(source, f"extension {folder.name}", GEMINI_EXTENSION_FILES)
 
 
 def _codex(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
-    for folder in codex_folders(project):
-        path = folder / "hooks.json"
-        hooks = json_object(path).get("hooks")
+    for path, hooks in codex_hook_tables(project):
         yield from _event_hooks(path, hooks, PRE_TOOL_EVENTS["codex"], is_ours)
-        path = folder / "config.toml"
+    for path in codex_config_files(project):
         config = toml_table(path)
         yield from _event_hooks(path, config.get("hooks"), PRE_TOOL_EVENTS["codex"], is_ours)
         yield from _local_servers(path, config.get("mcp_servers"), "mcp_servers")
@@ -156,6 +310,27 @@ def _codex(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
         for prefix, table in tables:
             if table.get("notify"):
                 yield StartedCommand(path, f"{prefix}notify", table["notify"])
+        # A provider's `auth` program makes its key, before the first request to the model.
+        providers = config.get("model_providers")
+        for name, provider in providers.items() if isinstance(providers, dict) else ():
+            if isinstance(provider, dict) and provider.get("auth"):
+                yield StartedCommand(path, f"model_providers.{name}.auth", provider["auth"])
+        if config.get("plugins"):
+            yield StartedCommand(path, "plugins", config["plugins"])
+    yield from _codex_plugins()
+    yield from _shell_start_up_files()
+
+
+CODEX_PLUGIN_FILES = (".codex-plugin/plugin.json", ".mcp.json", "hooks/hooks.json")
+
+
+def _codex_plugins() -> Iterator[StartedCommand]:
+    """Codex runs an enabled plugin from its user folder's cache,
+    `plugins/cache/<marketplace>/<plugin>/<version>/`: its servers start with no trust step."""
+    for folder in _folders(codex_home() / "plugins" / "cache", depth=3):
+        yield from _plugin_files(
+            folder, "plugin " + "/".join(folder.parts[-3:]), CODEX_PLUGIN_FILES
+        )
 
 
 STARTED_COMMANDS = {"claude-code": _claude_code, "codex": _codex, "gemini-cli": _gemini_cli}

@@ -44,7 +44,7 @@ def shadowing_servers(
     line each; a file that cannot be read counts as one (it could hold any). The entry of
     fluidbox's own name in `rewritten` is let be: agent_setup is about to write it."""
     if agent == "claude-code":
-        sources = _claude_code_servers(project)
+        sources = claude_code_servers(project)
     elif agent == "codex":
         sources = _codex_servers(project)
     else:
@@ -83,7 +83,9 @@ def _is_the_endpoint(entry: object, endpoint: str) -> bool:
     return (entry.get("url") or entry.get("httpUrl")) == endpoint
 
 
-def _claude_code_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] | None]]:
+def claude_code_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] | None]]:
+    """Each file Claude Code reads MCP servers from for this project, with its servers (None:
+    the file cannot be read)."""
     configs = [Path.home() / ".claude.json"]
     if os.environ.get("CLAUDE_CONFIG_DIR"):
         configs.append(Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json")

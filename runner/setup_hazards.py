@@ -20,6 +20,7 @@ the hook's own `env`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -27,6 +28,8 @@ import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from runner.cli_trust import gemini_home
 from runner.hook import RUN_ENV, TOKEN_ENV
@@ -113,24 +116,125 @@ def toml_table(path: Path) -> dict[str, Any]:
         raise HookHazard(f"{path}: not TOML ({error}); fix it and run this again") from None
 
 
+CLAUDE_CODE_MANAGED_FOLDER = Path("/etc/claude-code")
+
+
+def claude_code_user_folder() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
+def claude_code_managed_settings() -> list[Path]:
+    """An administrator's settings, which outrank every other file (on Linux)."""
+    managed = CLAUDE_CODE_MANAGED_FOLDER
+    return [managed / "managed-settings.json", *sorted(managed.glob("managed-settings.d/*.json"))]
+
+
 def claude_code_settings(project: Path) -> list[Path]:
     """The settings files Claude Code reads for a project: its own, its local ones, the
-    user's."""
-    user = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+    user's, the managed ones."""
     return [
         project / ".claude" / "settings.json",
         project / ".claude" / "settings.local.json",
-        user / "settings.json",
+        claude_code_user_folder() / "settings.json",
+        *claude_code_managed_settings(),
     ]
 
 
+# Where Claude Code finds skills, commands and subagents, each a Markdown file whose front
+# matter may hold hooks (run while it is in use, every event's) and MCP servers.
+CLAUDE_CODE_MARKDOWN = (("skills", "*/SKILL.md"), ("commands", "**/*.md"), ("agents", "**/*.md"))
+
+
+def claude_code_front_matters(project: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
+    """(file, `skills.NAME` or the like, its front matter) for the project's, the user's and the
+    administrator's skills, commands and subagents; front matter YAML does not read is kept
+    as its text's digest, so a change to it still shows."""
+    roots = (project / ".claude", claude_code_user_folder(), CLAUDE_CODE_MANAGED_FOLDER / ".claude")
+    for root in roots:
+        for kind, pattern in CLAUDE_CODE_MARKDOWN:
+            for path in sorted((root / kind).glob(pattern)):
+                name = path.parent.name if kind == "skills" else path.stem
+                matter = _front_matter(path)
+                if matter:
+                    yield path, f"{kind}.{name}", matter
+
+
+def _front_matter(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return {}
+    if not text.startswith("---"):
+        return {}
+    block = text[3:].split("\n---", 1)[0]
+    try:
+        matter = yaml.safe_load(block)
+    except yaml.YAMLError:
+        return {"unread": hashlib.sha256(block.encode()).hexdigest()}
+    return matter if isinstance(matter, dict) else {}
+
+
 def gemini_cli_settings(project: Path) -> list[Path]:
-    return [project / ".gemini" / "settings.json", gemini_home() / "settings.json"]
+    """The project's, the user's, and the system's settings and defaults (Gemini CLI's own
+    rule: a variable naming each, else /etc/gemini-cli/)."""
+    system = Path(os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or GEMINI_SYSTEM_SETTINGS)
+    defaults = os.environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+    return [
+        project / ".gemini" / "settings.json",
+        gemini_home() / "settings.json",
+        system,
+        Path(defaults) if defaults else system.parent / "system-defaults.json",
+    ]
+
+
+GEMINI_SYSTEM_SETTINGS = Path("/etc/gemini-cli/settings.json")
+CODEX_SYSTEM_FOLDER = Path("/etc/codex")
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def _codex_project_folders(project: Path) -> list[Path]:
+    """The project's folder and, in a git repository, each folder above it up to the
+    repository's root: Codex reads the `.codex/` of each (a folder above, once trusted)."""
+    if (project / ".git").exists():
+        return [project]
+    above = []
+    for folder in project.resolve().parents:
+        above.append(folder)
+        if (folder / ".git").exists():
+            return [project, *above]
+    return [project]
 
 
 def codex_folders(project: Path) -> list[Path]:
-    """The folders of Codex's `hooks.json` and `config.toml`: the project's, the user's."""
-    return [project / ".codex", Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")]
+    """The folders of Codex's `hooks.json` and `config.toml`: the project's (and those above
+    it in its repository), the user's."""
+    return [*(folder / ".codex" for folder in _codex_project_folders(project)), codex_home()]
+
+
+def codex_config_files(project: Path) -> list[Path]:
+    """Every `config.toml` Codex may read: each folder's, a profile's own file in the user's
+    folder (`--profile NAME` reads `NAME.config.toml`), the system's and its managed one."""
+    return [
+        *(folder / "config.toml" for folder in codex_folders(project)),
+        *sorted(codex_home().glob("*.config.toml")),
+        CODEX_SYSTEM_FOLDER / "config.toml",
+        CODEX_SYSTEM_FOLDER / "managed_config.toml",
+    ]
+
+
+def codex_hook_tables(project: Path) -> list[tuple[Path, object]]:
+    """Codex's hooks outside `config.toml`: each folder's `hooks.json`, and the managed hooks
+    of /etc/codex/requirements.toml, which run with no trust step."""
+    tables: list[tuple[Path, object]] = []
+    for folder in codex_folders(project):
+        path = folder / "hooks.json"
+        tables.append((path, json_object(path).get("hooks")))
+    requirements = CODEX_SYSTEM_FOLDER / "requirements.toml"
+    tables.append((requirements, toml_table(requirements).get("hooks")))
+    return tables
 
 
 class HookHazard(Exception):
@@ -290,6 +394,11 @@ def claude_code_hazards(
         hooks_read.append((path, settings.get("hooks")))
         if settings.get("disableAllHooks"):
             yield f"{path}: disableAllHooks turns every hook off, fluidbox's too"
+        if settings.get("disableSkillShellExecution") is False:
+            yield (
+                f"{path}: disableSkillShellExecution is false: a skill's `!` commands would "
+                "run with no call to the hook"
+            )
         yield from _environment_hazards(path, settings.get("env"))
         yield from _other_pre_tool_hooks(
             path,
@@ -297,6 +406,16 @@ def claude_code_hazards(
             ("PreToolUse", "PermissionRequest"),
             rewritten="PreToolUse" if path == project / ".claude" / "settings.json" else None,
             is_ours=is_ours,
+        )
+    for path in claude_code_managed_settings():
+        if json_object(path).get("allowManagedHooksOnly"):
+            yield (
+                f"{path}: allowManagedHooksOnly runs only an administrator's hooks, not "
+                "fluidbox's in the project's settings"
+            )
+    for path, _, matter in claude_code_front_matters(project):
+        yield from _other_pre_tool_hooks(
+            path, matter.get("hooks"), ("PreToolUse", "PermissionRequest"), is_ours=is_ours
         )
     for event in ("PreToolUse", "ConfigChange"):
         yield from _our_hook_gone(hooks_read, event, is_ours, expect_our_hook)
@@ -354,18 +473,16 @@ def codex_hazards(
     if shadows:
         yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
     hooks_read: list[tuple[Path, object]] = []
-    for folder in codex_folders(project):
-        path = folder / "hooks.json"
-        hooks = json_object(path).get("hooks")
+    for path, hooks in codex_hook_tables(project):
         hooks_read.append((path, hooks))
         yield from _other_pre_tool_hooks(
             path,
             hooks,
             ("PreToolUse", "PermissionRequest"),
-            rewritten="PreToolUse" if folder == project / ".codex" else None,
+            rewritten="PreToolUse" if path == project / ".codex" / "hooks.json" else None,
             is_ours=is_ours,
         )
-    for path in [folder / "config.toml" for folder in codex_folders(project)]:
+    for path in codex_config_files(project):
         config = toml_table(path)
         hooks_read.append((path, config.get("hooks")))
         yield from _other_pre_tool_hooks(

@@ -121,6 +121,7 @@ def test_claude_code_is_governed_by_fluidbox_through_its_hook_and_mcp_server(
         assert "disableBypassPermissionsMode" in printed and token not in printed
         settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
         assert settings["permissions"]["disableBypassPermissionsMode"] == "disable"
+        assert settings["disableSkillShellExecution"] is True
         precious = claude.project / "precious.txt"
         precious.write_text("keep me")
 

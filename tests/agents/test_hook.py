@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ from tests.runner_live.conftest import create_run
 from tests.support.servers import ROOT
 
 BUNDLE = (ROOT / "runner" / "bundles" / "claude-code.yaml").read_text()
+# The home of a user with nothing of the CLIs' own set up, no shell start-up files either:
+# asked without `--known-commands`, the hook knows of none that were there at setup.
+EMPTY_HOME = Path(tempfile.mkdtemp(prefix="fluidbox-hook-home-"))
 
 
 def hook(
@@ -38,6 +42,7 @@ def hook(
     extra = env or {}
     env = {k: v for k, v in os.environ.items() if k != "FLUIDBOX_RUN_TOKEN"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["HOME"] = str(EMPTY_HOME)
     env.update(extra)
     if token is not None:
         env["FLUIDBOX_RUN_TOKEN"] = token

@@ -97,6 +97,48 @@ PLANTED = {
         "mcp_servers.helper",
     ),
     "codex: notify": ("codex", "~/.codex/config.toml", 'notify = ["sh", "x.sh"]\n', "notify"),
+    "codex: a server's headers helper": (
+        "codex",
+        ".codex/config.toml",
+        '[mcp_servers.docs]\nurl = "https://docs.example/mcp"\nhttp_headers_helper = "x.sh"\n',
+        "mcp_servers.docs",
+    ),
+    "codex: a model provider's auth program": (
+        "codex",
+        "~/.codex/config.toml",
+        '[model_providers.p.auth]\ncommand = "sh"\nargs = ["x.sh"]\n',
+        "model_providers.p.auth",
+    ),
+    "codex: a plugin enabled": (
+        "codex",
+        ".codex/config.toml",
+        '[plugins."tools@market"]\nenabled = true\n',
+        "plugins",
+    ),
+    "codex: a plugin's server in the user's cache": (
+        "codex",
+        "~/.codex/plugins/cache/market/tools/1.0/.mcp.json",
+        {"mcpServers": {"helper": LOCAL_SERVER}},
+        "plugin market/tools/1.0",
+    ),
+    "codex: a plugin's hook in the user's cache": (
+        "codex",
+        "~/.codex/plugins/cache/market/tools/1.0/hooks/hooks.json",
+        {"hooks": {"SessionStart": [SESSION_START]}},
+        "plugin market/tools/1.0",
+    ),
+    "codex: a profile's own file": (
+        "codex",
+        "~/.codex/work.config.toml",
+        '[mcp_servers.helper]\ncommand = "python3"\n',
+        "mcp_servers.helper",
+    ),
+    "codex: the repository's settings above the project": (
+        "codex",
+        "../.codex/config.toml",
+        '[mcp_servers.helper]\ncommand = "python3"\n',
+        "mcp_servers.helper",
+    ),
     "gemini-cli: an AfterTool hook": (
         "gemini-cli",
         ".gemini/settings.json",
@@ -115,6 +157,67 @@ PLANTED = {
         {"mcpServers": {"helper": LOCAL_SERVER}},
         "mcpServers.helper",
     ),
+    "gemini-cli: the MCP server command": (
+        "gemini-cli",
+        ".gemini/settings.json",
+        {"mcp": {"serverCommand": "sh x.sh"}},
+        "mcp.serverCommand",
+    ),
+    "gemini-cli: an extension put in the user's folder": (
+        "gemini-cli",
+        "~/.gemini/extensions/helper/gemini-extension.json",
+        {"name": "helper", "version": "1.0.0", "mcpServers": {"helper": LOCAL_SERVER}},
+        "extension helper",
+    ),
+    "gemini-cli: an extension's hook": (
+        "gemini-cli",
+        "~/.gemini/extensions/helper/hooks/hooks.json",
+        {"hooks": {"SessionStart": [SESSION_START]}},
+        "extension helper",
+    ),
+    "gemini-cli: an extension turned on": (
+        "gemini-cli",
+        "~/.gemini/extensions/extension-enablement.json",
+        {"helper": {"overrides": []}},
+        "extensions",
+    ),
+    "gemini-cli: the system's defaults": (
+        "gemini-cli",
+        "~/etc-gemini-cli/system-defaults.json",
+        {"hooks": {"SessionStart": [SESSION_START]}},
+        "hooks.SessionStart",
+    ),
+    "claude-code: a skill's own Stop hook": (
+        "claude-code",
+        ".claude/skills/notes/SKILL.md",
+        "---\nname: notes\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n"
+        "          command: sh x.sh\n---\nTake notes.\n",
+        "skills.notes.hooks.Stop",
+    ),
+    "claude-code: a plugin put in the user's skills folder": (
+        "claude-code",
+        "~/.claude/skills/tools/.claude-plugin/plugin.json",
+        {"name": "tools", "hooks": {"SessionStart": [SESSION_START]}},
+        "plugin tools",
+    ),
+    "codex: the user's .bashrc": (
+        "codex",
+        "~/.bashrc",
+        "alias ls='sh x.sh'\n",
+        "shell start-up file",
+    ),
+    "claude-code: a local server in the user's ~/.claude.json": (
+        "claude-code",
+        "~/.claude.json",
+        {"mcpServers": {"helper": LOCAL_SERVER}},
+        "mcpServers.helper",
+    ),
+    "claude-code: a local MCP server in a folder above": (
+        "claude-code",
+        "../.mcp.json",
+        {"mcpServers": {"helper": LOCAL_SERVER}},
+        "mcpServers.helper",
+    ),
 }
 
 # What the project and the user have when fluidbox is set up: theirs, and kept.
@@ -125,11 +228,19 @@ AT_SETUP = {
         },
         "~/.claude/settings.json": {"statusLine": {"type": "command", "command": "date"}},
     },
-    "codex": {".codex/config.toml": 'notify = ["notify-send", "codex"]\n'},
+    "codex": {
+        ".codex/config.toml": 'notify = ["notify-send", "codex"]\n',
+        # the project is a folder of a git repository, whose root's `.codex/` Codex reads
+        "../.git/HEAD": "ref: refs/heads/main\n",
+    },
     "gemini-cli": {
         "~/.gemini/settings.json": {
             "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "date"}]}]}
-        }
+        },
+        "~/.gemini/extensions/theirs/gemini-extension.json": {
+            "name": "theirs",
+            "mcpServers": {"theirs": LOCAL_SERVER},
+        },
     },
 }
 
@@ -141,6 +252,8 @@ HOOK_FILE = {
 
 
 def _path(name: str, project: Path, home: Path) -> Path:
+    if name.startswith("../"):
+        return project.parent / name[3:]
     return home / name[2:] if name.startswith("~/") else project / name
 
 
@@ -163,9 +276,18 @@ def _environment(home: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "FLUIDBOX_RUN_TOKEN")
+        if k
+        not in (
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "GEMINI_CLI_HOME",
+            "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+            "FLUIDBOX_RUN_TOKEN",
+        )
     }
-    return {**env, "HOME": str(home), **extra}
+    # Gemini CLI's system settings, where its variable names them (/etc is not the test's)
+    system = str(home / "etc-gemini-cli" / "settings.json")
+    return {**env, "HOME": str(home), "GEMINI_CLI_SYSTEM_SETTINGS_PATH": system, **extra}
 
 
 def _event(agent: str, project: Path, tool_use_id: str) -> dict:

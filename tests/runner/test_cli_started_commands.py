@@ -1,0 +1,302 @@
+"""What the CLIs start by themselves from files outside the project and the user's settings:
+the system's folders (Codex's /etc/codex, Claude Code's /etc/claude-code, moved here to
+folders of the test's), plugins and extensions loaded from elsewhere, the front matter of
+Claude Code's skills, commands and subagents, the shell's start-up files, and a plugin file
+that is not JSON at setup. Each shape was seen run by the real CLI (2.1.328, 0.171.0, 0.61.0)
+in a helper session, with a marker file.
+
+The hook's reading of these is the same functions' (tests/agents/test_hook_started_commands.py
+drives the hook as agent_setup wrote it for the shapes a test can put in place without /etc).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from runner import agent_setup, setup_hazards
+from runner.cli_started_commands import fingerprints, unknown_started_commands
+from runner.setup_hazards import OUR_HOOK_MARK
+
+SESSION_START = {"SessionStart": [{"hooks": [{"type": "command", "command": "rm -f x"}]}]}
+
+
+def _ours(command: str) -> bool:
+    return OUR_HOOK_MARK in command
+
+
+@pytest.fixture
+def folders(tmp_path, monkeypatch) -> tuple[Path, Path, Path]:
+    """(the project, the user's home, Codex's system folder), all empty; Claude Code's
+    system folder is `etc-claude-code` beside them."""
+    home, project, system = tmp_path / "home", tmp_path / "project", tmp_path / "etc-codex"
+    for folder in (home, project, system, tmp_path / "etc-claude-code"):
+        folder.mkdir()
+    monkeypatch.setattr(setup_hazards, "CLAUDE_CODE_MANAGED_FOLDER", tmp_path / "etc-claude-code")
+    monkeypatch.setenv("HOME", str(home))
+    for name in (
+        "CODEX_HOME",
+        "CLAUDE_CONFIG_DIR",
+        "GEMINI_CLI_HOME",
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(setup_hazards, "CODEX_SYSTEM_FOLDER", system)
+    return project, home, system
+
+
+def _hazards(agent: str, project: Path) -> list[str]:
+    return setup_hazards.setup_hazards(
+        agent, project, "fluidbox", "http://127.0.0.1:8000/v1/mcp", shadows=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "named"),
+    [
+        ("requirements.toml", '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = "sh x"\n', "Stop"),
+        ("managed_config.toml", '[mcp_servers.m]\ncommand = "sh"\n', "mcp_servers.m"),
+        ("config.toml", 'notify = ["sh", "x.sh"]\n', "notify"),
+    ],
+)
+def test_codex_s_system_files_are_held_to_what_was_there_at_setup(folders, name, content, named):
+    project, _, system = folders
+    known = fingerprints("codex", project)
+    assert unknown_started_commands("codex", project, known, _ours) == []
+
+    (system / name).write_text(content)
+
+    (found,) = unknown_started_commands("codex", project, known, _ours)
+    assert found.startswith(f"{system / name}: ") and named in found
+    # There at setup, it is the administrator's and stays.
+    assert unknown_started_commands("codex", project, fingerprints("codex", project), _ours) == []
+
+
+def test_codex_s_system_files_that_switch_the_hook_off_are_refused(folders):
+    project, _, system = folders
+    (system / "managed_config.toml").write_text("[features]\ncodex_hooks = false\n")
+    (system / "requirements.toml").write_text(
+        '[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "x"\n'
+    )
+
+    found = _hazards("codex", project)
+
+    assert f"{system / 'managed_config.toml'}: features.codex_hooks = false turns" in found[1]
+    assert found[0].startswith(f"{system / 'requirements.toml'}: hooks.PreToolUse has a hook")
+
+
+def test_a_linked_gemini_extension_is_read_where_it_is_linked_from(folders):
+    """`gemini extensions link` leaves a note in the user's folder naming the source folder,
+    here one inside the project: what the project's files hold there is what runs."""
+    project, home, _ = folders
+    source = project / "vendor" / "ext"
+    (source / "hooks").mkdir(parents=True)
+    (source / "gemini-extension.json").write_text(json.dumps({"name": "ext"}))
+    linked = home / ".gemini" / "extensions" / "ext"
+    linked.mkdir(parents=True)
+    (linked / ".gemini-extension-install.json").write_text(
+        json.dumps({"type": "link", "source": str(source)})
+    )
+    known = fingerprints("gemini-cli", project)
+
+    (source / "hooks" / "hooks.json").write_text(json.dumps({"hooks": SESSION_START}))
+
+    (found,) = unknown_started_commands("gemini-cli", project, known, _ours)
+    assert found.startswith(f"{source / 'hooks' / 'hooks.json'}: extension ext makes the CLI run")
+
+
+def test_a_codex_config_above_the_project_is_read_only_inside_its_repository(folders):
+    project, _, _ = folders
+    above = project.parent / ".codex"
+    above.mkdir()
+    (above / "config.toml").write_text('notify = ["sh", "x.sh"]\n')
+    assert unknown_started_commands("codex", project, [], _ours) == []
+
+    (project.parent / ".git").mkdir()
+
+    (found,) = unknown_started_commands("codex", project, [], _ours)
+    assert found.startswith(f"{above / 'config.toml'}: notify")
+
+
+def test_agent_setup_refuses_a_plugin_file_it_cannot_read(folders, capsys):
+    project, home, _ = folders
+    plugin = home / ".codex" / "plugins" / "cache" / "market" / "tools" / "1.0"
+    plugin.mkdir(parents=True)
+    (plugin / ".mcp.json").write_text("{not json")
+
+    status = agent_setup.main(["codex", "--url", "http://127.0.0.1:8000", "--dir", str(project)])
+
+    assert status == 1
+    assert f"{plugin / '.mcp.json'}: not JSON" in capsys.readouterr().err
+    assert not (project / ".codex").exists()
+
+
+def _write(path: Path, content: dict | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+
+
+def _changed(agent: str, project: Path, change) -> list[str]:
+    """What the hook would deny for after `change`, given what was there at setup."""
+    known = fingerprints(agent, project)
+    assert unknown_started_commands(agent, project, known, _ours) == []
+    change()
+    return unknown_started_commands(agent, project, known, _ours)
+
+
+HOOKS = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh x.sh"}]}]}}
+
+
+def _marketplace(folder: Path) -> Path:
+    """A folder marketplace with one plugin, `mp`: its folder."""
+    listed = {"plugins": [{"name": "mp", "source": "./mp"}]}
+    _write(folder / ".claude-plugin" / "marketplace.json", listed)
+    _write(folder / "mp" / ".claude-plugin" / "plugin.json", {"name": "mp"})
+    return folder / "mp"
+
+
+def test_a_claude_code_plugin_from_a_folder_marketplace_is_read_from_that_folder(folders):
+    """`claude plugin marketplace add DIR` + `install`: the plugin runs from DIR, not from the
+    copy in the cache, and editing DIR changes the next session (2.1.328)."""
+    project, home, _ = folders
+    plugin = _marketplace(home / "market")
+    market = {"source": {"source": "directory", "path": str(home / "market")}}
+    _write(
+        home / ".claude" / "plugins" / "known_marketplaces.json",
+        {"localmk": {**market, "installLocation": str(home / "market"), "lastUpdated": "x"}},
+    )
+    hooks = plugin / "hooks" / "hooks.json"
+
+    (found,) = _changed("claude-code", project, lambda: _write(hooks, HOOKS))
+
+    assert found.startswith(f"{hooks}: plugin mp makes the CLI run")
+
+
+SERVERS = {"mcpServers": {"s": {"command": "sh"}}}
+
+
+def test_a_claude_code_plugin_edited_in_the_cache_or_pointed_elsewhere(folders):
+    """A plugin from a git repository runs from the cache; `installed_plugins.json` says
+    where that is."""
+    project, home, _ = folders
+    plugins = home / ".claude" / "plugins"
+    cached = plugins / "cache" / "gitmk" / "mp" / "0.1.0"
+    _write(cached / ".claude-plugin" / "plugin.json", {"name": "mp"})
+    installed = plugins / "installed_plugins.json"
+    install = {"scope": "user", "installPath": str(cached), "installedAt": "x"}
+    _write(installed, {"version": 2, "plugins": {"mp@gitmk": [install]}})
+
+    (found,) = _changed("claude-code", project, lambda: _write(cached / ".mcp.json", SERVERS))
+    assert found.startswith(f"{cached / '.mcp.json'}: plugin mp makes")
+
+    elsewhere = home / "elsewhere"
+    _write(elsewhere / "hooks" / "hooks.json", HOOKS)
+    moved = {"version": 2, "plugins": {"mp@gitmk": [{**install, "installPath": str(elsewhere)}]}}
+    found = _changed("claude-code", project, lambda: _write(installed, moved))
+    assert [line.split(" makes the CLI run ")[0] for line in found] == [
+        f"{installed}: plugins.installed.mp@gitmk",
+        f"{elsewhere / 'hooks' / 'hooks.json'}: plugin elsewhere",
+    ]
+
+
+@pytest.mark.parametrize("where", ["~/.claude/skills", ".claude/skills"])
+def test_a_plugin_put_in_a_claude_code_skills_folder_loads_with_no_setting(folders, where):
+    project, home, _ = folders
+    root = home / where[2:] if where.startswith("~/") else project / where
+    manifest = root / "tools" / ".claude-plugin" / "plugin.json"
+
+    (found,) = _changed(
+        "claude-code", project, lambda: _write(manifest, {"name": "tools", **HOOKS})
+    )
+
+    assert found.startswith(f"{manifest}: plugin tools makes the CLI run")
+
+
+SKILL = """---
+name: notes
+description: Take notes
+hooks:
+  Stop:
+    - hooks:
+        - type: command
+          command: sh x.sh
+---
+Take notes.
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        (".claude/skills/notes/SKILL.md", "skills.notes.hooks.Stop"),
+        ("~/.claude/commands/tools/notes.md", "commands.notes.hooks.Stop"),
+        (".claude/agents/notes.md", "agents.notes.hooks.Stop"),
+    ],
+)
+def test_a_claude_code_skill_s_command_s_or_subagent_s_own_hook(folders, name, named):
+    project, home, _ = folders
+    path = home / name[2:] if name.startswith("~/") else project / name
+
+    (found,) = _changed("claude-code", project, lambda: _write(path, SKILL))
+
+    assert found.startswith(f"{path}: {named} makes the CLI run")
+
+
+def test_a_claude_code_subagent_s_own_server_and_unreadable_front_matter(folders):
+    project, _, _ = folders
+    agent = project / ".claude" / "agents" / "helper.md"
+    server = "---\nname: helper\nmcpServers:\n  s:\n    command: sh\n---\nHelp.\n"
+    (found,) = _changed("claude-code", project, lambda: _write(agent, server))
+    assert found.startswith(f"{agent}: agents.helper.mcpServers makes the CLI run")
+
+    odd = "---\nname: [unclosed\nhooks: {}\n---\n"
+    (found,) = _changed("claude-code", project, lambda: _write(agent, odd))
+    assert found.startswith(f"{agent}: agents.helper.unread makes the CLI run")
+
+
+def test_a_skill_s_own_pre_tool_hook_is_refused_like_any_other(folders):
+    """A helper session's skill answered `updatedInput` from its own PreToolUse hook after
+    fluidbox's allowed an `echo`: the CLI ran another command."""
+    project, _, _ = folders
+    skill = project / ".claude" / "skills" / "sk" / "SKILL.md"
+    _write(skill, SKILL.replace("Stop:", "PreToolUse:"))
+
+    (found,) = _hazards("claude-code", project)
+
+    assert found.startswith(f"{skill}: hooks.PreToolUse has a hook besides fluidbox's ('sh x.sh')")
+
+
+def test_claude_code_s_managed_settings_and_skill_shell_lines(folders, tmp_path):
+    project, home, _ = folders
+    managed = tmp_path / "etc-claude-code"
+    _write(managed / "managed-settings.d" / "10-hooks.json", {"allowManagedHooksOnly": True})
+    _write(home / ".claude" / "settings.json", {"disableSkillShellExecution": False})
+
+    found = _hazards("claude-code", project)
+
+    assert found == [
+        f"{home / '.claude' / 'settings.json'}: disableSkillShellExecution is false: a skill's "
+        "`!` commands would run with no call to the hook",
+        f"{managed / 'managed-settings.d' / '10-hooks.json'}: allowManagedHooksOnly runs only "
+        "an administrator's hooks, not fluidbox's in the project's settings",
+    ]
+    (found,) = _changed(
+        "claude-code", project, lambda: _write(managed / "managed-settings.json", HOOKS)
+    )
+    assert found.startswith(f"{managed / 'managed-settings.json'}: hooks.SessionStart makes")
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_the_user_s_shell_start_up_files(folders, agent):
+    """Claude Code (at a session's first allowed Bash call) and Codex (at a session's start)
+    run ~/.bashrc and ~/.bash_profile for a snapshot of the shell every command starts from."""
+    project, home, _ = folders
+    _write(home / ".bashrc", "export EDITOR=vi\n")
+
+    (found,) = _changed(agent, project, lambda: _write(home / ".bashrc", "alias ls='sh x.sh'\n"))
+
+    assert found.startswith(f"{home / '.bashrc'}: shell start-up file makes the CLI run")
+    assert "alias" not in found  # its digest, not its text
