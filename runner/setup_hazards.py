@@ -147,31 +147,43 @@ CLAUDE_CODE_MARKDOWN = (("skills", "*/SKILL.md"), ("commands", "**/*.md"), ("age
 
 def claude_code_front_matters(project: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
     """(file, `skills.NAME` or the like, its front matter) for the project's, the user's and the
-    administrator's skills, commands and subagents; front matter YAML does not read is kept
-    as its text's digest, so a change to it still shows."""
+    administrator's skills, commands and subagents, once for each way Claude Code reads front
+    matter; front matter YAML does not read is kept as its text's digest, so a change to it
+    still shows."""
     roots = (project / ".claude", claude_code_user_folder(), CLAUDE_CODE_MANAGED_FOLDER / ".claude")
     for root in roots:
         for kind, pattern in CLAUDE_CODE_MARKDOWN:
             for path in sorted((root / kind).glob(pattern)):
                 name = path.parent.name if kind == "skills" else path.stem
-                matter = _front_matter(path)
-                if matter:
+                for matter in _front_matters(path):
                     yield path, f"{kind}.{name}", matter
 
 
-def _front_matter(path: Path) -> dict[str, Any]:
+# Claude Code (2.1.328) has two readings of front matter: up to the first `---` anywhere, and
+# up to the first line that is `---`. Both are read here, after a byte-order mark.
+CLAUDE_CODE_FRONT_MATTER = (
+    re.compile(r"---\s*\n([\s\S]*?)---\s*\n?"),
+    re.compile(r"---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|\Z)"),
+)
+
+
+def _front_matters(path: Path) -> list[dict[str, Any]]:
     try:
-        text = path.read_text(errors="replace")
+        text = path.read_text(errors="replace").removeprefix("\ufeff")
     except OSError:
-        return {}
-    if not text.startswith("---"):
-        return {}
-    block = text[3:].split("\n---", 1)[0]
-    try:
-        matter = yaml.safe_load(block)
-    except yaml.YAMLError:
-        return {"unread": hashlib.sha256(block.encode()).hexdigest()}
-    return matter if isinstance(matter, dict) else {}
+        return []
+    readings: list[dict[str, Any]] = []
+    for pattern in CLAUDE_CODE_FRONT_MATTER:
+        found = pattern.match(text)
+        if not found:
+            continue
+        try:
+            matter = yaml.safe_load(found.group(1))
+        except yaml.YAMLError:
+            matter = {"unread": hashlib.sha256(found.group(1).strip().encode()).hexdigest()}
+        if isinstance(matter, dict) and matter and matter not in readings:
+            readings.append(matter)
+    return readings
 
 
 def gemini_cli_settings(project: Path) -> list[Path]:

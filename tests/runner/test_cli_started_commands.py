@@ -245,6 +245,25 @@ def test_a_claude_code_skill_s_command_s_or_subagent_s_own_hook(folders, name, n
     assert found.startswith(f"{path}: {named} makes the CLI run")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a line that starts `---` but is not one ends one of Claude Code's two readings
+        "---\nname: notes\n---x: 1\n" + SKILL.split("\n", 2)[2],
+        "\ufeff" + SKILL,  # after a byte-order mark
+        SKILL.replace("\n", "\r\n"),
+    ],
+    ids=["dashes-in-a-line", "byte-order-mark", "crlf"],
+)
+def test_a_skill_s_hook_in_front_matter_as_either_reading_finds_it(folders, text):
+    project, _, _ = folders
+    path = project / ".claude" / "skills" / "notes" / "SKILL.md"
+
+    found = _changed("claude-code", project, lambda: _write(path, text))
+
+    assert any(line.startswith(f"{path}: skills.notes.hooks.Stop makes") for line in found)
+
+
 def test_a_claude_code_subagent_s_own_server_and_unreadable_front_matter(folders):
     project, _, _ = folders
     agent = project / ".claude" / "agents" / "helper.md"
