@@ -5,8 +5,9 @@
 
 Writes into the project (merging with what is there) and prints every file it wrote:
 
-- claude-code: `.claude/settings.json` (a `PreToolUse` hook for every tool, bypass-permissions
-  mode disabled, the MCP server enabled) and `.mcp.json` (fluidbox's MCP server);
+- claude-code: `.claude/settings.json` (a `PreToolUse` and a `ConfigChange` hook for every
+  tool, bypass-permissions mode and skills' shell lines disabled, the MCP server enabled) and
+  `.mcp.json` (fluidbox's MCP server);
 - codex: `.codex/hooks.json` (a `PreToolUse` hook) and `.codex/config.toml` (the MCP server);
 - gemini-cli: `.gemini/settings.json` (a `BeforeTool` hook, the MCP server, and the run
   token's variable let through the CLI's redaction of the hook's environment).
@@ -19,7 +20,8 @@ the same from run to run (Codex asks to trust a hook again whenever its command 
 It writes nothing when a setting it finds would switch the hook off (`disableAllHooks`,
 `hooksConfig.enabled = false`, `features.codex_hooks = false`, another pre-tool hook, or
 another MCP server sent the run's token; `runner.setup_hazards`). The commands the CLI starts
-by itself that it finds (hooks on other events, a status line, a local MCP server …) are
+by itself that it finds (hooks on other events, a status line, a local MCP server, plugins,
+extensions, the shell's start-up files …) are
 written into the hook's command line as fingerprints: the hook denies while another is there
 (`runner.cli_started_commands`).
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from runner.cli_trust import gemini_home
-from runner.mcp_shadows import claude_code_servers
+from runner.mcp_shadows import claude_code_servers, process_ancestors
 from runner.setup_hazards import (
     OUR_HOOK_MARK,
     HookHazard,
@@ -131,13 +132,34 @@ def _local_servers(path: Path, servers: object, where: str) -> Iterator[StartedC
             yield StartedCommand(path, f"{where}.{name}", entry)
 
 
+# What a plugin's manifest may name instead of its default files: a path, or several.
+MANIFEST_FILE_KEYS = ("hooks", "mcpServers", "lspServers")
+
+
 def _plugin_files(folder: Path, where: str, names: tuple[str, ...]) -> Iterator[StartedCommand]:
     """A plugin's or extension's files that say what runs, each whole: its manifest (hooks and
     servers written inline, or the files it names), its hooks, its servers."""
+    named: list[str] = []
     for name in names:
         path = folder / name
         if path.is_file():
+            content = json_object(path)
+            yield StartedCommand(path, where, content)
+            for key in MANIFEST_FILE_KEYS:
+                value = content.get(key)
+                named += [value] if isinstance(value, str) else []
+                named += [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    for name in dict.fromkeys(named):
+        path = folder / name
+        if path.is_file():
             yield StartedCommand(path, where, json_object(path))
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _folders(parent: Path, depth: int = 1) -> list[Path]:
@@ -167,6 +189,8 @@ def _claude_code(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
     # The user's and this project's servers in ~/.claude.json, `.mcp.json` here and above,
     # the managed ones (one that cannot be read is setup_hazards' to refuse).
     for path, servers in claude_code_servers(project):
+        if servers is None:
+            yield StartedCommand(Path(path), "mcpServers", {"unreadable": _digest(Path(path))})
         yield from _local_servers(Path(path), servers, "mcpServers")
     # A skill's, a command's or a subagent's own hooks and servers, while it is in use.
     for path, where, matter in claude_code_front_matters(project):
@@ -218,12 +242,46 @@ def _claude_code_plugins(project: Path) -> Iterator[StartedCommand]:
         paths = [install.get("installPath") for install in listed if isinstance(install, dict)]
         yield StartedCommand(installed, f"plugins.installed.{name}", paths)
         folders += [Path(path) for path in paths if isinstance(path, str)]
+    for path, value in _plugin_dirs_settings(project):
+        yield StartedCommand(path, f"env.{PLUGIN_DIRS_VARIABLE}", value)
+        folders += _plugin_dirs(value)
+    folders += _plugin_dirs(os.environ.get(PLUGIN_DIRS_VARIABLE, ""))
+    folders += [Path(folder) for folder in _launched_plugin_dirs()]
     for skills in (claude_code_user_folder() / "skills", project / ".claude" / "skills"):
         folders += [f for f in _folders(skills) if (f / ".claude-plugin" / "plugin.json").exists()]
     for folder in dict.fromkeys(folders):
         named = json_object(folder / ".claude-plugin" / "plugin.json").get("name")
         where = f"plugin {named if isinstance(named, str) else folder.name}"
         yield from _plugin_files(folder, where, CLAUDE_CODE_PLUGIN_FILES)
+
+
+# Plugin folders Claude Code loads for a session, by the environment (or a settings file's
+# `env`) or its command line (`--plugin-dir`).
+PLUGIN_DIRS_VARIABLE = "CLAUDE_CODE_PLUGIN_DIRS"
+
+
+def _plugin_dirs_settings(project: Path) -> Iterator[tuple[Path, str]]:
+    for path in claude_code_settings(project):
+        env = json_object(path).get("env")
+        if isinstance(env, dict) and isinstance(env.get(PLUGIN_DIRS_VARIABLE), str):
+            yield path, env[PLUGIN_DIRS_VARIABLE]
+
+
+def _plugin_dirs(value: str) -> list[Path]:
+    """As Claude Code splits the variable: absolute folders or `~/…`, by the path separator."""
+    words = [word.strip() for word in value.split(os.pathsep)]
+    return [Path(word).expanduser() for word in words if word.startswith(("/", "~"))]
+
+
+def _launched_plugin_dirs() -> Iterator[str]:
+    for _, argv in process_ancestors():
+        taking = False
+        for word in argv:
+            if word.startswith("--plugin-dir="):
+                yield word.partition("=")[2]
+            elif taking:
+                yield word
+            taking = word == "--plugin-dir"
 
 
 def _marketplace_plugins(market: Path) -> list[Path]:
@@ -255,11 +313,9 @@ SHELL_START_UP_FILES = (
 def _shell_start_up_files() -> Iterator[StartedCommand]:
     for name in SHELL_START_UP_FILES:
         path = Path.home() / name
-        try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
-            continue
-        yield StartedCommand(path, "shell start-up file", {"sha256": digest})
+        digest = _digest(path)
+        if digest is not None:
+            yield StartedCommand(path, "shell start-up file", {"sha256": digest})
 
 
 def _gemini_cli(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
@@ -310,11 +366,13 @@ def _codex(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
         for prefix, table in tables:
             if table.get("notify"):
                 yield StartedCommand(path, f"{prefix}notify", table["notify"])
-        # A provider's `auth` program makes its key, before the first request to the model.
+        # A provider's `auth` program makes its key, before the first request to the model;
+        # Amazon Bedrock's `aws` table names a credential program too.
         providers = config.get("model_providers")
         for name, provider in providers.items() if isinstance(providers, dict) else ():
-            if isinstance(provider, dict) and provider.get("auth"):
-                yield StartedCommand(path, f"model_providers.{name}.auth", provider["auth"])
+            for key in ("auth", "aws"):
+                if isinstance(provider, dict) and provider.get(key):
+                    yield StartedCommand(path, f"model_providers.{name}.{key}", provider[key])
         if config.get("plugins"):
             yield StartedCommand(path, "plugins", config["plugins"])
     yield from _codex_plugins()

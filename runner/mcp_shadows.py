@@ -91,7 +91,7 @@ def claude_code_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] 
         configs.append(Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json")
     sources = []
     for path in configs:
-        data = _read(path, json.loads)
+        data = _read(path, cli_json)
         if data is None:
             sources.append((path, None))
             continue
@@ -105,7 +105,7 @@ def claude_code_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] 
         ]
     # The project's `.mcp.json`, and one in any folder above it, which Claude Code reads too.
     for path in [f / ".mcp.json" for f in (project, *project.parents)] + [CLAUDE_CODE_MANAGED_MCP]:
-        data = _read(path, json.loads)
+        data = _read(path, cli_json)
         sources.append((path, None if data is None else _table(data.get("mcpServers"))))
     return sources
 
@@ -127,7 +127,7 @@ def launched_servers(agent: str) -> list[tuple[str, dict[str, Any] | None]]:
     Every ancestor is read, not only the nearest: the hook may run under a shell or a wrapper,
     and a CLI started by another one's tool call is governed by both."""
     sources: list[tuple[str, dict[str, Any] | None]] = []
-    for pid, argv in _ancestors():
+    for pid, argv in process_ancestors():
         where = f"the command line of process {pid} ({Path(argv[0]).name if argv else '?'})"
         if agent == "claude-code":
             cwd = Path(f"/proc/{pid}/cwd")
@@ -139,7 +139,7 @@ def launched_servers(agent: str) -> list[tuple[str, dict[str, Any] | None]]:
     return sources
 
 
-def _ancestors(limit: int = 64):
+def process_ancestors(limit: int = 64):
     """(pid, argv) of the parent process, its parent, and so on up to init."""
     pid = os.getppid()
     for _ in range(limit):
@@ -178,11 +178,11 @@ def _claude_code_config(value: str, cwd: Path) -> dict[str, Any] | None:
     process's folder); None when it cannot be read."""
     if value.lstrip().startswith("{"):
         try:
-            data = json.loads(value)
+            data = cli_json(value)
         except ValueError:
             return None
     else:
-        data = _read(cwd / value, json.loads)
+        data = _read(cwd / value, cli_json)
     return _table(data.get("mcpServers")) if isinstance(data, dict) else None
 
 
@@ -236,6 +236,16 @@ def _holds(folder: Path, project: Path) -> bool:
     except (OSError, RuntimeError, ValueError):
         return True  # a folder that cannot be compared: counted, to be safe
     return project == folder or folder in project.parents
+
+
+def cli_json(text: str) -> Any:
+    """JSON as the CLIs read it (JavaScript's JSON.parse): after a byte-order mark, which they
+    skip, and without NaN or Infinity, which make them drop the whole file."""
+    return json.loads(text.removeprefix("\ufeff"), parse_constant=_not_json)
+
+
+def _not_json(word: str) -> None:
+    raise ValueError(f"{word} is not JSON")
 
 
 def _read(path: Path, parse) -> dict[str, Any] | None:

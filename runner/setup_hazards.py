@@ -33,7 +33,7 @@ import yaml
 
 from runner.cli_trust import gemini_home
 from runner.hook import RUN_ENV, TOKEN_ENV
-from runner.mcp_shadows import shadowing_servers
+from runner.mcp_shadows import cli_json, shadowing_servers
 
 # What bash or the dynamic loader acts on before the hook's command runs: a script sourced
 # (BASH_ENV, ENV), options and a prompt that run commands (SHELLOPTS=xtrace with PS4), a
@@ -55,6 +55,7 @@ SHELL_STARTUP_VARIABLES = (
 PROGRAM_STARTUP_VARIABLES = (
     "PATH",
     "PROMPT_COMMAND",
+    "ZDOTDIR",
     "PAGER",
     "EDITOR",
     "VISUAL",
@@ -89,8 +90,21 @@ PROGRAM_STARTUP_VARIABLES = (
     "GRADLE_OPTS",
 )
 PROGRAM_STARTUP_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "npm_config_", "LD_")
-# What Claude Code runs every command through, hooks included: a prefix program, its shell.
-CLAUDE_CODE_SHELL_VARIABLES = ("CLAUDE_CODE_SHELL_PREFIX", "CLAUDE_CODE_SHELL", "SHELL")
+# What Claude Code runs every command through, hooks included: a prefix program, its shell;
+# and the script it sources before each command (2.1.328).
+CLAUDE_CODE_SHELL_VARIABLES = (
+    "CLAUDE_CODE_SHELL_PREFIX",
+    "CLAUDE_CODE_SHELL",
+    "SHELL",
+    "CLAUDE_ENV_FILE",
+)
+# What moves Gemini CLI's own folders (its settings, trust, extensions) elsewhere.
+GEMINI_FOLDER_VARIABLES = (
+    "GEMINI_CLI_HOME",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+    "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+)
 
 # The hook's run and token come from its environment: a file that sets them picks the run.
 RUN_VARIABLES = (TOKEN_ENV, RUN_ENV)
@@ -99,7 +113,7 @@ _DOTENV_NAME = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]")
 
 def json_object(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text())
+        data = cli_json(path.read_text())
     except FileNotFoundError:
         return {}
     except ValueError as error:
@@ -130,19 +144,42 @@ def claude_code_managed_settings() -> list[Path]:
 
 
 def claude_code_settings(project: Path) -> list[Path]:
-    """The settings files Claude Code reads for a project: its own, its local ones, the
-    user's, the managed ones."""
+    """The settings files Claude Code reads for a project: its own, its local ones (and those
+    of the git checkout it is a folder of, and of a worktree's main checkout), the user's,
+    the managed ones."""
     return [
         project / ".claude" / "settings.json",
         project / ".claude" / "settings.local.json",
+        *(checkout / ".claude" / "settings.local.json" for checkout in _git_checkouts(project)),
         claude_code_user_folder() / "settings.json",
         *claude_code_managed_settings(),
     ]
 
 
+def _git_checkouts(project: Path) -> list[Path]:
+    """The root of the git checkout the project is a folder of, and a worktree's main
+    checkout: Claude Code reads their `.claude/settings.local.json` too (2.1.328)."""
+    root = next((f for f in (project, *project.resolve().parents) if (f / ".git").exists()), None)
+    if root is None:
+        return []
+    found = [root] if root != project else []
+    try:
+        pointer = (root / ".git").read_text(errors="replace") if (root / ".git").is_file() else ""
+        if pointer.startswith("gitdir:"):
+            git_dir = (root / pointer[len("gitdir:") :].strip()).resolve()
+            common = git_dir / "commondir"
+            if common.is_file():
+                git_dir = (git_dir / common.read_text().strip()).resolve()
+            if git_dir.name == ".git":
+                found.append(git_dir.parent)
+    except OSError:
+        pass
+    return found
+
+
 # Where Claude Code finds skills, commands and subagents, each a Markdown file whose front
 # matter may hold hooks (run while it is in use, every event's) and MCP servers.
-CLAUDE_CODE_MARKDOWN = (("skills", "*/SKILL.md"), ("commands", "**/*.md"), ("agents", "**/*.md"))
+CLAUDE_CODE_MARKDOWN = ("skills", "commands", "agents")
 
 
 def claude_code_front_matters(project: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
@@ -150,13 +187,38 @@ def claude_code_front_matters(project: Path) -> Iterator[tuple[Path, str, dict[s
     administrator's skills, commands and subagents, once for each way Claude Code reads front
     matter; front matter YAML does not read is kept as its text's digest, so a change to it
     still shows."""
-    roots = (project / ".claude", claude_code_user_folder(), CLAUDE_CODE_MANAGED_FOLDER / ".claude")
-    for root in roots:
-        for kind, pattern in CLAUDE_CODE_MARKDOWN:
-            for path in sorted((root / kind).glob(pattern)):
+    # The project's, each folder's above it (Claude Code reads their skills and commands
+    # too), the user's, the administrator's.
+    roots = [f / ".claude" for f in (project, *project.resolve().parents)]
+    roots += [claude_code_user_folder(), CLAUDE_CODE_MANAGED_FOLDER / ".claude"]
+    for root in dict.fromkeys(roots):
+        for kind in CLAUDE_CODE_MARKDOWN:
+            for path in _markdown_files(root / kind, skills=kind == "skills"):
                 name = path.parent.name if kind == "skills" else path.stem
                 for matter in _front_matters(path):
                     yield path, f"{kind}.{name}", matter
+
+
+def _markdown_files(folder: Path, *, skills: bool) -> list[Path]:
+    """`*/SKILL.md` for skills, any `.md` below for commands and subagents, through linked
+    folders too (as Claude Code follows them), each real folder once."""
+    found: list[Path] = []
+    seen: set[str] = set()
+    for here, folders, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(here)
+        depth = Path(here).relative_to(folder).parts
+        if real in seen or len(depth) > 8:
+            folders.clear()
+            continue
+        seen.add(real)
+        if skills:
+            found += [Path(here) / "SKILL.md"] if len(depth) == 1 and "SKILL.md" in files else []
+            if depth:
+                folders.clear()
+        else:
+            found += [Path(here) / name for name in files if name.endswith(".md")]
+        folders.sort()
+    return found
 
 
 # Claude Code (2.1.328) has two readings of front matter: up to the first `---` anywhere, and
@@ -208,14 +270,17 @@ def codex_home() -> Path:
 
 
 def _codex_project_folders(project: Path) -> list[Path]:
-    """The project's folder and, in a git repository, each folder above it up to the
-    repository's root: Codex reads the `.codex/` of each (a folder above, once trusted)."""
-    if (project / ".git").exists():
+    """The project's folder and, inside a project root (a folder with `.git`, or with one of
+    the user's `project_root_markers`), each folder above it up to that root: Codex reads the
+    `.codex/` of each (a folder above, once trusted)."""
+    markers = toml_table(codex_home() / "config.toml").get("project_root_markers", [".git"])
+    markers = [m for m in markers if isinstance(m, str)] if isinstance(markers, list) else []
+    if any((project / marker).exists() for marker in markers):
         return [project]
     above = []
     for folder in project.resolve().parents:
         above.append(folder)
-        if (folder / ".git").exists():
+        if any((folder / marker).exists() for marker in markers):
             return [project, *above]
     return [project]
 
@@ -262,7 +327,12 @@ def _environment_hazards(path: Path, env: object) -> Iterator[str]:
             if name in env:
                 yield f"{path}: env sets {name}: the hook would ask as whichever run it names"
         for name in CLAUDE_CODE_SHELL_VARIABLES:
-            if name in env:
+            if name == "CLAUDE_ENV_FILE" and name in env:
+                yield (
+                    f"{path}: env sets {name}: Claude Code sources that script before each "
+                    "command fluidbox allowed, with no call to the hook"
+                )
+            elif name in env:
                 yield (
                     f"{path}: env sets {name}: Claude Code runs every command through it, "
                     "the hook's own too, which it could answer in fluidbox's place"
@@ -275,33 +345,45 @@ def _environment_hazards(path: Path, env: object) -> Iterator[str]:
                 )
 
 
-def _dotenv_hazards(path: Path) -> Iterator[str]:
-    """Gemini CLI loads a trusted project's `.env` (or `.gemini/.env`) into its environment,
-    the hook's included, for each variable not already set."""
+def _dotenv_hazards(path: Path, cli: str = "Gemini CLI") -> Iterator[str]:
+    """A `.env` file the CLI loads into its environment, the hook's included, for each variable
+    not already set: Gemini CLI a trusted project's (or a folder's above it, or the user's),
+    Codex its user folder's."""
     try:
         lines = path.read_text(errors="replace").splitlines()
-    except (FileNotFoundError, IsADirectoryError):
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return
     for line in lines:
         match = _DOTENV_NAME.match(line)
-        if match and match.group(1) in RUN_VARIABLES:
+        name = match.group(1) if match else ""
+        if name in RUN_VARIABLES:
             yield (
-                f"{path}: sets {match.group(1)}, which Gemini CLI hands the hook when it is "
-                "not exported: the hook would ask as whichever run it names"
+                f"{path}: sets {name}, which {cli} hands the hook when it is not exported: the "
+                "hook would ask as whichever run it names"
             )
-        elif match and match.group(1) in SHELL_STARTUP_VARIABLES:
+        elif name in SHELL_STARTUP_VARIABLES:
             yield (
-                f"{path}: sets {match.group(1)}, which Gemini CLI hands every shell command it "
-                "runs: code would run before each command fluidbox allowed"
+                f"{path}: sets {name}, which {cli} hands every shell command it runs: code "
+                "would run before each command fluidbox allowed"
             )
-        elif match and (
-            match.group(1) in PROGRAM_STARTUP_VARIABLES
-            or match.group(1).startswith(PROGRAM_STARTUP_PREFIXES)
-        ):
+        elif name in PROGRAM_STARTUP_VARIABLES or name.startswith(PROGRAM_STARTUP_PREFIXES):
             yield (
-                f"{path}: sets {match.group(1)}, which Gemini CLI hands every shell command it "
-                "runs: a command fluidbox allowed could run other code"
+                f"{path}: sets {name}, which {cli} hands every shell command it runs: a "
+                "command fluidbox allowed could run other code"
             )
+        elif cli == "Gemini CLI" and name in GEMINI_FOLDER_VARIABLES:
+            yield (
+                f"{path}: sets {name}, which moves the folders Gemini CLI reads its settings, "
+                "trust and extensions from past what fluidbox reads"
+            )
+
+
+def gemini_dotenv_files(project: Path) -> list[Path]:
+    """The `.env` files Gemini CLI may load: the project's and each folder's above it (its
+    `.gemini/.env` first), the user's."""
+    folders = [project, *project.resolve().parents]
+    files = [f / name for f in folders for name in (".gemini/.env", ".env")]
+    return [*files, gemini_home() / ".env", Path.home() / ".env"]
 
 
 def _other_pre_tool_hooks(
@@ -446,7 +528,7 @@ def gemini_cli_hazards(
     is_ours: Callable[[str], bool] | None = None,
     expect_our_hook: bool = False,
 ) -> Iterator[str]:
-    for dotenv in (project / ".env", project / ".gemini" / ".env"):
+    for dotenv in dict.fromkeys(gemini_dotenv_files(project)):
         yield from _dotenv_hazards(dotenv)
     hooks_read: list[tuple[Path, object]] = []
     for path in gemini_cli_settings(project):
@@ -484,6 +566,7 @@ def codex_hazards(
     ours = project / ".codex" / "config.toml"
     if shadows:
         yield from shadowing_servers("codex", project, server, mcp_url, rewritten=ours)
+    yield from _dotenv_hazards(codex_home() / ".env", "Codex")
     hooks_read: list[tuple[Path, object]] = []
     for path, hooks in codex_hook_tables(project):
         hooks_read.append((path, hooks))
@@ -518,6 +601,18 @@ def codex_hazards(
             features = table.get("features")
             if isinstance(features, dict) and features.get("codex_hooks") is False:
                 yield f"{path}: {prefix}features.codex_hooks = false turns every hook off"
+            policy = table.get("shell_environment_policy")
+            assigned = policy.get("set") if isinstance(policy, dict) else None
+            for name in assigned if isinstance(assigned, dict) else ():
+                if (
+                    name in SHELL_STARTUP_VARIABLES
+                    or name in PROGRAM_STARTUP_VARIABLES
+                    or str(name).startswith(PROGRAM_STARTUP_PREFIXES)
+                ):
+                    yield (
+                        f"{path}: {prefix}shell_environment_policy.set sets {name}, which Codex "
+                        "hands every shell command it runs: code would run with each one"
+                    )
     yield from _our_hook_gone(hooks_read, "PreToolUse", is_ours, expect_our_hook)
 
 

@@ -175,6 +175,15 @@ CONFIG_PATHS: dict[str, str] = {
     # there (`cargo --version`, `cargo fmt`, `cargo tree` included) run /x's programs.
     "rust-toolchain": r"rust-toolchain(?:\.toml)?",
     ".local/bin": r"\.local/bin(?:/.*)?",
+    # The other programs folders installers put ahead of the system's on PATH: a `bash` planted
+    # there is what Gemini CLI and Codex start their hooks with (fluidbox's among them, which
+    # it then answers in fluidbox's place), a `git` or `node` what they run at start.
+    ".cargo/bin": r"\.cargo/bin(?:/.*)?",
+    ".pyenv": r"\.pyenv/(?:shims|bin|versions/[^/]+/bin)(?:/.*)?",
+    ".nvm": r"\.nvm/versions/node/[^/]+/bin(?:/.*)?",
+    ".volta/bin": r"\.volta/bin(?:/.*)?",
+    ".bun/bin": r"\.bun/bin(?:/.*)?",
+    ".deno/bin": r"\.deno/bin(?:/.*)?",
     # Credentials the command-line tools agents use keep in the home folder (tokens read in
     # clear), some with settings that run programs too (gh's `pager`, `editor`, `!` aliases).
     ".pgpass": r"\.pgpass",
@@ -211,6 +220,7 @@ CONFIG_PATHS: dict[str, str] = {
 EXECUTION_ONLY = frozenset(
     {".hg", ".sl", ".jj", ".config/jj", ".sqliterc", ".psqlrc", ".gdbinit", ".config/gdb"}
     | {".tmux.conf", ".config/tmux", ".mailrc", ".ipython", ".rustup", ".local/bin"}
+    | {".cargo/bin", ".pyenv", ".nvm", ".volta/bin", ".bun/bin", ".deno/bin"}
     | {"site-packages", "dist-packages", "node_modules", "pyvenv.cfg", ".devcontainer", ".husky"}
     | {".githooks", "gradle-wrapper.properties", "maven-wrapper.properties"}
     | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
@@ -225,7 +235,8 @@ _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
     r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
-    r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password)|pip\.conf|"
+    r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password|pyenv|nvm|"
+    r"volta|bun|deno)|pip\.conf|"
     r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"
     r"lefthook|lintstaged|lint-staged|simple-git-hooks|overcommit|mise|aider|continue|zed|"
     r"\.R(?:profile|environ)|julia|rust-toolchain|python-version|tool-versions|wrapper\.properties|"

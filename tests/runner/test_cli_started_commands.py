@@ -319,3 +319,194 @@ def test_the_user_s_shell_start_up_files(folders, agent):
 
     assert found.startswith(f"{home / '.bashrc'}: shell start-up file makes the CLI run")
     assert "alias" not in found  # its digest, not its text
+
+
+# A review of the checks above, with the real CLIs (helper sessions): each shape below made
+# the CLI run a program, or dropped fluidbox's hook, and the hook had not seen it.
+
+
+def test_claude_code_reads_the_enclosing_checkout_s_and_the_main_worktree_s_local_settings(
+    folders, tmp_path
+):
+    project, _, _ = folders
+    repository = tmp_path / "repo"
+    (repository / ".git").mkdir(parents=True)
+    inside = repository / "app"
+    inside.mkdir()
+    local = repository / ".claude" / "settings.local.json"
+
+    (found,) = _changed("claude-code", inside, lambda: _write(local, HOOKS))
+    assert found.startswith(f"{local}: hooks.SessionStart makes")
+    _write(local, {"disableAllHooks": True})
+    assert _hazards("claude-code", inside) == [
+        f"{local}: disableAllHooks turns every hook off, fluidbox's too"
+    ]
+
+    # A worktree of that repository: its `.git` file points into the main checkout's.
+    (repository / ".git" / "worktrees" / "wt").mkdir(parents=True)
+    (repository / ".git" / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    (project / ".git").write_text(f"gitdir: {repository / '.git' / 'worktrees' / 'wt'}\n")
+    assert _hazards("claude-code", project) == [
+        f"{local}: disableAllHooks turns every hook off, fluidbox's too"
+    ]
+
+
+def test_json_read_as_the_cli_reads_it(folders):
+    """A byte-order mark hid a `.mcp.json` above the project from the hook (Claude Code reads
+    past it); NaN, which Python reads and Claude Code does not, dropped fluidbox's own
+    settings file from the CLI's reading while the hook still saw its entry."""
+    project, home, _ = folders
+    above = project.parent / ".mcp.json"
+    server = json.dumps({"mcpServers": {"s": {"command": "sh"}}})
+
+    (found,) = _changed("claude-code", project, lambda: _write(above, "\ufeff" + server))
+    assert found.startswith(f"{above}: mcpServers.s makes")
+
+    settings = project / ".claude" / "settings.json"
+    _write(settings, '{"hooks": {}, "cleanupPeriodDays": NaN}')
+    (found,) = _hazards("claude-code", project)
+    assert found.startswith(f"{settings}: not JSON (NaN is not JSON)")
+
+
+@pytest.mark.parametrize(
+    ("variable", "said"),
+    [
+        ("CLAUDE_ENV_FILE", "Claude Code sources that script before each command"),
+        ("ZDOTDIR", "which the CLI hands every shell command it runs"),
+    ],
+)
+def test_claude_code_settings_that_run_a_script_before_each_command(folders, variable, said):
+    project, _, _ = folders
+    local = project / ".claude" / "settings.local.json"
+    _write(local, {"env": {variable: "tools/env.sh"}})
+
+    (found,) = _hazards("claude-code", project)
+
+    assert found.startswith(f"{local}: env sets {variable}") and said in found
+
+
+def test_claude_code_plugin_folders_named_by_its_variable(folders, monkeypatch):
+    project, home, _ = folders
+    plugin = project / "myplugin"
+    _write(plugin / ".claude-plugin" / "plugin.json", {"name": "mine"})
+    user = home / ".claude" / "settings.json"
+    setting = {"env": {"CLAUDE_CODE_PLUGIN_DIRS": str(plugin)}}
+
+    found = _changed("claude-code", project, lambda: _write(user, setting))
+    assert [line.split(" makes ")[0] for line in found] == [
+        f"{user}: env.CLAUDE_CODE_PLUGIN_DIRS",
+        f"{plugin / '.claude-plugin' / 'plugin.json'}: plugin mine",
+    ]
+
+    # There at setup (a plugin being written), its files are held to what they were.
+    (found,) = _changed(
+        "claude-code", project, lambda: _write(plugin / "hooks" / "hooks.json", HOOKS)
+    )
+    assert found.startswith(f"{plugin / 'hooks' / 'hooks.json'}: plugin mine makes")
+
+    # The same folder named in the CLI's environment.
+    user.unlink()
+    monkeypatch.setenv("CLAUDE_CODE_PLUGIN_DIRS", str(plugin))
+    (found,) = _changed("claude-code", project, lambda: _write(plugin / ".mcp.json", SERVERS))
+    assert found.startswith(f"{plugin / '.mcp.json'}: plugin mine makes")
+
+
+def test_files_a_plugin_manifest_names(folders):
+    project, home, _ = folders
+    plugin = home / ".claude" / "skills" / "tools"
+    manifest = {"name": "tools", "hooks": "./x/hooks.json", "mcpServers": ["./x/servers.json"]}
+    _write(plugin / ".claude-plugin" / "plugin.json", manifest)
+    _write(plugin / "x" / "hooks.json", {"hooks": {}})
+
+    found = _changed(
+        "claude-code",
+        project,
+        lambda: (
+            _write(plugin / "x" / "hooks.json", HOOKS),
+            _write(plugin / "x" / "servers.json", SERVERS),
+        ),
+    )
+
+    assert [line.split(": ")[0] for line in found] == [
+        str(plugin / "x" / "hooks.json"),
+        str(plugin / "x" / "servers.json"),
+    ]
+
+
+def test_skills_and_commands_above_the_project_and_through_linked_folders(folders, tmp_path):
+    project, _, _ = folders
+    above = project.parent / ".claude" / "skills" / "psk" / "SKILL.md"
+    (found,) = _changed("claude-code", project, lambda: _write(above, SKILL))
+    assert found.startswith(f"{above}: skills.psk.hooks.Stop makes")
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "linked").symlink_to(elsewhere)
+    (found,) = _changed("claude-code", project, lambda: _write(elsewhere / "cm.md", SKILL))
+    assert found.startswith(f"{commands / 'linked' / 'cm.md'}: commands.cm.hooks.Stop makes")
+
+
+def test_codex_s_own_env_file_and_shell_environment_policy(folders):
+    project, home, _ = folders
+    _write(home / ".codex" / ".env", "BASH_ENV=/tmp/x.sh\nOPENAI_API_KEY=sk-x\n")
+    _write(project / ".codex" / "config.toml", '[shell_environment_policy.set]\nBASH_ENV = "x"\n')
+
+    found = _hazards("codex", project)
+
+    assert found == [
+        f"{home / '.codex' / '.env'}: sets BASH_ENV, which Codex hands every shell command it "
+        "runs: code would run before each command fluidbox allowed",
+        f"{project / '.codex' / 'config.toml'}: shell_environment_policy.set sets BASH_ENV, "
+        "which Codex hands every shell command it runs: code would run with each one",
+    ]
+
+
+def test_codex_s_project_root_markers_and_bedrock_credentials(folders):
+    project, home, _ = folders
+    user = home / ".codex" / "config.toml"
+    _write(user, 'project_root_markers = [".codexroot"]\n')
+    (project.parent / ".codexroot").write_text("")
+    above = project.parent / ".codex" / "config.toml"
+
+    (found,) = _changed("codex", project, lambda: _write(above, 'notify = ["sh", "x.sh"]\n'))
+    assert found.startswith(f"{above}: notify makes")
+
+    bedrock = '[model_providers.amazon-bedrock.aws.credential_export]\ncommand = "sh"\n'
+    (found,) = _changed("codex", project, lambda: _write(user, user.read_text() + bedrock))
+    assert found.startswith(f"{user}: model_providers.amazon-bedrock.aws makes")
+
+
+def test_a_codex_plugin_s_manifest_naming_its_servers_file(folders):
+    project, home, _ = folders
+    plugin = home / ".codex" / "plugins" / "cache" / "mkt" / "plug" / "1.0"
+    _write(plugin / ".codex-plugin" / "plugin.json", {"name": "plug", "mcpServers": "./c.json"})
+    _write(plugin / "c.json", {"mcpServers": {}})
+
+    (found,) = _changed("codex", project, lambda: _write(plugin / "c.json", SERVERS))
+
+    assert found.startswith(f"{plugin / 'c.json'}: plugin mkt/plug/1.0 makes")
+
+
+@pytest.mark.parametrize("where", ["~/.env", "~/.gemini/.env", "../.env"])
+def test_gemini_cli_s_env_files_above_the_project_and_the_user_s(folders, where):
+    project, home, _ = folders
+    path = home / where[2:] if where.startswith("~/") else project.parent / where[3:]
+    _write(path, "BASH_ENV=/tmp/x.sh\n")
+
+    (found,) = _hazards("gemini-cli", project)
+
+    assert found.startswith(f"{path}: sets BASH_ENV, which Gemini CLI hands every shell")
+
+
+def test_a_gemini_env_file_that_moves_the_cli_s_own_folder(folders):
+    project, _, _ = folders
+    _write(project / ".env", "GEMINI_CLI_HOME=./fakehome\n")
+
+    (found,) = _hazards("gemini-cli", project)
+
+    assert found == (
+        f"{project / '.env'}: sets GEMINI_CLI_HOME, which moves the folders Gemini CLI reads its "
+        "settings, trust and extensions from past what fluidbox reads"
+    )

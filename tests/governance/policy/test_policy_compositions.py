@@ -67,6 +67,14 @@ def workspace_policy(*extra: str):
         "/workspace/.home/.gradle/gradle.properties",
         "/workspace/.home/.rustup/settings.toml",
         "/workspace/.home/.local/bin/git",
+        # The other programs folders ahead of the system's on PATH: a planted `bash` there
+        # answered an agent CLI's hook in fluidbox's place.
+        "/workspace/.home/.cargo/bin/bash",
+        "/workspace/.home/.pyenv/shims/node",
+        "/workspace/.home/.nvm/versions/node/v20.1.0/bin/git",
+        "/workspace/.home/.volta/bin/node",
+        "/workspace/.home/.bun/bin/bash",
+        "/workspace/.home/.deno/bin/git",
         # A module a .pth file imports runs as Python starts (FINDINGS F102).
         "/workspace/.venv/lib/python3.11/site-packages/_distutils_hack/__init__.py",
         "/workspace/venv/lib/python3.12/site-packages/__editable___app_finder.py",
@@ -170,6 +178,7 @@ def test_credentials_are_read_only_through_a_rule_that_names_them(path):
         "/workspace/.venv/pyvenv.cfg",
         "/workspace/.home/.rustup/toolchains/stable/lib/rustlib/src/rust/library/core/src/lib.rs",
         "/workspace/.home/.local/bin/black",
+        "/workspace/.home/.cargo/bin/rustfmt",
         "/workspace/.hg/hgrc",
         "/workspace/.home/.tmux.conf",
         "/workspace/.husky/pre-commit",
