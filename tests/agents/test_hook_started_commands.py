@@ -310,12 +310,22 @@ def _verdict(agent: str, answer: dict) -> tuple[str, str]:
 
 
 def _ask(
-    agent: str, command: str, project: Path, env: dict[str, str], tool_use_id: str
+    agent: str,
+    command: str,
+    project: Path,
+    env: dict[str, str],
+    tool_use_id: str,
+    launched_with: tuple[str, ...] = (),
 ) -> tuple[str, str]:
     """The hook's command line as the CLI runs it, from the project's folder (Codex's cwd),
-    asked about an `ls`: its verdict and reason."""
+    asked about an `ls`: its verdict and reason. `launched_with`: the words of the CLI's own
+    command line (the hook then runs under a process that has them)."""
+    argv = ["sh", "-c", command]
+    if launched_with:
+        run_the_rest = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[-3:]))"
+        argv = [sys.executable, "-c", run_the_rest, *launched_with, *argv]
     answer = subprocess.run(
-        ["sh", "-c", command],
+        argv,
         input=json.dumps(_event(agent, project, tool_use_id)),
         capture_output=True,
         text=True,
@@ -520,3 +530,28 @@ def test_fluidbox_s_own_entry_taken_away_or_narrowed_stops_every_call(
     assert verdict == "deny" and f"{path}: {named}" in reason
     path.write_text(written)
     assert decision()[0] == "allow"
+
+
+def test_a_plugin_folder_given_on_claude_code_s_command_line_is_held_to_setup_too(
+    fluidbox_server, demo_org, operator, tmp_path
+):
+    """`claude --plugin-dir DIR` loads DIR's hooks and servers for that session (2.1.328, a
+    helper session): the hook reads the command lines of the processes it runs under."""
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    plugin = project / "myplugin"
+    _merge(plugin / ".claude-plugin" / "plugin.json", {"name": "mine"})
+    _merge(plugin / "hooks" / "hooks.json", {"hooks": {"SessionStart": [SESSION_START]}})
+    command = _set_up("claude-code", project, home, fluidbox_server.url, run_id)
+    env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
+
+    assert _ask("claude-code", command, project, env, "call_plain")[0] == "allow"
+    launched = ("claude", "--plugin-dir", str(plugin), "-p", "go")
+    verdict, reason = _ask("claude-code", command, project, env, "call_flag", launched)
+
+    assert verdict == "deny"
+    assert f"{plugin / '.claude-plugin' / 'plugin.json'}: plugin mine makes the CLI run" in reason
+    assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="call_flag").exists()
