@@ -3,8 +3,9 @@ the events other than the one before a tool (`SessionStart`, `PostToolUse`, `Sto
 status line, a helper that makes the API key or headers, a local (stdio) MCP server, Codex's
 `notify` program and a model provider's `auth` program, Gemini CLI's tool discovery command,
 what a plugin (Claude Code, Codex) or an extension (Gemini CLI) brings, a Claude Code skill's,
-command's or subagent's own hooks and servers, and the user's shell start-up files, which
-Claude Code and Codex run for a snapshot of the shell.
+command's or subagent's own hooks and servers, an AWS profile's credential program, the
+user's shell start-up files, which Claude Code and Codex run for a snapshot of the shell, and
+the files any of those commands name (`sh tools/post.sh` runs what tools/post.sh holds).
 
 A project or the user may have them when fluidbox is set up: they are theirs, and stay.
 One that appears during a run (a `patch` or an archive the policy allowed writes it) would run
@@ -20,12 +21,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from runner.cli_trust import gemini_home
+from runner.command_files import named_paths
 from runner.mcp_shadows import claude_code_servers, process_ancestors
 from runner.setup_hazards import (
     OUR_HOOK_MARK,
@@ -71,6 +74,8 @@ class StartedCommand:
     path: Path
     where: str
     value: Any
+    # The plugin's or extension's folder it comes from (`${CLAUDE_PLUGIN_ROOT}`), if any.
+    root: Path | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -144,7 +149,7 @@ def _plugin_files(folder: Path, where: str, names: tuple[str, ...]) -> Iterator[
         path = folder / name
         if path.is_file():
             content = json_object(path)
-            yield StartedCommand(path, where, content)
+            yield StartedCommand(path, where, content, folder)
             for key in MANIFEST_FILE_KEYS:
                 value = content.get(key)
                 named += [value] if isinstance(value, str) else []
@@ -152,7 +157,7 @@ def _plugin_files(folder: Path, where: str, names: tuple[str, ...]) -> Iterator[
     for name in dict.fromkeys(named):
         path = folder / name
         if path.is_file():
-            yield StartedCommand(path, where, json_object(path))
+            yield StartedCommand(path, where, json_object(path), folder)
 
 
 def _digest(path: Path) -> str | None:
@@ -201,6 +206,7 @@ def _claude_code(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
             if matter.get(key):
                 yield StartedCommand(path, f"{where}.{key}", matter[key])
     yield from _claude_code_plugins(project)
+    yield from _aws_credential_programs(project, claude_code_settings(project))
     yield from _shell_start_up_files()
 
 
@@ -310,6 +316,44 @@ SHELL_START_UP_FILES = (
 )
 
 
+AWS_FILES = (
+    ("AWS_CONFIG_FILE", "~/.aws/config"),
+    ("AWS_SHARED_CREDENTIALS_FILE", "~/.aws/credentials"),
+)
+_AWS_SECTION = re.compile(r"\s*\[([^\]]*)\]")
+_AWS_CREDENTIAL_PROCESS = re.compile(r"\s*credential_process\s*=\s*(.*?)\s*$")
+
+
+def _aws_credential_programs(
+    project: Path, settings: Iterable[Path] = ()
+) -> Iterator[StartedCommand]:
+    """The programs the AWS SDK runs for credentials (`credential_process` of a profile in the
+    shared config or credentials file, where the environment says, or the `env` of Claude
+    Code's `settings`, which is the CLI's own): Claude Code on Bedrock and Codex's Bedrock
+    provider run it before the first request to the model. Read line by line, an indented
+    key too (the SDK Claude Code uses reads one that Python's configparser takes for the
+    line before's continuation)."""
+    envs = [json_object(path).get("env") for path in settings]
+    for variable, default in AWS_FILES:
+        named = [os.environ.get(variable) or default]
+        named += [env.get(variable) for env in envs if isinstance(env, dict)]
+        for name in dict.fromkeys(n for n in named if isinstance(n, str) and n):
+            path = project / Path(name).expanduser()
+            try:
+                lines = path.read_text().splitlines()
+            except FileNotFoundError:
+                continue
+            except (OSError, UnicodeDecodeError):
+                yield StartedCommand(path, "AWS profiles", {"unreadable": _digest(path)})
+                continue
+            section = ""
+            for line in lines:
+                if header := _AWS_SECTION.match(line):
+                    section = header.group(1).strip()
+                elif program := _AWS_CREDENTIAL_PROCESS.match(line):
+                    yield StartedCommand(path, f"[{section}] credential_process", program.group(1))
+
+
 def _shell_start_up_files() -> Iterator[StartedCommand]:
     for name in SHELL_START_UP_FILES:
         path = Path.home() / name
@@ -376,6 +420,7 @@ def _codex(project: Path, is_ours: IsOurs) -> Iterator[StartedCommand]:
         if config.get("plugins"):
             yield StartedCommand(path, "plugins", config["plugins"])
     yield from _codex_plugins()
+    yield from _aws_credential_programs(project)
     yield from _shell_start_up_files()
 
 
@@ -398,7 +443,94 @@ def started_commands(
     agent: str, project: Path, is_ours: IsOurs = _ours_to_replace
 ) -> list[StartedCommand]:
     """Raises HookHazard for a settings file that is not JSON/TOML."""
-    return list(STARTED_COMMANDS[agent](project, is_ours))
+    commands = list(STARTED_COMMANDS[agent](project, is_ours))
+    return commands + [file for command in commands for file in _named_files(command, project)]
+
+
+# Past this size a file a command names is held by its size and modification time instead of
+# its digest.
+NAMED_FILE_DIGEST_LIMIT = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class NamedFile:
+    path: Path
+    word: str
+    named_by: StartedCommand
+
+
+def _command_entries(value: Any, whole: bool = True) -> Iterator[tuple[list[str], Any]]:
+    """The words of each command a setting's value holds, with the folder it runs in if it
+    says (`cwd`): the setting's whole value as a command line or a list of words (`notify`),
+    a `{"command", "args", "env"}` entry however deep in a manifest (an environment value
+    may name a file the program runs: `BASH_ENV`, `NODE_OPTIONS=--require ./x.js`); other
+    text (a description, a URL, a manifest's file names) is not read."""
+    if isinstance(value, str) and whole:
+        yield [value], None
+    elif isinstance(value, list):
+        if whole and all(isinstance(word, str) for word in value):
+            yield list(value), None
+        else:
+            for item in value:
+                yield from _command_entries(item, whole=False)
+    elif isinstance(value, dict):
+        words = [value.get(key) for key in ("command", *SERVER_PROGRAM_KEYS[1:])]
+        args, env = value.get("args"), value.get("env")
+        words += args if isinstance(args, list) else []
+        words = [word for word in words if isinstance(word, str)]
+        if words:
+            values = env.values() if isinstance(env, dict) else ()
+            yield words + [f"x {v}" for v in values if isinstance(v, str)], value.get("cwd")
+        for key, inner in value.items():
+            if key not in ("command", "args", "cwd", "env", *SERVER_PROGRAM_KEYS[1:]):
+                yield from _command_entries(inner, whole=False)
+
+
+def named_files(
+    commands: Iterable[StartedCommand], project: Path, *, there_or_not: bool = False
+) -> Iterator[NamedFile]:
+    """The files the commands name (runner/command_files.py says how they are read) that the
+    CLI's user can change; `there_or_not`: also the paths that are not there yet (a write
+    that makes one makes it run)."""
+    for command in commands:
+        for words, cwd in _command_entries(command.value):
+            folder = project / cwd if isinstance(cwd, str) else project
+            seen = set()
+            for named, word in named_paths(words, folder, project, command.root):
+                path = Path(os.path.realpath(named))  # `tools/sub/../post.sh` as the kernel goes
+                if path in seen:
+                    continue
+                seen.add(path)
+                if _changeable_file(path) or (there_or_not and _may_be_made(word, path)):
+                    yield NamedFile(path, word, command)
+
+
+def _may_be_made(word: str, path: Path) -> bool:
+    """A path that is not there yet, written as a path (`.claude/hooks/later.sh`, `x.py`), not
+    a bare word (`2` before `>`, `main`)."""
+    return ("/" in word or "." in word.lstrip(".")) and not path.exists()
+
+
+def _changeable_file(path: Path) -> bool:
+    try:
+        return path.is_file() and os.access(path, os.W_OK)
+    except OSError:
+        return False
+
+
+def _named_files(command: StartedCommand, project: Path) -> Iterator[StartedCommand]:
+    for file in named_files([command], project):
+        try:
+            stat = file.path.stat()
+        except OSError:
+            continue
+        if stat.st_size > NAMED_FILE_DIGEST_LIMIT:
+            held = {"size": stat.st_size, "modified": stat.st_mtime_ns}
+        else:
+            held = {"sha256": _digest(file.path)}
+        yield StartedCommand(
+            file.path, f"the file {file.word} that {command.where} names", {file.word: held}
+        )
 
 
 def fingerprints(agent: str, project: Path) -> list[str]:

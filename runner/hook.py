@@ -141,6 +141,48 @@ def _settings_against_the_hook(
     ) + unknown_started_commands(dialect, project, known or (), is_ours)
 
 
+def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]) -> str | None:
+    """A write through the CLI's own file tools to a file a command it starts by itself names
+    (`sh tools/post.sh` as a `PostToolUse` hook), there yet or not, or to a hard link of one:
+    the CLI would run what was written right after, outside any call fluidbox decides. A
+    shell command's write is seen at the next call (`_settings_against_the_hook`)."""
+    from runner.cli_started_commands import named_files, started_commands
+    from runner.setup_hazards import HookHazard
+
+    written = [
+        Path(call.arguments["path"])
+        for call in calls
+        if call.tool == "write_file" and isinstance(call.arguments.get("path"), str)
+    ]
+    if not written:
+        return None
+    project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
+    try:
+        commands = started_commands(dialect, project)
+    except HookHazard as error:
+        return f"{error}; denied"
+    targets = {_file_identity(path) for path in written}
+    for file in named_files(commands, project, there_or_not=True):
+        if _file_identity(file.path) in targets:
+            return (
+                f"fluidbox: {file.path} is the file {file.word} that {file.named_by.where} of "
+                f"{file.named_by.path} names: the CLI runs it by itself, outside any call "
+                "fluidbox decides, so the agent may not write it (change it outside the "
+                "session and run agent_setup again); denied"
+            )
+    return None
+
+
+def _file_identity(path: Path) -> tuple:
+    """A file as the file system knows it (a hard link is the same file), or its real path
+    while it is not there."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return ("path", os.path.realpath(path))
+    return ("file", stat.st_dev, stat.st_ino)
+
+
 def _our_commands(
     dialect: str, url: str, run_id: str, server: str, known: tuple[str, ...] | None
 ) -> set[tuple[str, ...]]:
@@ -271,6 +313,9 @@ def decide(
         calls = _gate_calls(dialect, event)
     except (UnresolvablePath, UnreadablePatch) as error:
         return Verdict(False, f"fluidbox: {error}; denied")
+    started_by_itself = _writes_a_file_the_cli_runs(dialect, event, calls)
+    if started_by_itself:
+        return Verdict(False, started_by_itself)
     session_id = str(event.get("session_id") or "agent-cli")[:200]
     tool_call_id = str(event.get("tool_use_id") or f"hook-{uuid.uuid4().hex}")[:190]
     ids = (

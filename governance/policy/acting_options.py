@@ -3907,17 +3907,18 @@ def _naming(name: str) -> re.Pattern:
 _WORD = re.compile(r"[\w+-][\w.+-]*")
 
 
-def pattern_names(pattern: str, name: str) -> bool:
+def pattern_names(pattern: str, name: str, times: int = 1) -> bool:
     """Does a rule's pattern name an acting option or a program (as a word of the command)
-    or a path or script (as text)?"""
+    or a path or script (as text), `times` times?"""
     if name[:1] in ("-", "+") or _WORD.fullmatch(name):
         # the words of the command, not the tool's name before them (`sed run_command`)
-        return _naming(name).search(pattern.partition(":")[2] or pattern) is not None
+        words = pattern.partition(":")[2] or pattern
+        return len(_naming(name).findall(words)) >= times
     if name and set(name) <= set(":*?[]/."):
         # `:`, `*`, `/`: every rule holds them as text (`run_command:`, a final `*`); none
         # names them (`git stash -u -- :` deletes every untracked file) (F148)
         return False
-    return name in pattern
+    return pattern.count(name) >= times
 
 
 # Maven's lifecycle phases and plugin goals that reach past the workspace (F147, sandbox):

@@ -389,7 +389,9 @@ class CompiledPolicy:
         """Why ALWAYS rule `index` cannot allow a probe whose requirements it does not name."""
         pattern = self.rules[index].pattern
         for requirement in requires:
-            if not any(pattern_names(pattern, name) for name in requirement.names):
+            if not any(
+                pattern_names(pattern, name, requirement.times) for name in requirement.names
+            ):
                 return (
                     f"{requirement.reason}: rule {rule_number(index)} ({pattern!r}) matches "
                     f"but does not name {requirement.names[0]}"

@@ -76,6 +76,10 @@ class Requirement:
 
     names: tuple[str, ...]
     reason: str
+    # How many times the rule must hold the name as a word: as often as the command does, so
+    # that the rule's own words for the program and subcommand do not count (`go fmt fmt`,
+    # Go's own fmt package, is not named by `go fmt *`).
+    times: int = 1
 
 
 class Finding(NamedTuple):
@@ -880,7 +884,11 @@ def _read_chain(
             _read_find_actions(arguments, dialect, depth, reading, exact)
         if exact:
             level.requires = [
-                Requirement(use.names, f"{base} {use.names[0]} {use.what}")
+                Requirement(
+                    use.names,
+                    f"{base} {use.names[0]} {use.what}",
+                    max(1, *(_times_written(name, base, arguments) for name in use.names)),
+                )
                 for use in _acting_uses(base, arguments)
             ]
             level.requires += _folders_elsewhere(name, arguments, reading)
@@ -956,6 +964,14 @@ def _is_plain(program: str) -> bool:
 
 
 _ACTING_PROGRAMS = frozenset(key.split()[0] for key in ACTING)
+
+
+def _times_written(name: str, base: str, arguments: list[str]) -> int:
+    """How many of the command's words are `name`, an operand or a subcommand (an option is
+    named in its own spellings, clusters among them)."""
+    if name[:1] in ("-", "+"):
+        return 1
+    return sum(word == name for word in (base, *arguments))
 
 
 @lru_cache(maxsize=4096)

@@ -316,17 +316,18 @@ def _ask(
     env: dict[str, str],
     tool_use_id: str,
     launched_with: tuple[str, ...] = (),
+    event: dict | None = None,
 ) -> tuple[str, str]:
     """The hook's command line as the CLI runs it, from the project's folder (Codex's cwd),
-    asked about an `ls`: its verdict and reason. `launched_with`: the words of the CLI's own
-    command line (the hook then runs under a process that has them)."""
+    asked about an `ls` (or `event`): its verdict and reason. `launched_with`: the words of
+    the CLI's own command line (the hook then runs under a process that has them)."""
     argv = ["sh", "-c", command]
     if launched_with:
         run_the_rest = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[-3:]))"
         argv = [sys.executable, "-c", run_the_rest, *launched_with, *argv]
     answer = subprocess.run(
         argv,
-        input=json.dumps(_event(agent, project, tool_use_id)),
+        input=json.dumps(event or _event(agent, project, tool_use_id)),
         capture_output=True,
         text=True,
         cwd=project,
@@ -555,3 +556,132 @@ def test_a_plugin_folder_given_on_claude_code_s_command_line_is_held_to_setup_to
     assert verdict == "deny"
     assert f"{plugin / '.claude-plugin' / 'plugin.json'}: plugin mine makes the CLI run" in reason
     assert not ToolCall.objects.filter(run_id=run_id, tool_call_id="call_flag").exists()
+
+
+# Each: the agent, a setting there at setup that runs a project file, the file, and the CLI's
+# own tool call that writes it.
+RUNS_A_FILE = {
+    "claude-code: a PostToolUse hook runs tools/post.sh": (
+        "claude-code",
+        ".claude/settings.json",
+        {
+            "hooks": {
+                "PostToolUse": [{"hooks": [{"type": "command", "command": "sh tools/post.sh"}]}]
+            }
+        },
+        "tools/post.sh",
+        lambda path: ("Write", {"file_path": str(path), "content": "rm -f precious.txt\n"}),
+    ),
+    "claude-code: a status line named from the project's variable": (
+        "claude-code",
+        ".claude/settings.json",
+        {"statusLine": {"type": "command", "command": '"$CLAUDE_PROJECT_DIR"/tools/line.sh'}},
+        "tools/line.sh",
+        lambda path: (
+            "Edit",
+            {"file_path": str(path), "old_string": "date", "new_string": "rm -f precious.txt"},
+        ),
+    ),
+    "codex: a local MCP server runs tools/server.py": (
+        "codex",
+        ".codex/config.toml",
+        '[mcp_servers.helper]\ncommand = "python3"\nargs = ["tools/server.py"]\n',
+        "tools/server.py",
+        lambda path: (
+            "apply_patch",
+            {
+                "command": "*** Begin Patch\n*** Update File: tools/server.py\n@@\n-date\n"
+                "+import os; os.remove('precious.txt')\n*** End Patch\n"
+            },
+        ),
+    ),
+    "gemini-cli: an AfterTool hook runs tools/post.sh": (
+        "gemini-cli",
+        ".gemini/settings.json",
+        {"hooks": {"AfterTool": [{"hooks": [{"type": "command", "command": "sh tools/post.sh"}]}]}},
+        "tools/post.sh",
+        lambda path: ("write_file", {"file_path": str(path), "content": "rm -f precious.txt\n"}),
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(RUNS_A_FILE))
+def test_a_file_a_command_started_by_the_cli_names_is_held_to_setup_too(
+    fluidbox_server, demo_org, operator, tmp_path, shape
+):
+    """`sh tools/post.sh` as a hook runs whatever tools/post.sh holds: a write to it through
+    the CLI's own file tools would run right after, outside any call fluidbox decides. The
+    write is denied before it reaches the gate; the file changed another way (a shell
+    command the policy allowed) makes the hook deny every call, naming it."""
+    agent, name, setting, file_name, tool_call = RUNS_A_FILE[shape]
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    _merge(project / name, setting)
+    named = project / file_name
+    named.parent.mkdir()
+    named.write_text("date\n")
+    (project / "precious.txt").write_text("keep me\n")
+    command = _set_up(agent, project, home, fluidbox_server.url, run_id)
+    env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
+    assert _ask(agent, command, project, env, "call_before")[0] == "allow"
+    recorded = ToolCall.objects.filter(run_id=run_id).count()
+
+    tool, tool_input = tool_call(named)
+    write = {**_event(agent, project, "call_write"), "tool_name": tool, "tool_input": tool_input}
+    verdict, reason = _ask(agent, command, project, env, "call_write", event=write)
+
+    assert verdict == "deny"
+    assert f"{named} is the file " in reason and "may not write it" in reason
+    assert ToolCall.objects.filter(run_id=run_id).count() == recorded  # denied by the hook
+    # A write to another file goes to the gate as before (whatever its policy says of it).
+    other = {**write, "tool_input": {**tool_input, "file_path": str(project / "notes.txt")}}
+    if tool != "apply_patch":
+        _ask(agent, command, project, env, "call_other", event=other)
+        recorded += 1
+        assert ToolCall.objects.filter(run_id=run_id).count() == recorded
+
+    named.write_text("rm -f precious.txt\n")  # as a shell command the policy allowed would
+
+    verdict, reason = _ask(agent, command, project, env, "call_after")
+    assert verdict == "deny"
+    assert f"{named}: the file " in reason and "every call is denied" in reason
+    assert ToolCall.objects.filter(run_id=run_id).count() == recorded
+    named.write_text("date\n")
+    assert _ask(agent, command, project, env, "call_again")[0] == "allow"
+
+
+def test_a_write_that_makes_a_named_file_or_goes_through_a_hard_link_is_denied(
+    fluidbox_server, demo_org, operator, tmp_path
+):
+    """`sh tools/later.sh 2>/dev/null || true` runs the file once it is there: a Write that
+    makes it is refused like one that changes it; and a hard link made earlier is the file."""
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    (project / "tools").mkdir(parents=True)
+    (project / "tools" / "post.sh").write_text("date\n")
+    hooks = [
+        {"type": "command", "command": "sh tools/later.sh 2>/dev/null || true"},
+        {"type": "command", "command": "sh tools/post.sh>/dev/null"},
+    ]
+    _merge(project / ".claude" / "settings.json", {"hooks": {"Stop": [{"hooks": hooks}]}})
+    os.link(project / "tools" / "post.sh", project / "notes.txt")
+    command = _set_up("claude-code", project, home, fluidbox_server.url, run_id)
+    env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
+
+    for target, named in [("tools/later.sh", "tools/later.sh"), ("notes.txt", "tools/post.sh")]:
+        write = {
+            **_event("claude-code", project, f"call_{named}"),
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(project / target), "content": "rm -f x\n"},
+        }
+        verdict, reason = _ask("claude-code", command, project, env, "w", event=write)
+
+        assert verdict == "deny"
+        assert f"{project / named} is the file {named} that hooks.Stop" in reason
+    assert not (project / "tools" / "later.sh").exists()
+    assert not ToolCall.objects.filter(run_id=run_id).exists()

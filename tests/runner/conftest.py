@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from runner import GateClient, Workspace
+from runner import GateClient, Workspace, setup_hazards
 from tests.support.ports import free_port
 from tests.support.waiting import PATIENCE_SECONDS
 
@@ -281,3 +281,26 @@ def outside_untouched(outside: Path) -> Callable[[], bool]:
         return names == ["sentinel.txt"] and (outside / "sentinel.txt").read_text() == SENTINEL
 
     return untouched
+
+
+@pytest.fixture
+def folders(tmp_path, monkeypatch) -> tuple[Path, Path, Path]:
+    """(the project, the user's home, Codex's system folder), all empty; Claude Code's
+    system folder is `etc-claude-code` beside them."""
+    home, project, system = tmp_path / "home", tmp_path / "project", tmp_path / "etc-codex"
+    for folder in (home, project, system, tmp_path / "etc-claude-code"):
+        folder.mkdir()
+    monkeypatch.setattr(setup_hazards, "CLAUDE_CODE_MANAGED_FOLDER", tmp_path / "etc-claude-code")
+    monkeypatch.setenv("HOME", str(home))
+    for name in (
+        "CODEX_HOME",
+        "CLAUDE_CONFIG_DIR",
+        "GEMINI_CLI_HOME",
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+        "AWS_CONFIG_FILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(setup_hazards, "CODEX_SYSTEM_FOLDER", system)
+    return project, home, system

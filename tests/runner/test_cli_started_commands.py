@@ -27,27 +27,6 @@ def _ours(command: str) -> bool:
     return OUR_HOOK_MARK in command
 
 
-@pytest.fixture
-def folders(tmp_path, monkeypatch) -> tuple[Path, Path, Path]:
-    """(the project, the user's home, Codex's system folder), all empty; Claude Code's
-    system folder is `etc-claude-code` beside them."""
-    home, project, system = tmp_path / "home", tmp_path / "project", tmp_path / "etc-codex"
-    for folder in (home, project, system, tmp_path / "etc-claude-code"):
-        folder.mkdir()
-    monkeypatch.setattr(setup_hazards, "CLAUDE_CODE_MANAGED_FOLDER", tmp_path / "etc-claude-code")
-    monkeypatch.setenv("HOME", str(home))
-    for name in (
-        "CODEX_HOME",
-        "CLAUDE_CONFIG_DIR",
-        "GEMINI_CLI_HOME",
-        "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(setup_hazards, "CODEX_SYSTEM_FOLDER", system)
-    return project, home, system
-
-
 def _hazards(agent: str, project: Path) -> list[str]:
     return setup_hazards.setup_hazards(
         agent, project, "fluidbox", "http://127.0.0.1:8000/v1/mcp", shadows=False
@@ -510,3 +489,149 @@ def test_a_gemini_env_file_that_moves_the_cli_s_own_folder(folders):
         f"{project / '.env'}: sets GEMINI_CLI_HOME, which moves the folders Gemini CLI reads its "
         "settings, trust and extensions from past what fluidbox reads"
     )
+
+
+def test_files_named_by_a_plugin_s_hook_and_an_extension_s_server_are_held_to_setup(folders):
+    """Read where the CLIs read them: `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder, Gemini
+    CLI's `${extensionPath}${/}` the extension's."""
+    project, home, _ = folders
+    plugin = home / ".claude" / "skills" / "tools"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / "scripts").mkdir()
+    (plugin / "scripts" / "start.sh").write_text("date\n")
+    hook = {"type": "command", "command": "bash ${CLAUDE_PLUGIN_ROOT}/scripts/start.sh"}
+    manifest = {"name": "tools", "hooks": {"SessionStart": [{"hooks": [hook]}]}}
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    extension = home / ".gemini" / "extensions" / "helper"
+    extension.mkdir(parents=True)
+    (extension / "server.js").write_text("// a server\n")
+    server = {"command": "node", "args": ["${extensionPath}${/}server.js"]}
+    (extension / "gemini-extension.json").write_text(
+        json.dumps({"name": "helper", "mcpServers": {"helper": server}})
+    )
+    known = {agent: fingerprints(agent, project) for agent in ("claude-code", "gemini-cli")}
+
+    (plugin / "scripts" / "start.sh").write_text("rm -f precious.txt\n")
+    (extension / "server.js").write_text("require('fs').rmSync('precious.txt')\n")
+
+    (claude,) = unknown_started_commands("claude-code", project, known["claude-code"], _ours)
+    assert claude.startswith(f"{plugin / 'scripts' / 'start.sh'}: the file ")
+    assert "that plugin tools names" in claude
+    (gemini,) = unknown_started_commands("gemini-cli", project, known["gemini-cli"], _ours)
+    assert gemini.startswith(f"{extension / 'server.js'}: the file ${{extensionPath}}")
+
+
+def test_a_file_named_in_a_server_s_folder_and_one_that_appears_later_are_held(folders):
+    """Codex starts a server in its `cwd`; a file a command names that is not there at setup
+    runs once it is written."""
+    project, home, _ = folders
+    (project / "srv").mkdir()
+    (project / "srv" / "main.py").write_text("print()\n")
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        'notify = ["bash", "-c", "sh tools/notify.sh --quiet"]\n'
+        '[mcp_servers.helper]\ncommand = "python3"\nargs = ["main.py"]\ncwd = "srv"\n'
+    )
+    known = fingerprints("codex", project)
+    assert unknown_started_commands("codex", project, known, _ours) == []
+
+    (project / "srv" / "main.py").write_text("import os\n")
+    (project / "tools").mkdir()
+    (project / "tools" / "notify.sh").write_text("date\n")
+
+    found = unknown_started_commands("codex", project, known, _ours)
+    assert [line.partition(":")[0] for line in found] == [
+        str(project / "srv" / "main.py"),
+        str(project / "tools" / "notify.sh"),
+    ]
+
+
+def test_text_that_is_not_a_command_names_no_file(folders):
+    """A description or a URL that happens to name a project file does not hold the file:
+    editing README.md is not changing what the CLI runs."""
+    project, home, _ = folders
+    (project / "README.md").write_text("# app\n")
+    (project / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "docs": {"type": "http", "url": "README.md", "description": "README.md"},
+                    "helper": {"command": "npx", "args": ["-y", "x"], "env": {"X": "1"}},
+                }
+            }
+        )
+    )
+    known = fingerprints("claude-code", project)
+
+    (project / "README.md").write_text("# app, changed\n")
+
+    assert unknown_started_commands("claude-code", project, known, _ours) == []
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_an_aws_credential_program_is_held_to_setup(folders, monkeypatch, agent):
+    """On Amazon Bedrock the AWS SDK runs a profile's `credential_process` before the first
+    request to the model, in either shared file; where `AWS_CONFIG_FILE` says, if it does."""
+    project, home, _ = folders
+    aws = home / ".aws"
+    aws.mkdir()
+    (aws / "credentials").write_text("[default]\naws_access_key_id = AKIAEXAMPLE\n")
+    (aws / "creds.sh").write_text("echo '{}'\n")
+    (aws / "config").write_text(f"[profile work]\ncredential_process = sh {aws / 'creds.sh'}\n")
+    known = fingerprints(agent, project)
+    assert unknown_started_commands(agent, project, known, _ours) == []
+
+    (aws / "credentials").write_text("[default]\ncredential_process = sh -c 'rm -f x'\n")
+    (aws / "creds.sh").write_text("rm -f precious.txt\n")
+
+    found = unknown_started_commands(agent, project, known, _ours)
+    assert [line.split(" makes ")[0] for line in found] == [
+        f"{aws / 'credentials'}: [default] credential_process",
+        f"{aws / 'creds.sh'}: the file {aws / 'creds.sh'} that [profile work] credential_process"
+        " names",
+    ]
+    assert "AKIAEXAMPLE" not in " ".join(found)
+
+    elsewhere = home / "aws-config"
+    elsewhere.write_text("[profile x]\ncredential_process = sh y.sh\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(elsewhere))
+    found = unknown_started_commands(agent, project, known, _ours)
+    assert f"{elsewhere}: [profile x] credential_process makes the CLI run" in found[0]
+
+
+def test_a_file_named_after_a_folder_the_command_goes_into_is_held(folders):
+    project, _, _ = folders
+    (project / "tools").mkdir()
+    (project / "tools" / "post.sh").write_text("date\n")
+    hook = {"type": "command", "command": "cd tools && sh post.sh"}
+    _write(project / ".claude" / "settings.json", {"hooks": {"Stop": [{"hooks": [hook]}]}})
+    known = fingerprints("claude-code", project)
+
+    (project / "tools" / "post.sh").write_text("rm -f precious.txt\n")
+
+    (found,) = unknown_started_commands("claude-code", project, known, _ours)
+    assert found.startswith(f"{project / 'tools' / 'post.sh'}: the file post.sh that hooks.Stop")
+
+
+def test_an_aws_credential_program_indented_or_in_a_file_the_settings_name_is_held(folders):
+    """Claude Code 2.1.328 on Bedrock ran an indented `credential_process` (configparser reads
+    it as the line before's continuation) and one in a file its settings' `env` named as
+    `AWS_CONFIG_FILE` (a helper session, with a marker file)."""
+    project, home, _ = folders
+    (home / ".aws").mkdir()
+    (home / ".aws" / "config").write_text("[profile work]\nregion = us-east-1\n")
+    settings = {"env": {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_CONFIG_FILE": "aws.cfg"}}
+    _write(project / ".claude" / "settings.json", settings)
+    known = fingerprints("claude-code", project)
+
+    (home / ".aws" / "config").write_text(
+        "[profile work]\nregion = us-east-1\n  credential_process = sh x.sh\n"
+    )
+    (project / "aws.cfg").write_text("[default]\ncredential_process=sh y.sh\n")
+
+    found = unknown_started_commands("claude-code", project, known, _ours)
+    assert [line.split(" by itself")[0] for line in found] == [
+        f'{home / ".aws" / "config"}: [profile work] credential_process makes the CLI run'
+        ' "sh x.sh"',
+        f'{project / "aws.cfg"}: [default] credential_process makes the CLI run "sh y.sh"',
+    ]

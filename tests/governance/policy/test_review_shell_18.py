@@ -10,7 +10,7 @@ So was code kept in a variable for later (`x='$(rm …)'` run by `${x@P}`, `PS4`
 
 import pytest
 
-from governance.policy import Verdict
+from governance.policy import Verdict, compile_policy
 from governance.policy.shell_braces import expand
 from tests.governance.policy.test_review_shell_2 import verdict
 from tests.shell_corpus.policies import builtins_policy, kinds, links_policy, review_policy
@@ -238,6 +238,8 @@ GO_TOOLCHAIN = [
     "go fmt cmd/cgo",
     "go fmt all",
     "go fmt std",
+    "go fmt fmt",  # Go's own fmt package: the rule's `fmt` names the subcommand
+    "go fmt -n strings fmt",
     "go env -C=/tmp/x GOVERSION",
     "go env -C /tmp/x",
     "go mod download example.com/newer@v1.0.0",
@@ -815,3 +817,27 @@ def test_a_wrapper_does_not_hide_a_moved_folder_or_a_fetched_file(command):
 )
 def test_a_positional_parameter_s_value_is_data(command):
     assert _review(command) is Verdict.ASK
+
+
+@pytest.mark.parametrize(
+    ("rule", "command", "expected"),
+    [
+        ("go fmt *", "go fmt fmt", Verdict.ASK),
+        ("go fmt fmt", "go fmt fmt", Verdict.ALWAYS),
+        ("go *", "go fmt fmt", Verdict.ASK),
+        ("go fmt strings", "go fmt strings", Verdict.ALWAYS),
+        ("go fmt *", "go fmt ./...", Verdict.ALWAYS),
+    ],
+)
+def test_an_operand_is_named_by_the_rule_only_beyond_its_own_words(rule, command, expected):
+    """A requirement that names an operand was met by the rule's own words for the program
+    and the subcommand (F153, left open there): the rule must hold the word as often as the
+    command does."""
+    policy = compile_policy(
+        [
+            {"pattern": f"run_command:{rule}", "action": "ALWAYS"},
+            {"pattern": "write_file:/workspace/*", "action": "ALWAYS"},
+        ]
+    )
+    arguments = {"command": command}
+    assert policy.evaluate("run_command", arguments, kinds()["run_command"]).verdict is expected

@@ -1,0 +1,150 @@
+"""The files a command the CLI starts by itself names, read as the shell runs them: each shape
+here ran `tools/post.sh` under bash (a helper session, with files that only echo), and each
+was missed by a first reading that split words at blanks alone. Held at setup, a change to
+the file shows at the hook's next call; a write to it through the CLI's own tools is denied
+(tests/agents/test_hook_started_commands.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from runner.cli_started_commands import (
+    fingerprints,
+    named_files,
+    started_commands,
+    unknown_started_commands,
+)
+from runner.setup_hazards import OUR_HOOK_MARK
+
+
+def _ours(command: str) -> bool:
+    return OUR_HOOK_MARK in command
+
+
+def _hook(project: Path, command: str, env: dict | None = None) -> None:
+    hook = {"type": "command", "command": command}
+    settings = {"hooks": {"PostToolUse": [{"hooks": [hook]}]}}
+    if env is not None:  # a local server's environment instead
+        settings = {}
+        servers = {"mcpServers": {"s": {"command": "sh", "args": ["-c", command], "env": env}}}
+        (project / ".mcp.json").write_text(json.dumps(servers))
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+
+
+RUNS_POST_SH = [
+    "sh tools/post.sh>/dev/null",
+    'sh "$CLAUDE_PROJECT_DIR"/tools/post.sh>/dev/null 2>&1',
+    "sh tools/post.sh;echo done",
+    "sh tools/post.sh&",
+    "sh tools/post.sh||true",
+    "sh tools/post.sh|tee /dev/null",
+    "(sh tools/post.sh)",
+    "{ sh tools/post.sh; }",
+    "if true; then sh tools/post.sh; fi",
+    "sh <tools/post.sh",
+    "bash<tools/post.sh",
+    "sh tools/pos?.sh",
+    "sh tools/[p]ost.sh",
+    "for f in tools/*.sh; do sh $f; done",
+    "sh ${CLAUDE_PROJECT_DIR:-.}/tools/post.sh",
+    'sh "$(pwd)/tools/post.sh"',
+    'sh "$PWD/tools/post.sh"',
+    "cd tools && sh post.sh",
+    "(cd tools && sh post.sh)",
+    "cd tools && cd sub && sh ../post.sh",
+    "echo start # a comment\nsh tools/post.sh",
+    "X=1 sh ./tools//post.sh",
+    "bash -lc 'sh tools/post.sh>/dev/null'",
+]
+
+
+@pytest.mark.parametrize("command", RUNS_POST_SH)
+def test_a_file_the_shell_runs_is_held(folders, command):
+    project, _, _ = folders
+    (project / "tools" / "sub").mkdir(parents=True)
+    post, marker = project / "tools" / "post.sh", project / "ran"
+    post.write_text(f"echo post >> {marker}\n")
+    env = {"PATH": "/usr/bin:/bin", "CLAUDE_PROJECT_DIR": str(project)}
+    subprocess.run(["bash", "-c", command], cwd=project, env=env, timeout=30)
+    assert marker.read_text() == "post\n"  # what bash runs, with a file that only echoes
+    _hook(project, command)
+    known = fingerprints("claude-code", project)
+
+    post.write_text("echo changed\n")
+
+    found = unknown_started_commands("claude-code", project, known, _ours)
+    assert any(line.startswith(f"{post}: the file ") for line in found), found
+
+
+def test_the_file_the_shell_runs_is_held_when_another_has_its_name(folders):
+    """`cd tools && sh post.sh` runs tools/post.sh, even with a post.sh in the project."""
+    project, _, _ = folders
+    (project / "tools").mkdir()
+    (project / "post.sh").write_text("echo root\n")
+    (project / "tools" / "post.sh").write_text("echo post\n")
+    _hook(project, "cd tools && sh post.sh")
+    known = fingerprints("claude-code", project)
+
+    (project / "tools" / "post.sh").write_text("echo changed\n")
+
+    (found,) = unknown_started_commands("claude-code", project, known, _ours)
+    assert found.startswith(f"{project / 'tools' / 'post.sh'}: the file post.sh")
+
+
+def test_a_file_a_server_s_environment_names_is_held(folders):
+    """`BASH_ENV` makes bash run the file first; `NODE_OPTIONS=--require ./x.js` loads it."""
+    project, _, _ = folders
+    (project / "env.sh").write_text("echo env\n")
+    (project / "x.js").write_text("// x\n")
+    _hook(project, "true", env={"BASH_ENV": "env.sh", "NODE_OPTIONS": "--require ./x.js"})
+    known = fingerprints("claude-code", project)
+
+    (project / "env.sh").write_text("echo changed\n")
+    (project / "x.js").write_text("// changed\n")
+
+    found = unknown_started_commands("claude-code", project, known, _ours)
+    assert sorted(line.partition(":")[0] for line in found) == [
+        str(project / "env.sh"),
+        str(project / "x.js"),
+    ]
+
+
+def test_a_file_not_there_yet_is_named_for_the_writes_the_hook_refuses(folders):
+    project, _, _ = folders
+    _hook(project, "test -f .claude/hooks/later.sh && sh .claude/hooks/later.sh 2>/dev/null")
+    commands = started_commands("claude-code", project)
+
+    assert not list(named_files(commands, project))
+    (later,) = {file.path for file in named_files(commands, project, there_or_not=True)}
+    assert later == project / ".claude" / "hooks" / "later.sh"
+
+
+NOT_A_FILE_IT_RUNS = [
+    "sh tools/post.sh >> hook.log",  # written to, not run
+    "sh tools/post.sh 2>hook.log",
+    "node --version",  # a program found on PATH, a file of that name beside it
+    "echo ok # hook.log",
+]
+
+
+@pytest.mark.parametrize("command", NOT_A_FILE_IT_RUNS)
+def test_what_a_command_writes_or_finds_on_path_is_not_held(folders, command):
+    """A log the hook appends to changes every time it runs: held, it would stop every
+    call after the first."""
+    project, _, _ = folders
+    (project / "tools").mkdir()
+    (project / "tools" / "post.sh").write_text("echo post\n")
+    (project / "hook.log").write_text("")
+    (project / "node").write_text("")
+    _hook(project, command)
+    known = fingerprints("claude-code", project)
+
+    (project / "hook.log").write_text("appended\n")
+    (project / "node").write_text("changed\n")
+
+    assert unknown_started_commands("claude-code", project, known, _ours) == []
