@@ -631,7 +631,7 @@ def test_an_aws_credential_program_indented_or_in_a_file_the_settings_name_is_he
 
     found = unknown_started_commands("claude-code", project, known, _ours)
     assert [line.split(" by itself")[0] for line in found] == [
-        f'{home / ".aws" / "config"}: [profile work] credential_process makes the CLI run'
+        f"{home / '.aws' / 'config'}: [profile work] credential_process makes the CLI run"
         ' "sh x.sh"',
         f'{project / "aws.cfg"}: [default] credential_process makes the CLI run "sh y.sh"',
     ]
