@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.cli_trust import gemini_home
-from runner.command_files import named_paths
+from runner.command_files import is_glob, named_paths
 from runner.mcp_shadows import claude_code_servers, process_ancestors
 from runner.setup_hazards import (
     OUR_HOOK_MARK,
@@ -506,9 +506,9 @@ def named_files(
 
 
 def _may_be_made(word: str, path: Path) -> bool:
-    """A path that is not there yet, written as a path (`.claude/hooks/later.sh`, `x.py`), not
-    a bare word (`2` before `>`, `main`)."""
-    return ("/" in word or "." in word.lstrip(".")) and not path.exists()
+    """A path that is not there yet, written as a path (`.claude/hooks/later.sh`, `x.py`, a
+    glob), not a bare word (`2` before `>`, `main`)."""
+    return ("/" in word or "." in word.lstrip(".") or is_glob(word)) and not path.exists()
 
 
 def _changeable_file(path: Path) -> bool:

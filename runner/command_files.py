@@ -39,7 +39,8 @@ def named_paths(
     words: list[str], cwd: Path, project: Path, root: Path | None = None
 ) -> Iterator[tuple[Path, str]]:
     """(path, word as written) for each word of a command (`words`: a command line, or a
-    program and its arguments) that names a path, whether or not it is there."""
+    program and its arguments) that names a path, whether or not it is there; a glob's
+    matches, and the glob itself (`is_glob`)."""
     found = {}
     for position, text in enumerate(words):
         for word, expanded in _path_words(text, cwd, project, root, argument=position > 0):
@@ -57,8 +58,11 @@ def named_paths(
             if _GLOB.search(expanded):
                 for match in islice(_globbed(path), GLOB_LIMIT):
                     yield match, word
-            else:
-                yield path, word
+            yield path, word  # a glob as itself too: the files a write may yet make match it
+
+
+def is_glob(path: Path | str) -> bool:
+    return bool(_GLOB.search(str(path)))
 
 
 def _is_dir(path: Path) -> bool:

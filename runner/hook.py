@@ -17,6 +17,7 @@ them here too would record the call twice.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import shlex
@@ -147,6 +148,7 @@ def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]
     the CLI would run what was written right after, outside any call fluidbox decides. A
     shell command's write is seen at the next call (`_settings_against_the_hook`)."""
     from runner.cli_started_commands import named_files, started_commands
+    from runner.command_files import is_glob
     from runner.setup_hazards import HookHazard
 
     written = [
@@ -162,8 +164,12 @@ def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]
     except HookHazard as error:
         return f"{error}; denied"
     targets = {_file_identity(path) for path in written}
+    real_targets = [os.path.realpath(path) for path in written]
     for file in named_files(commands, project, there_or_not=True):
-        if _file_identity(file.path) in targets:
+        if _file_identity(file.path) in targets or (
+            is_glob(file.path)
+            and any(fnmatch.fnmatchcase(target, str(file.path)) for target in real_targets)
+        ):
             return (
                 f"fluidbox: {file.path} is the file {file.word} that {file.named_by.where} of "
                 f"{file.named_by.path} names: the CLI runs it by itself, outside any call "

@@ -656,8 +656,9 @@ def test_a_file_a_command_started_by_the_cli_names_is_held_to_setup_too(
 def test_a_write_that_makes_a_named_file_or_goes_through_a_hard_link_is_denied(
     fluidbox_server, demo_org, operator, tmp_path
 ):
-    """`sh tools/later.sh 2>/dev/null || true` runs the file once it is there: a Write that
-    makes it is refused like one that changes it; and a hard link made earlier is the file."""
+    """`sh tools/later.sh 2>/dev/null || true` runs the file once it is there, `for f in
+    lint/*.sh` any file made to match: a Write that makes one is refused like one that
+    changes it; and a hard link made earlier is the file."""
     bundle_import(org=demo_org, text=BUNDLE)
     run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
     home, project = tmp_path / "home", tmp_path / "project"
@@ -667,13 +668,18 @@ def test_a_write_that_makes_a_named_file_or_goes_through_a_hard_link_is_denied(
     hooks = [
         {"type": "command", "command": "sh tools/later.sh 2>/dev/null || true"},
         {"type": "command", "command": "sh tools/post.sh>/dev/null"},
+        {"type": "command", "command": "for f in lint/*.sh; do sh $f; done"},
     ]
     _merge(project / ".claude" / "settings.json", {"hooks": {"Stop": [{"hooks": hooks}]}})
     os.link(project / "tools" / "post.sh", project / "notes.txt")
     command = _set_up("claude-code", project, home, fluidbox_server.url, run_id)
     env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
 
-    for target, named in [("tools/later.sh", "tools/later.sh"), ("notes.txt", "tools/post.sh")]:
+    for target, named in [
+        ("tools/later.sh", "tools/later.sh"),
+        ("notes.txt", "tools/post.sh"),
+        ("lint/new.sh", "lint/*.sh"),
+    ]:
         write = {
             **_event("claude-code", project, f"call_{named}"),
             "tool_name": "Write",
@@ -684,4 +690,5 @@ def test_a_write_that_makes_a_named_file_or_goes_through_a_hard_link_is_denied(
         assert verdict == "deny"
         assert f"{project / named} is the file {named} that hooks.Stop" in reason
     assert not (project / "tools" / "later.sh").exists()
+    assert not (project / "lint").exists()
     assert not ToolCall.objects.filter(run_id=run_id).exists()
