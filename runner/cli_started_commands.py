@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.cli_trust import gemini_home
-from runner.command_files import is_glob, named_paths
+from runner.command_files import named_paths
 from runner.mcp_shadows import claude_code_servers, process_ancestors
 from runner.setup_hazards import (
     OUR_HOOK_MARK,
@@ -440,11 +440,17 @@ STARTED_COMMANDS = {"claude-code": _claude_code, "codex": _codex, "gemini-cli": 
 
 
 def started_commands(
-    agent: str, project: Path, is_ours: IsOurs = _ours_to_replace
+    agent: str,
+    project: Path,
+    is_ours: IsOurs = _ours_to_replace,
+    session_folder: Path | None = None,
 ) -> list[StartedCommand]:
-    """Raises HookHazard for a settings file that is not JSON/TOML."""
+    """Raises HookHazard for a settings file that is not JSON/TOML. `session_folder`: where
+    the session's commands run now, when it can move (Claude Code's follows a `cd`), besides
+    the project."""
     commands = list(STARTED_COMMANDS[agent](project, is_ours))
-    return commands + [file for command in commands for file in _named_files(command, project)]
+    named = named_files(commands, project, session_folder=session_folder)
+    return commands + [_held(file) for file in named]
 
 
 # Past this size a file a command names is held by its size and modification time instead of
@@ -457,6 +463,7 @@ class NamedFile:
     path: Path
     word: str
     named_by: StartedCommand
+    pattern: bool = False  # a glob (its folder escaped) that a file yet to be made may match
 
 
 def _command_entries(value: Any, whole: bool = True) -> Iterator[tuple[list[str], Any]]:
@@ -487,50 +494,62 @@ def _command_entries(value: Any, whole: bool = True) -> Iterator[tuple[list[str]
 
 
 def named_files(
-    commands: Iterable[StartedCommand], project: Path, *, there_or_not: bool = False
+    commands: Iterable[StartedCommand],
+    project: Path,
+    *,
+    there_or_not: bool = False,
+    session_folder: Path | None = None,
 ) -> Iterator[NamedFile]:
     """The files the commands name (runner/command_files.py says how they are read) that the
-    CLI's user can change; `there_or_not`: also the paths that are not there yet (a write
-    that makes one makes it run)."""
+    CLI's user can change, or replace in their folder; `there_or_not`: also the paths and
+    globs that nothing is at yet (a write that makes one makes it run)."""
     for command in commands:
         for words, cwd in _command_entries(command.value):
-            folder = project / cwd if isinstance(cwd, str) else project
+            folders = [project / cwd if isinstance(cwd, str) else project]
+            folders += [session_folder] if session_folder is not None else []
             seen = set()
-            for named, word in named_paths(words, folder, project, command.root):
-                path = Path(os.path.realpath(named))  # `tools/sub/../post.sh` as the kernel goes
+            for named in named_paths(words, folders, project, command.root):
+                # `tools/sub/../post.sh` as the kernel goes
+                path = named.path if named.pattern else Path(os.path.realpath(named.path))
                 if path in seen:
                     continue
                 seen.add(path)
-                if _changeable_file(path) or (there_or_not and _may_be_made(word, path)):
-                    yield NamedFile(path, word, command)
+                if named.pattern:
+                    if there_or_not:
+                        yield NamedFile(path, named.word, command, pattern=True)
+                elif _changeable_file(path) or (there_or_not and _may_be_made(named.word, path)):
+                    yield NamedFile(path, named.word, command)
 
 
 def _may_be_made(word: str, path: Path) -> bool:
-    """A path that is not there yet, written as a path (`.claude/hooks/later.sh`, `x.py`, a
-    glob), not a bare word (`2` before `>`, `main`)."""
-    return ("/" in word or "." in word.lstrip(".") or is_glob(word)) and not path.exists()
+    """A path that is not there yet, written as a path (`.claude/hooks/later.sh`, `x.py`), not
+    a bare word (`2` before `>`, `main`)."""
+    return ("/" in word or "." in word.lstrip(".")) and not path.exists()
 
 
 def _changeable_file(path: Path) -> bool:
+    """A file the CLI's user may write, or replace in its folder (`chmod 444` keeps neither
+    from happening: a patch deletes and adds it)."""
     try:
-        return path.is_file() and os.access(path, os.W_OK)
+        return path.is_file() and (
+            os.access(path, os.W_OK) or os.access(path.parent, os.W_OK | os.X_OK)
+        )
     except OSError:
         return False
 
 
-def _named_files(command: StartedCommand, project: Path) -> Iterator[StartedCommand]:
-    for file in named_files([command], project):
-        try:
-            stat = file.path.stat()
-        except OSError:
-            continue
+def _held(file: NamedFile) -> StartedCommand:
+    try:
+        stat = file.path.stat()
+    except OSError:
+        held: dict[str, Any] = {"unreadable": True}
+    else:
         if stat.st_size > NAMED_FILE_DIGEST_LIMIT:
             held = {"size": stat.st_size, "modified": stat.st_mtime_ns}
         else:
             held = {"sha256": _digest(file.path)}
-        yield StartedCommand(
-            file.path, f"the file {file.word} that {command.where} names", {file.word: held}
-        )
+    where = f"the file {file.word} that {file.named_by.where} names"
+    return StartedCommand(file.path, where, {file.word: held})
 
 
 def fingerprints(agent: str, project: Path) -> list[str]:
@@ -538,13 +557,17 @@ def fingerprints(agent: str, project: Path) -> list[str]:
 
 
 def unknown_started_commands(
-    agent: str, project: Path, known: Iterable[str], is_ours: IsOurs
+    agent: str,
+    project: Path,
+    known: Iterable[str],
+    is_ours: IsOurs,
+    session_folder: Path | None = None,
 ) -> list[str]:
     """A line for each command the CLI would start by itself whose fingerprint agent_setup
     did not give the hook (`is_ours`: the hook's own command lines)."""
     known = set(known)
     try:
-        commands = started_commands(agent, project, is_ours)
+        commands = started_commands(agent, project, is_ours, session_folder)
     except HookHazard as error:
         return [str(error)]
     return [str(command) for command in commands if command.fingerprint not in known]

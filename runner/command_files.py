@@ -8,15 +8,19 @@ again (`bash -c "sh x.sh"`), an option's value after `=`; `$CLAUDE_PROJECT_DIR`,
 `$(pwd)` and `${VAR:-…}` as the CLIs set them; globs matched; relative to the folder the
 command runs in, a plugin's own folder, and every folder the command names (`cd tools &&
 sh post.sh`). A program found on PATH (the first word of a command, with no `/`), a file
-written to (`>> hook.log`), a module named (`python -m tools.server`) and what a named file
-goes on to load are not followed.
+written to (`>> hook.log`), what a program that only prints, searches or formats is given
+(`ruff format src/app.py`, unless its output is piped into a shell), a module named (`python
+-m tools.server`) and what a named file goes on to load are not followed.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 import re
 import shlex
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
@@ -26,43 +30,92 @@ from pathlib import Path
 PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "workspacePath", "PWD")
 PLUGIN_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "extensionPath")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:]?[-=?+][^}]*)?\}|\$([A-Za-z_]\w*)")
-_WORKING_DIRECTORY = re.compile(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|^~\+(?=/|$)")
+_WORKING_DIRECTORY = re.compile(r"^~\+(?=/|$)")
+_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
+UNKNOWN = "__fluidbox_unknown__"
 # The tokens after which the next word is a program, and those that write to the next word.
 _COMMAND_STARTS = {";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
 _COMMAND_STARTS |= {"if", "elif", "while", "until", "time", "exec", "xargs", "env", "nohup"}
 _WRITES_TO = {">", ">>", ">|", "&>", "&>>", ">&"}
+# Programs whose operands are data they print, search, format or record, never code they run
+# (a formatter hook's `ruff format src/*.py`, a log's `tee -a hook.log`): holding those would
+# deny the agent's edits of the project's own files.
+DATA_PROGRAMS = frozenset(
+    {"echo", "printf", "cat", "head", "tail", "wc", "grep", "egrep", "rg", "tee", "touch"}
+    | {"ls", "stat", "git", "jq", "yq", "sort", "uniq", "cut", "tr", "date", "mkdir", "rm"}
+    | {"cp", "mv", "ln", "chmod", "notify-send", "osascript", "say", "logger", "test", "["}
+    | {"ruff", "black", "isort", "prettier", "eslint", "gofmt", "goimports", "rustfmt"}
+    | {"clang-format", "shfmt", "biome", "dprint", "stylua", "mypy", "pyright", "tsc"}
+)
+# ... unless what they print is piped into a program that runs it (`cat tools/x.sh | sh`).
+RUNS_ITS_INPUT = frozenset(
+    {"sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python3", "node", "perl", "ruby"}
+    | {"php", "source", ".", "eval"}
+)
 _GLOB = re.compile(r"[*?\[]")
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+# A word that starts with what only running the command would tell (`$(git rev-parse
+# --show-toplevel)/tools/x.sh`, `$HOOKS/x.sh`): its rest is read from the folders.
+_UNKNOWN_PREFIX = re.compile(rf"^(?:{UNKNOWN}|\$\{{?\w+\}}?)+/")
 GLOB_LIMIT = 64
 
 
+@dataclass(frozen=True)
+class NamedPath:
+    path: Path
+    word: str  # as written
+    pattern: bool = False  # a glob, its folder escaped: the files a write may yet make match it
+
+
 def named_paths(
-    words: list[str], cwd: Path, project: Path, root: Path | None = None
-) -> Iterator[tuple[Path, str]]:
-    """(path, word as written) for each word of a command (`words`: a command line, or a
-    program and its arguments) that names a path, whether or not it is there; a glob's
-    matches, and the glob itself (`is_glob`)."""
-    found = {}
+    words: list[str], folders: list[Path], project: Path, root: Path | None = None
+) -> Iterator[NamedPath]:
+    """Each path a command names (`words`: a command line, or a program and its arguments),
+    there or not, read from each of `folders` (where it may run: the first one's is where
+    `$PWD` is), from a plugin's `root`, and from the folders the command goes into."""
+    cwd = folders[0]
+    found: dict[str, str] = {}
+    into: set[str] = set()
     for position, text in enumerate(words):
-        for word, expanded in _path_words(text, cwd, project, root, argument=position > 0):
+        for word, expanded, after_cd in _path_words(text, cwd, project, root, position > 0):
             found.setdefault(word, expanded)
-    folders = [cwd, *([root] if root is not None else [])]
+            into |= {expanded} if after_cd else set()
+    folders = list(dict.fromkeys([*folders, *([root] if root is not None else [])]))
     for _ in range(3):  # `cd tools && cd sub && sh inner.sh`
         below = [f / e for f in folders for e in found.values() if e not in (".", "/", "..")]
-        new = [path for path in below if path not in folders and _is_dir(path)]
+        new = [p for p in below if p not in folders and (_is_dir(p) or p.name in into)]
         if not new:
             break
         folders += new
     for word, expanded in found.items():
-        for folder in folders:
-            path = folder / expanded  # an absolute word stays itself
-            if _GLOB.search(expanded):
-                for match in islice(_globbed(path), GLOB_LIMIT):
-                    yield match, word
-            yield path, word  # a glob as itself too: the files a write may yet make match it
+        for spelled in _braced(expanded):
+            for folder in folders:
+                path = folder / spelled  # an absolute word stays itself
+                if not _GLOB.search(spelled):
+                    yield NamedPath(path, word)
+                    continue
+                for match in islice(_globbed(folder, spelled), GLOB_LIMIT):
+                    yield NamedPath(match, word)
+                escaped = Path(glob.escape(os.path.realpath(folder))) / spelled
+                yield NamedPath(escaped if not spelled.startswith("/") else path, word, True)
 
 
-def is_glob(path: Path | str) -> bool:
-    return bool(_GLOB.search(str(path)))
+def _braced(word: str) -> list[str]:
+    """`tools/{post,lint}.sh` as the shell expands it (commas only, up to 64 words)."""
+    spelled = [word]
+    for _ in range(8):
+        expanded = []
+        for text in spelled:
+            match = _BRACES.search(text)
+            if not match:
+                expanded.append(text)
+                continue
+            head, tail = text[: match.start()], text[match.end() :]
+            expanded += [head + choice + tail for choice in match.group(1).split(",")]
+        if expanded == spelled:
+            break
+        spelled = expanded[:GLOB_LIMIT]
+    return spelled
 
 
 def _is_dir(path: Path) -> bool:
@@ -72,36 +125,64 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def _globbed(pattern: Path) -> Iterator[Path]:
-    anchor = Path(pattern.anchor)
+def _globbed(folder: Path, pattern: str) -> Iterator[Path]:
+    """The matches of `pattern` in `folder` (the folder's own name taken as it is)."""
     try:
-        yield from anchor.glob(str(pattern.relative_to(anchor)))
+        if pattern.startswith("/"):
+            yield from Path("/").glob(pattern.lstrip("/"))
+        else:
+            yield from folder.glob(pattern)
     except (OSError, ValueError, NotImplementedError):
         return
 
 
 def _path_words(
     text: str, cwd: Path, project: Path, root: Path | None, argument: bool = False
-) -> Iterator[tuple[str, str]]:
-    """The words of `text` that may name a path, as written and expanded; `argument`: the text
-    is one argument of a program (`server.py`), unless it is a script itself (`sh x.sh`)."""
+) -> Iterator[tuple[str, str, bool]]:
+    """The words of `text` that may name a path: as written, expanded, and whether a `cd`
+    goes into it; `argument`: the text is one argument of a program (`server.py`), unless it
+    is a script itself (`sh x.sh`)."""
+    for inner in _substitutions(text):  # `sh "$(ls tools/*.sh)"`: its own words too
+        yield from _path_words(inner, cwd, project, root)
     tokens = _tokens(text)
     script = not (argument and len(tokens) == 1)
+    pipes_into_code = any(
+        token == "|" and _runs_its_input(tokens[index + 1 :]) for index, token in enumerate(tokens)
+    )
+    data = DATA_PROGRAMS if script and not pipes_into_code else frozenset()
+    program = None
     for index, token in enumerate(tokens):
         before = tokens[index - 1] if index else None
         if before in _WRITES_TO or token in _COMMAND_STARTS or token in _WRITES_TO:
             continue
-        token = _WORKING_DIRECTORY.sub(str(cwd).replace("\\", "\\\\"), token)
+        at_command = before is None or before in _COMMAND_STARTS or _assignment(before)
+        if not at_command and program in data and not _assignment(token):
+            continue
         if token != text and any(c in token for c in " \t\n;&|<>()"):
             yield from _path_words(token, cwd, project, root)  # `bash -c "sh x.sh"`
             continue
-        at_command = before is None or before in _COMMAND_STARTS or _assignment(before)
-        if script and at_command and "/" not in token and not _assignment(token):
-            continue  # a program found on PATH
+        if script and at_command and not _assignment(token):
+            program = token.rsplit("/", 1)[-1]
+            if "/" not in token:
+                continue  # a program found on PATH
         for word in (token, token.partition("=")[2]) if "=" in token else (token,):
             expanded = _expanded(word, cwd, project, root)
-            if expanded and not expanded.startswith("-") and "$" not in expanded:
-                yield word, expanded
+            if "$" in expanded or UNKNOWN in expanded:
+                expanded = _UNKNOWN_PREFIX.sub("", expanded)
+            known = expanded and "$" not in expanded and UNKNOWN not in expanded
+            if known and not expanded.startswith("-"):
+                yield word, expanded, before in ("cd", "pushd")
+
+
+def _runs_its_input(command: list[str]) -> bool:
+    """Whether a command runs what it reads (`sh`, `xargs -0 bash`, `env python3`)."""
+    for word in command:
+        name = word.rsplit("/", 1)[-1]
+        if name in RUNS_ITS_INPUT:
+            return True
+        if not (word.startswith("-") or name in ("xargs", "env") or _assignment(word)):
+            return False
+    return False
 
 
 def _assignment(token: str | None) -> bool:
@@ -113,7 +194,8 @@ def _tokens(text: str) -> list[str]:
     """Words and operators, a line at a time so that a `#` comment ends where its line does
     (a `#` inside a word is the word's)."""
     try:
-        return [token for line in text.splitlines() for token in _line_tokens(line)]
+        tokens = [token for line in text.splitlines() for token in [*_line_tokens(line), ";"]]
+        return tokens[:-1]
     except ValueError:  # a quote open across lines
         try:
             return _line_tokens(text)
@@ -122,12 +204,25 @@ def _tokens(text: str) -> list[str]:
 
 
 def _line_tokens(line: str) -> list[str]:
+    """A line's tokens, a command substitution in it as one word: `$PWD` for `$(pwd)`,
+    otherwise one that only running it would tell (its own words are read as a script of
+    their own)."""
+    line = _SUBSTITUTION.sub(_substituted, line)
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = ""
     tokens = list(lexer)
     comment = next((i for i, token in enumerate(tokens) if token.startswith("#")), None)
     return tokens[:comment]
+
+
+def _substituted(match: re.Match) -> str:
+    inner = match.group(1) if match.group(1) is not None else match.group(2)
+    return "$PWD" if inner.strip() == "pwd" else UNKNOWN
+
+
+def _substitutions(text: str) -> list[str]:
+    return [a if a is not None else b for a, b in _SUBSTITUTION.findall(text)]
 
 
 def _expanded(word: str, cwd: Path, project: Path, root: Path | None) -> str:
@@ -140,5 +235,6 @@ def _expanded(word: str, cwd: Path, project: Path, root: Path | None) -> str:
         return str(Path.home()) if name == "HOME" else match.group(0)
 
     word = word.replace("${/}", "/").replace("${pathSeparator}", "/")  # Gemini CLI's
+    word = _WORKING_DIRECTORY.sub(str(cwd).replace("\\", "\\\\"), word)  # bash's `~+`
     word = _VARIABLE.sub(value, word)
     return str(Path.home()) + word[1:] if word == "~" or word.startswith("~/") else word

@@ -139,7 +139,16 @@ def _settings_against_the_hook(
         shadows=False,
         is_ours=is_ours,
         expect_our_hook=known is not None,
-    ) + unknown_started_commands(dialect, project, known or (), is_ours)
+    ) + unknown_started_commands(
+        dialect, project, known or (), is_ours, _session_folder(dialect, event)
+    )
+
+
+def _session_folder(dialect: str, event: dict) -> Path | None:
+    """Where Claude Code runs its hooks now: the session's folder, which follows a `cd`
+    (2.1.328), so `sh tools/post.sh` may name another folder's file than at setup."""
+    cwd = event.get("cwd")
+    return Path(cwd) if dialect == "claude-code" and isinstance(cwd, str) and cwd else None
 
 
 def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]) -> str | None:
@@ -148,7 +157,6 @@ def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]
     the CLI would run what was written right after, outside any call fluidbox decides. A
     shell command's write is seen at the next call (`_settings_against_the_hook`)."""
     from runner.cli_started_commands import named_files, started_commands
-    from runner.command_files import is_glob
     from runner.setup_hazards import HookHazard
 
     written = [
@@ -159,15 +167,17 @@ def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]
     if not written:
         return None
     project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
+    session_folder = _session_folder(dialect, event)
     try:
-        commands = started_commands(dialect, project)
+        commands = started_commands(dialect, project, session_folder=session_folder)
     except HookHazard as error:
         return f"{error}; denied"
     targets = {_file_identity(path) for path in written}
     real_targets = [os.path.realpath(path) for path in written]
-    for file in named_files(commands, project, there_or_not=True):
+    named = named_files(commands, project, there_or_not=True, session_folder=session_folder)
+    for file in named:
         if _file_identity(file.path) in targets or (
-            is_glob(file.path)
+            file.pattern
             and any(fnmatch.fnmatchcase(target, str(file.path)) for target in real_targets)
         ):
             return (

@@ -692,3 +692,34 @@ def test_a_write_that_makes_a_named_file_or_goes_through_a_hard_link_is_denied(
     assert not (project / "tools" / "later.sh").exists()
     assert not (project / "lint").exists()
     assert not ToolCall.objects.filter(run_id=run_id).exists()
+
+
+def test_a_write_to_the_file_a_hook_would_run_where_the_session_has_moved_is_denied(
+    fluidbox_server, demo_org, operator, tmp_path
+):
+    """Claude Code runs its hooks in the session's folder, which follows a `cd` (2.1.328; a
+    helper session had `cd sub`, then a Write of sub/tools/post.sh, and the project's
+    `sh tools/post.sh` ran the new file). The hook reads the named files from there too."""
+    bundle_import(org=demo_org, text=BUNDLE)
+    run_id, token = create_run(operator, bundles=["claude-code"], connections=["tracker"])
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    (project / "sub").mkdir(parents=True)
+    hook = {"type": "command", "command": "sh tools/post.sh"}
+    _merge(project / ".claude" / "settings.json", {"hooks": {"Stop": [{"hooks": [hook]}]}})
+    command = _set_up("claude-code", project, home, fluidbox_server.url, run_id)
+    env = _environment(home, FLUIDBOX_RUN_TOKEN=token, CLAUDE_PROJECT_DIR=str(project))
+    planted = project / "sub" / "tools" / "post.sh"
+    write = {
+        **_event("claude-code", project, "call_write"),
+        "cwd": str(project / "sub"),
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(planted), "content": "rm -f precious.txt\n"},
+    }
+
+    verdict, reason = _ask("claude-code", command, project, env, "w", event=write)
+
+    assert verdict == "deny"
+    assert f"{planted} is the file tools/post.sh that hooks.Stop" in reason
+    assert not planted.exists()
+    assert not ToolCall.objects.filter(run_id=run_id).exists()

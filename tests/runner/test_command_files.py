@@ -6,6 +6,7 @@ the file shows at the hook's next call; a write to it through the CLI's own tool
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import subprocess
 from pathlib import Path
@@ -19,6 +20,7 @@ from runner.cli_started_commands import (
     unknown_started_commands,
 )
 from runner.setup_hazards import OUR_HOOK_MARK
+from tests.support.waiting import wait_until
 
 
 def _ours(command: str) -> bool:
@@ -60,6 +62,14 @@ RUNS_POST_SH = [
     "echo start # a comment\nsh tools/post.sh",
     "X=1 sh ./tools//post.sh",
     "bash -lc 'sh tools/post.sh>/dev/null'",
+    "bash tools/{post,lint}.sh",
+    'sh "$(git rev-parse --show-toplevel)/tools/post.sh"',
+    "sh `git rev-parse --show-toplevel`/tools/post.sh",
+    "sh $(git rev-parse --show-toplevel)/tools/post.sh",
+    "sh ~+/tools/post.sh",
+    "cat tools/post.sh | sh",
+    "grep -v '^#' tools/post.sh | bash -s",
+    "echo tools/post.sh | xargs -n1 sh",
 ]
 
 
@@ -67,10 +77,12 @@ RUNS_POST_SH = [
 def test_a_file_the_shell_runs_is_held(folders, command):
     project, _, _ = folders
     (project / "tools" / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     post, marker = project / "tools" / "post.sh", project / "ran"
     post.write_text(f"echo post >> {marker}\n")
     env = {"PATH": "/usr/bin:/bin", "CLAUDE_PROJECT_DIR": str(project)}
     subprocess.run(["bash", "-c", command], cwd=project, env=env, timeout=30)
+    wait_until(marker.exists, "the script ran")  # `sh tools/post.sh&` may still run
     assert marker.read_text() == "post\n"  # what bash runs, with a file that only echoes
     _hook(project, command)
     known = fingerprints("claude-code", project)
@@ -115,13 +127,55 @@ def test_a_file_a_server_s_environment_names_is_held(folders):
 
 
 def test_a_file_not_there_yet_is_named_for_the_writes_the_hook_refuses(folders):
+    """A Write makes the file, and the folders on its way (`cd new && sh later.sh`)."""
     project, _, _ = folders
-    _hook(project, "test -f .claude/hooks/later.sh && sh .claude/hooks/later.sh 2>/dev/null")
+    _hook(
+        project,
+        "test -f .claude/hooks/later.sh && sh .claude/hooks/later.sh 2>/dev/null;"
+        " cd new && sh later.sh",
+    )
     commands = started_commands("claude-code", project)
 
     assert not list(named_files(commands, project))
-    (later,) = {file.path for file in named_files(commands, project, there_or_not=True)}
-    assert later == project / ".claude" / "hooks" / "later.sh"
+    named = {file.path for file in named_files(commands, project, there_or_not=True)}
+    assert project / ".claude" / "hooks" / "later.sh" in named
+    assert project / "new" / "later.sh" in named
+
+
+def test_where_the_session_has_moved_is_read_too(folders):
+    """Claude Code runs its hooks in the session's folder, which follows a `cd` (2.1.328): a
+    helper session's `cd sub`, then a Write of sub/tools/post.sh, had `sh tools/post.sh` run
+    it."""
+    project, _, _ = folders
+    (project / "tools").mkdir()
+    (project / "tools" / "post.sh").write_text("echo post\n")
+    (project / "sub" / "tools").mkdir(parents=True)
+    _hook(project, "sh tools/post.sh")
+    known = fingerprints("claude-code", project)
+
+    (project / "sub" / "tools" / "post.sh").write_text("echo planted\n")
+
+    assert unknown_started_commands("claude-code", project, known, _ours) == []
+    moved = unknown_started_commands("claude-code", project, known, _ours, project / "sub")
+    assert [line.partition(":")[0] for line in moved] == [str(project / "sub/tools/post.sh")]
+
+
+def test_a_glob_in_a_project_whose_folder_name_looks_like_one(folders):
+    """`proj[1]` is a folder's name, not a character class: `tools/*.sh` is read inside it."""
+    project, _, _ = folders
+    project = project / "proj[1]"
+    (project / "tools").mkdir(parents=True)
+    (project / "tools" / "a.sh").write_text("echo a\n")
+    _hook(project, "for f in tools/*.sh; do sh $f; done")
+    known = fingerprints("claude-code", project)
+
+    (project / "tools" / "a.sh").write_text("echo changed\n")
+
+    (found,) = unknown_started_commands("claude-code", project, known, _ours)
+    assert found.startswith(f"{project / 'tools' / 'a.sh'}: the file tools/*.sh that")
+    commands = started_commands("claude-code", project)
+    (glob,) = [f for f in named_files(commands, project, there_or_not=True) if f.pattern]
+    assert fnmatch.fnmatchcase(str(project / "tools" / "b.sh"), str(glob.path))
 
 
 NOT_A_FILE_IT_RUNS = [
@@ -129,6 +183,10 @@ NOT_A_FILE_IT_RUNS = [
     "sh tools/post.sh 2>hook.log",
     "node --version",  # a program found on PATH, a file of that name beside it
     "echo ok # hook.log",
+    # what a formatter formats, a message names, a log records: data, not code
+    "ruff format src/app.py && git add README.md",
+    "echo 'edited README.md' | tee -a hook.log",
+    "jq -r .tool_input.file_path | xargs ruff format src/app.py",
 ]
 
 
@@ -139,12 +197,14 @@ def test_what_a_command_writes_or_finds_on_path_is_not_held(folders, command):
     project, _, _ = folders
     (project / "tools").mkdir()
     (project / "tools" / "post.sh").write_text("echo post\n")
-    (project / "hook.log").write_text("")
-    (project / "node").write_text("")
+    data = [project / name for name in ("hook.log", "node", "README.md", "src/app.py")]
+    (project / "src").mkdir()
+    for path in data:
+        path.write_text("")
     _hook(project, command)
     known = fingerprints("claude-code", project)
 
-    (project / "hook.log").write_text("appended\n")
-    (project / "node").write_text("changed\n")
+    for path in data:
+        path.write_text("changed\n")
 
     assert unknown_started_commands("claude-code", project, known, _ours) == []
