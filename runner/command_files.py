@@ -37,21 +37,27 @@ UNKNOWN = "__fluidbox_unknown__"
 _COMMAND_STARTS = {";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
 _COMMAND_STARTS |= {"if", "elif", "while", "until", "time", "exec", "xargs", "env", "nohup"}
 _WRITES_TO = {">", ">>", ">|", "&>", "&>>", ">&"}
-# Programs whose operands are data they print, search, format or record, never code they run
-# (a formatter hook's `ruff format src/*.py`, a log's `tee -a hook.log`): holding those would
-# deny the agent's edits of the project's own files.
-DATA_PROGRAMS = frozenset(
-    {"echo", "printf", "cat", "head", "tail", "wc", "grep", "egrep", "rg", "tee", "touch"}
-    | {"ls", "stat", "git", "jq", "yq", "sort", "uniq", "cut", "tr", "date", "mkdir", "rm"}
-    | {"cp", "mv", "ln", "chmod", "notify-send", "osascript", "say", "logger", "test", "["}
-    | {"ruff", "black", "isort", "prettier", "eslint", "gofmt", "goimports", "rustfmt"}
-    | {"clang-format", "shfmt", "biome", "dprint", "stylua", "mypy", "pyright", "tsc"}
+# Programs whose plain operands are text they print or files they format or record, never
+# code they run (a formatter hook's `ruff format src/app.py`, a log's `tee -a hook.log`):
+# holding those would deny the agent's edits of the project's own files. An option's value
+# is still read (`prettier --plugin=./tools/p.js`, `eslint -c tools/eslint.config.js`), and
+# an operand that is a script itself (`echo "sh tools/x.sh" > /tmp/r`). Programs that print
+# a file's content (`cat`, `jq`) or run others (`git -c core.hooksPath=…`) are not here.
+FORMATTERS = frozenset(
+    {"ruff", "black", "isort", "prettier", "eslint", "gofmt", "goimports", "rustfmt"}
+    | {"clang-format", "shfmt", "biome", "dprint", "stylua"}
 )
-# ... unless what they print is piped into a program that runs it (`cat tools/x.sh | sh`).
+# Their options that take no value: the word after one is a file to format.
+_FORMATTER_FLAGS = frozenset({"--write", "-w", "--fix", "--check", "--diff", "-l", "-q", "-i"})
+DATA_PROGRAMS = FORMATTERS | {"echo", "printf", "tee", "touch", "mkdir", "wc", "ls", "stat"}
+DATA_PROGRAMS |= {"date", "logger", "say", "notify-send", "test", "["}
+# ... unless what they print is piped into a program that runs it (`echo x.sh | xargs sh`).
 RUNS_ITS_INPUT = frozenset(
     {"sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python3", "node", "perl", "ruby"}
     | {"php", "source", ".", "eval"}
 )
+# What runs the program after it (`| timeout 9 sh`): read past it to that program.
+_RUNS_THE_NEXT = frozenset({"xargs", "env", "timeout", "nice", "nohup", "command", "exec"})
 _GLOB = re.compile(r"[*?\[]")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 # A word that starts with what only running the command would tell (`$(git rev-parse
@@ -137,29 +143,41 @@ def _globbed(folder: Path, pattern: str) -> Iterator[Path]:
 
 
 def _path_words(
-    text: str, cwd: Path, project: Path, root: Path | None, argument: bool = False
+    text: str,
+    cwd: Path,
+    project: Path,
+    root: Path | None,
+    argument: bool = False,
+    output_runs: bool = False,
 ) -> Iterator[tuple[str, str, bool]]:
     """The words of `text` that may name a path: as written, expanded, and whether a `cd`
     goes into it; `argument`: the text is one argument of a program (`server.py`), unless it
-    is a script itself (`sh x.sh`)."""
+    is a script itself (`sh x.sh`); `output_runs`: what it prints may be run (`$(…)`)."""
     for inner in _substitutions(text):  # `sh "$(ls tools/*.sh)"`: its own words too
-        yield from _path_words(inner, cwd, project, root)
+        yield from _path_words(inner, cwd, project, root, output_runs=True)
     tokens = _tokens(text)
     script = not (argument and len(tokens) == 1)
     pipes_into_code = any(
-        token == "|" and _runs_its_input(tokens[index + 1 :]) for index, token in enumerate(tokens)
+        token in ("|", "|&") and _runs_its_input(tokens[index + 1 :])
+        for index, token in enumerate(tokens)
     )
-    data = DATA_PROGRAMS if script and not pipes_into_code else frozenset()
+    data = DATA_PROGRAMS if script and not (pipes_into_code or output_runs) else frozenset()
     program = None
     for index, token in enumerate(tokens):
         before = tokens[index - 1] if index else None
         if before in _WRITES_TO or token in _COMMAND_STARTS or token in _WRITES_TO:
             continue
-        at_command = before is None or before in _COMMAND_STARTS or _assignment(before)
-        if not at_command and program in data and not _assignment(token):
-            continue
         if token != text and any(c in token for c in " \t\n;&|<>()"):
             yield from _path_words(token, cwd, project, root)  # `bash -c "sh x.sh"`
+            continue
+        at_command = before is None or before in _COMMAND_STARTS or _assignment(before)
+        operand = not (at_command or token.startswith("-") or _assignment(token))
+        option_value = (
+            program in FORMATTERS
+            and (before or "").startswith("-")
+            and before not in _FORMATTER_FLAGS
+        )
+        if operand and program in data and not option_value:
             continue
         if script and at_command and not _assignment(token):
             program = token.rsplit("/", 1)[-1]
@@ -175,12 +193,22 @@ def _path_words(
 
 
 def _runs_its_input(command: list[str]) -> bool:
-    """Whether a command runs what it reads (`sh`, `xargs -0 bash`, `env python3`)."""
-    for word in command:
+    """Whether a command runs what it reads (`sh`, `xargs -0 bash`, `(sh)`, `$SHELL`), not a
+    script it names (`python3 tools/x.py` reads its input as data)."""
+    for index, word in enumerate(command):
         name = word.rsplit("/", 1)[-1]
-        if name in RUNS_ITS_INPUT:
-            return True
-        if not (word.startswith("-") or name in ("xargs", "env") or _assignment(word)):
+        if name in RUNS_ITS_INPUT or word.startswith("$"):
+            rest = command[index + 1 :]
+            until = next((i for i, w in enumerate(rest) if w in _COMMAND_STARTS), len(rest))
+            names_a_script = any(not w.startswith("-") for w in rest[:until])
+            return name in ("source", ".", "eval") or not names_a_script
+        if not (
+            word.startswith("-")
+            or word[:1].isdigit()
+            or word in ("(", "{", ";")
+            or name in _RUNS_THE_NEXT
+            or _assignment(word)
+        ):
             return False
     return False
 
@@ -193,9 +221,15 @@ def _assignment(token: str | None) -> bool:
 def _tokens(text: str) -> list[str]:
     """Words and operators, a line at a time so that a `#` comment ends where its line does
     (a `#` inside a word is the word's)."""
+    text = text.replace("\\\n", "")  # a line continuation
     try:
-        tokens = [token for line in text.splitlines() for token in [*_line_tokens(line), ";"]]
-        return tokens[:-1]
+        tokens: list[str] = []
+        for line in text.splitlines():
+            # a new line ends a command, unless the line before ended in a pipe or `&&`
+            if tokens and tokens[-1] not in ("|", "|&", "&&", "||", ";"):
+                tokens.append(";")
+            tokens += _line_tokens(line)
+        return tokens
     except ValueError:  # a quote open across lines
         try:
             return _line_tokens(text)
@@ -207,13 +241,28 @@ def _line_tokens(line: str) -> list[str]:
     """A line's tokens, a command substitution in it as one word: `$PWD` for `$(pwd)`,
     otherwise one that only running it would tell (its own words are read as a script of
     their own)."""
-    line = _SUBSTITUTION.sub(_substituted, line)
+    line = _SUBSTITUTION.sub(_substituted, _without_comment(line))
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     lexer.commenters = ""
-    tokens = list(lexer)
-    comment = next((i for i, token in enumerate(tokens) if token.startswith("#")), None)
-    return tokens[:comment]
+    return list(lexer)
+
+
+def _without_comment(line: str) -> str:
+    """The line up to a `#` that starts a word outside quotes, where bash's comment starts."""
+    quote, escaped = None, False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1] in " \t;&|()<>"):
+            return line[:index]
+    return line
 
 
 def _substituted(match: re.Match) -> str:

@@ -70,6 +70,19 @@ RUNS_POST_SH = [
     "cat tools/post.sh | sh",
     "grep -v '^#' tools/post.sh | bash -s",
     "echo tools/post.sh | xargs -n1 sh",
+    # a program that prints a file's content, or runs others, is not one that only prints
+    'sh -c "$(cat tools/post.sh)"',
+    'eval "$(cat tools/post.sh)"',
+    "cat tools/post.sh > y.sh; sh y.sh",
+    'echo "sh tools/post.sh" > r.sh; sh r.sh',
+    "cat tools/post.sh | (sh)",
+    "cat tools/post.sh | timeout 10 sh",
+    "cat tools/post.sh |& sh",
+    "cat tools/post.sh |\nsh",
+    "git -c alias.p='!sh tools/post.sh' p",
+    # a `#` inside quotes, a line continuation
+    'git commit -qm "#12 wip" 2>/dev/null; sh tools/post.sh',
+    "echo start && \\\n sh tools/post.sh",
 ]
 
 
@@ -183,10 +196,10 @@ NOT_A_FILE_IT_RUNS = [
     "sh tools/post.sh 2>hook.log",
     "node --version",  # a program found on PATH, a file of that name beside it
     "echo ok # hook.log",
-    # what a formatter formats, a message names, a log records: data, not code
-    "ruff format src/app.py && git add README.md",
-    "echo 'edited README.md' | tee -a hook.log",
+    # what a formatter formats, a log records: data, not code
+    "ruff format src/app.py && echo done | tee -a hook.log",
     "jq -r .tool_input.file_path | xargs ruff format src/app.py",
+    "git diff | python3 tools/post.sh; ruff format src/app.py",  # python3 runs its script
 ]
 
 
@@ -208,3 +221,20 @@ def test_what_a_command_writes_or_finds_on_path_is_not_held(folders, command):
         path.write_text("changed\n")
 
     assert unknown_started_commands("claude-code", project, known, _ours) == []
+
+
+def test_a_formatter_s_files_are_not_held_but_what_its_options_load_is(folders):
+    """`prettier --plugin=./tools/p.js src/app.js`: the plugin is code prettier runs, the
+    file it formats is the agent's to edit."""
+    project, _, _ = folders
+    for name in ("tools/p.js", "src/app.js", "tools/eslint.config.js"):
+        (project / name).parent.mkdir(exist_ok=True)
+        (project / name).write_text("// x\n")
+    _hook(project, "prettier --plugin=./tools/p.js --write src/app.js")
+    commands = started_commands("claude-code", project)
+    _hook(project, "eslint -c tools/eslint.config.js src/app.js")
+    commands += started_commands("claude-code", project)
+
+    held = {file.path for file in named_files(commands, project)}
+
+    assert held == {project / "tools" / "p.js", project / "tools" / "eslint.config.js"}
