@@ -38,6 +38,15 @@ def _hook(project: Path, command: str, env: dict | None = None) -> None:
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
 
 
+def _changed_after_setup(project: Path, command: str, changed: Path) -> list[str]:
+    """With `command` as a hook at setup, then `changed` rewritten: what the hook would deny
+    every call for."""
+    _hook(project, command)
+    known = fingerprints("claude-code", project)
+    changed.write_text("echo changed\n")
+    return unknown_started_commands("claude-code", project, known, _ours)
+
+
 RUNS_POST_SH = [
     "sh tools/post.sh>/dev/null",
     'sh "$CLAUDE_PROJECT_DIR"/tools/post.sh>/dev/null 2>&1',
@@ -97,12 +106,9 @@ def test_a_file_the_shell_runs_is_held(folders, command):
     subprocess.run(["bash", "-c", command], cwd=project, env=env, timeout=30)
     wait_until(marker.exists, "the script ran")  # `sh tools/post.sh&` may still run
     assert marker.read_text() == "post\n"  # what bash runs, with a file that only echoes
-    _hook(project, command)
-    known = fingerprints("claude-code", project)
 
-    post.write_text("echo changed\n")
+    found = _changed_after_setup(project, command, post)
 
-    found = unknown_started_commands("claude-code", project, known, _ours)
     assert any(line.startswith(f"{post}: the file ") for line in found), found
 
 
@@ -112,12 +118,9 @@ def test_the_file_the_shell_runs_is_held_when_another_has_its_name(folders):
     (project / "tools").mkdir()
     (project / "post.sh").write_text("echo root\n")
     (project / "tools" / "post.sh").write_text("echo post\n")
-    _hook(project, "cd tools && sh post.sh")
-    known = fingerprints("claude-code", project)
 
-    (project / "tools" / "post.sh").write_text("echo changed\n")
+    (found,) = _changed_after_setup(project, "cd tools && sh post.sh", project / "tools/post.sh")
 
-    (found,) = unknown_started_commands("claude-code", project, known, _ours)
     assert found.startswith(f"{project / 'tools' / 'post.sh'}: the file post.sh")
 
 
@@ -179,12 +182,10 @@ def test_a_glob_in_a_project_whose_folder_name_looks_like_one(folders):
     project = project / "proj[1]"
     (project / "tools").mkdir(parents=True)
     (project / "tools" / "a.sh").write_text("echo a\n")
-    _hook(project, "for f in tools/*.sh; do sh $f; done")
-    known = fingerprints("claude-code", project)
+    hook = "for f in tools/*.sh; do sh $f; done"
 
-    (project / "tools" / "a.sh").write_text("echo changed\n")
+    (found,) = _changed_after_setup(project, hook, project / "tools" / "a.sh")
 
-    (found,) = unknown_started_commands("claude-code", project, known, _ours)
     assert found.startswith(f"{project / 'tools' / 'a.sh'}: the file tools/*.sh that")
     commands = started_commands("claude-code", project)
     (glob,) = [f for f in named_files(commands, project, there_or_not=True) if f.pattern]
