@@ -29,7 +29,9 @@ from pathlib import Path
 # extension's own folder.
 PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "workspacePath", "PWD")
 PLUGIN_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "extensionPath")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:]?[-=?+][^}]*)?\}|\$([A-Za-z_]\w*)")
+_VARIABLE = re.compile(
+    r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*)|:?[=?+][^}]*)?\}|\$([A-Za-z_]\w*)"
+)
 _WORKING_DIRECTORY = re.compile(r"^~\+(?=/|$)")
 _SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
 UNKNOWN = "__fluidbox_unknown__"
@@ -37,7 +39,7 @@ UNKNOWN = "__fluidbox_unknown__"
 _COMMAND_STARTS = {";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
 _COMMAND_STARTS |= {"if", "elif", "while", "until", "time", "exec", "xargs", "env", "nohup"}
 _WRITES_TO = {">", ">>", ">|", "&>", "&>>", ">&"}
-# Programs whose plain operands are text they print or files they format or record, never
+# Programs whose plain operands are text they print or files they format, check or record, never
 # code they run (a formatter hook's `ruff format src/app.py`, a log's `tee -a hook.log`):
 # holding those would deny the agent's edits of the project's own files. An option's value
 # is still read (`prettier --plugin=./tools/p.js`, `eslint -c tools/eslint.config.js`), and
@@ -45,7 +47,9 @@ _WRITES_TO = {">", ">>", ">|", "&>", "&>>", ">&"}
 # a file's content (`cat`, `jq`) or run others (`git -c core.hooksPath=…`) are not here.
 FORMATTERS = frozenset(
     {"ruff", "black", "isort", "prettier", "eslint", "gofmt", "goimports", "rustfmt"}
-    | {"clang-format", "shfmt", "biome", "dprint", "stylua"}
+    | {"clang-format", "shfmt", "biome", "dprint", "stylua", "mypy", "pyright", "flake8"}
+    | {"pylint", "yamllint", "markdownlint", "shellcheck", "hadolint", "actionlint"}
+    | {"codespell", "cspell", "stylelint"}
 )
 # Their options that take no value: the word after one is a file to format.
 _FORMATTER_FLAGS = frozenset({"--write", "-w", "--fix", "--check", "--diff", "-l", "-q", "-i"})
@@ -58,6 +62,8 @@ RUNS_ITS_INPUT = frozenset(
 )
 # What runs the program after it (`| timeout 9 sh`): read past it to that program.
 _RUNS_THE_NEXT = frozenset({"xargs", "env", "timeout", "nice", "nohup", "command", "exec"})
+# The words before a folder the command, or the program it runs, works in.
+_GOES_INTO = frozenset({"cd", "pushd", "-C", "--cwd", "--directory", "--prefix"})
 _GLOB = re.compile(r"[*?\[]")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 # A word that starts with what only running the command would tell (`$(git rev-parse
@@ -88,8 +94,8 @@ def named_paths(
             into |= {expanded} if after_cd else set()
     folders = list(dict.fromkeys([*folders, *([root] if root is not None else [])]))
     for _ in range(3):  # `cd tools && cd sub && sh inner.sh`
-        below = [f / e for f in folders for e in found.values() if e not in (".", "/", "..")]
-        new = [p for p in below if p not in folders and (_is_dir(p) or p.name in into)]
+        below = [f / e for f in folders for e in into if e not in (".", "/", "..")]
+        new = [p for p in below if p not in folders]
         if not new:
             break
         folders += new
@@ -189,7 +195,7 @@ def _path_words(
                 expanded = _UNKNOWN_PREFIX.sub("", expanded)
             known = expanded and "$" not in expanded and UNKNOWN not in expanded
             if known and not expanded.startswith("-"):
-                yield word, expanded, before in ("cd", "pushd")
+                yield word, expanded, before in _GOES_INTO
 
 
 def _runs_its_input(command: list[str]) -> bool:
@@ -276,12 +282,15 @@ def _substitutions(text: str) -> list[str]:
 
 def _expanded(word: str, cwd: Path, project: Path, root: Path | None) -> str:
     def value(match: re.Match) -> str:
-        name = match.group(1) or match.group(2)
+        name = match.group(1) or match.group(4)
         if name in PROJECT_VARIABLES:
             return str(cwd if name == "PWD" else project)
         if name in PLUGIN_VARIABLES and root is not None:
             return str(root)
-        return str(Path.home()) if name == "HOME" else match.group(0)
+        if name == "HOME":
+            return str(Path.home())
+        # `${TOOLS:-./tools}`: a variable the CLI does not set takes its default
+        return match.group(3) if match.group(2) else match.group(0)
 
     word = word.replace("${/}", "/").replace("${pathSeparator}", "/")  # Gemini CLI's
     word = _WORKING_DIRECTORY.sub(str(cwd).replace("\\", "\\\\"), word)  # bash's `~+`

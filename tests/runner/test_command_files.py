@@ -92,6 +92,7 @@ RUNS_POST_SH = [
     # a `#` inside quotes, a line continuation
     'git commit -qm "#12 wip" 2>/dev/null; sh tools/post.sh',
     "echo start && \\\n sh tools/post.sh",
+    "sh ${TOOLS:-./tools}/post.sh",  # a variable the CLI does not set: its default
 ]
 
 
@@ -201,6 +202,8 @@ NOT_A_FILE_IT_RUNS = [
     "ruff format src/app.py && echo done | tee -a hook.log",
     "jq -r .tool_input.file_path | xargs ruff format src/app.py",
     "git diff | python3 tools/post.sh; ruff format src/app.py",  # python3 runs its script
+    "mypy src/app.py && cd src && pyright app.py",  # checkers, as formatters
+    "python3 tools/post.sh --root src app.py",  # a folder named is no folder it works in
 ]
 
 
