@@ -20,11 +20,17 @@ os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBa
 # allow an internal server. The SSRF tests clear it (tests/security/test_connection_egress.py).
 os.environ.setdefault("FLUIDBOX_CONNECTION_ALLOWED_HOSTS", "127.0.0.1")
 
-if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
-    # Each test session counts on its own; servers a test starts inherit the directory
-    # unless the test gives them theirs.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if (
+    "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    or os.environ.get("FLUIDBOX_TEST_METRICS_WORKER", _worker) != _worker
+):
+    # Each test session counts on its own, and each xdist worker (which inherits the
+    # controller's directory otherwise: one worker's count would move under another's
+    # test); servers a test starts inherit the directory unless the test gives them theirs.
     _metrics_dir = tempfile.mkdtemp(prefix="fluidbox-test-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+    os.environ["FLUIDBOX_TEST_METRICS_WORKER"] = _worker
     _owner = os.getpid()
     atexit.register(lambda: os.getpid() == _owner and shutil.rmtree(_metrics_dir, True))
 
