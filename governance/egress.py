@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 import httpx
@@ -47,14 +47,24 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
-def url_credentials_refused(url: str, *, what: str, secret_goes: str) -> None:
-    """Invalid when `url` carries a user or password. A URL is shown to the organization's
-    staff on every page that names its connection, channel or sink; the secret belongs in
-    the field that is sealed and never shown (`secret_goes`)."""
+def url_credentials_refused(url: str, *, what: str, secret_goes: str, query: bool = True) -> None:
+    """Invalid when `url` carries a user or password, or a credential in its query. A URL
+    is shown to the organization's staff on every page that names its connection, channel
+    or sink; the secret belongs in the field that is sealed and never shown
+    (`secret_goes`)."""
     from governance.errors import Invalid
+    from ledger.redaction import SECRET_KEY_PATTERN
 
-    if "@" in urlsplit(url).netloc:
+    parts = urlsplit(url)
+    if "@" in parts.netloc:
         raise Invalid(f"{what} cannot carry a user or password: put the secret in {secret_goes}")
+    # `?token=`, `?api_key=`, Splunk's query-string authentication: shown with the URL too.
+    for name, _value in parse_qsl(parts.query if query else "", keep_blank_values=True):
+        if SECRET_KEY_PATTERN.search(name):
+            raise Invalid(
+                f"{what} cannot carry a credential in its query string ({name[:40]!r}): "
+                f"put the secret in {secret_goes}"
+            )
 
 
 def url_address_refused(org, url: str) -> None:

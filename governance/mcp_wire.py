@@ -44,8 +44,11 @@ _MIN_REDACTED_LENGTH = 4
 _MAX_SERVER_MESSAGE = 200
 
 # The SDK logs what a misbehaving server sent back (an unparsable body, an error page), and a
-# server can echo the credential it received: nothing below CRITICAL leaves the SDK.
+# server can echo the credential it received: nothing below CRITICAL leaves the SDK. Its
+# client session logs as `client` (the notifications and tools it drops, with their values);
+# the console handler masks secrets in every record too (fluidbox/log_masking.py).
 logging.getLogger("mcp").setLevel(logging.CRITICAL)
+logging.getLogger("client").setLevel(logging.CRITICAL)
 
 _RAW_RESULT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 

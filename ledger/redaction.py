@@ -16,8 +16,9 @@ MAX_DEPTH = 12
 MAX_ITEMS = 50
 
 _SECRET_WORDS = (
-    r"pass(?:word|wd|phrase)?|secret|token|authori[sz]ation|api[_-]?key|apikey|cookie|"
-    r"credential|private[_-]?key|session[_-]?key|signature|bearer|"
+    r"pass(?:word|wd|phrase)?|pwd|secret|token|authori[sz]ation|api[_-]?key|apikey|cookie|"
+    r"credential|private[_-]?key|session[_-]?key|sessionid|signing[_-]?key|signature|bearer|"
+    r"jwt|cvv|"
     # `auth`, `basic_auth`, `X-Auth`, but not `author` nor `authority`.
     r"auth(?![a-z])"
 )
@@ -84,6 +85,13 @@ _INLINE_SECRETS = (
     ),
     re.compile(
         r"((?<![A-Za-z0-9_-])(?:-u|--user|--proxy-user)[\s=]+[\"']?[^\s:\"']+:)" + f"({_VALUE})"
+    ),
+    # An XML element named as a secret: `<password>…</password>`, `<ns:ApiKey a="1">…`.
+    re.compile(
+        r"(<(?=[A-Za-z0-9_.:-]*?(?:"
+        + _SECRET_WORDS
+        + r"))(?P<key>[A-Za-z0-9_.:-]++)(?:\s[^<>]*)?>)([^<\s][^<]*)",
+        re.IGNORECASE,
     ),
     # Secrets that say what they are: a PEM private key's body, a JSON Web Token.
     re.compile(r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)((?:[^-]|-(?!----END))+)"),
@@ -196,9 +204,12 @@ _is_secret_short_key = functools.lru_cache(maxsize=4096)(_looks_secret)
 
 
 # A secret's name given as data rather than as a key: `{"name": "Authorization", "value":
-# "Bearer …"}` (HTTP headers, environment variables), `["X-Api-Key", "…"]`, an argv's
-# `["--password", "…"]`. The value beside such a name is masked as a key's would be.
-_NAME_SLOTS = ("name", "key", "header", "field")
+# "Bearer …"}` (HTTP headers, environment variables), `{"k": "password", "v": …}`,
+# `["X-Api-Key", "…"]`, an argv's `["--password", "…"]`. The value beside such a name is
+# masked as a key's would be; so is curl's `["-u", "user:password"]`.
+_NAME_SLOTS = ("name", "key", "k", "header", "field")
+_VALUE_SLOTS = ("value", "v", "val")
+_USER_FLAGS = frozenset({"-u", "--user", "--proxy-user"})
 _NAME_CHARS = re.compile(r"-{0,2}[A-Za-z0-9_.-]{1,62}[:=]?")
 
 
@@ -210,16 +221,28 @@ def _names_secret(item: Any) -> bool:
     )
 
 
-def _secret_slot(mapping: Mapping) -> str | None:
-    """`value`, when this mapping is a name/value pair whose name looks secret."""
-    if "value" in mapping and any(_names_secret(mapping.get(slot)) for slot in _NAME_SLOTS):
-        return "value"
-    return None
+def _secret_slots(mapping: Mapping) -> tuple[str, ...]:
+    """`value` (`v`, `val`), when this mapping is a name/value pair whose name looks secret."""
+    slots = tuple(slot for slot in _VALUE_SLOTS if slot in mapping)
+    if slots and any(_names_secret(mapping.get(slot)) for slot in _NAME_SLOTS):
+        return slots
+    return ()
 
 
 def _secret_positions(items: list | tuple) -> set[int]:
-    """The positions in a list that follow an item naming a secret."""
-    return {index + 1 for index, item in enumerate(items[:-1]) if _names_secret(item)}
+    """The positions in a list that follow an item naming a secret, or curl's `-u` before a
+    `user:password`."""
+    return {
+        index + 1
+        for index, item in enumerate(items[:-1])
+        if _names_secret(item)
+        or (
+            type(item) is str
+            and item in _USER_FLAGS
+            and type(items[index + 1]) is str
+            and ":" in items[index + 1]
+        )
+    }
 
 
 def _is_inline_secret(match: re.Match) -> bool:
@@ -302,9 +325,9 @@ class ArgumentSecrets:
         while pending:
             value = pending.pop()
             if isinstance(value, Mapping):
-                slot = _secret_slot(value)
+                slots = _secret_slots(value)
                 for key, item in value.items():
-                    if isinstance(key, str) and (key == slot or _is_secret_key(key)):
+                    if isinstance(key, str) and (key in slots or _is_secret_key(key)):
                         self._collect(key, item, replacements)
                     else:
                         pending.append(key)  # a key may hold an inline secret too
@@ -410,13 +433,13 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
         return _scrub_text(value, secrets, args)
     if type(value) is dict or isinstance(value, Mapping):
         out = {}
-        slot = _secret_slot(value)
+        slots = _secret_slots(value)
         for index, (key, item) in enumerate(value.items()):
             if index >= MAX_ITEMS:
                 out["…"] = f"{len(value) - MAX_ITEMS} more keys"
                 break
             key = str(key)
-            secret = key == slot or (
+            secret = key in slots or (
                 _is_secret_key(key) and not (type(item) is int and key in _TOKEN_COUNTS)
             )
             # A key is text like any other (`{"password=…": 1}`, a known secret as a key).

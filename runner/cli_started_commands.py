@@ -439,20 +439,6 @@ def _codex_plugins() -> Iterator[StartedCommand]:
 STARTED_COMMANDS = {"claude-code": _claude_code, "codex": _codex, "gemini-cli": _gemini_cli}
 
 
-def started_commands(
-    agent: str,
-    project: Path,
-    is_ours: IsOurs = _ours_to_replace,
-    session_folder: Path | None = None,
-) -> list[StartedCommand]:
-    """Raises HookHazard for a settings file that is not JSON/TOML. `session_folder`: where
-    the session's commands run now, when it can move (Claude Code's follows a `cd`), besides
-    the project."""
-    commands = list(STARTED_COMMANDS[agent](project, is_ours))
-    named = named_files(commands, project, session_folder=session_folder)
-    return commands + [_held(file) for file in named]
-
-
 # Past this size a file a command names is held by its size and modification time instead of
 # its digest.
 NAMED_FILE_DIGEST_LIMIT = 4 * 1024 * 1024
@@ -464,6 +450,40 @@ class NamedFile:
     word: str
     named_by: StartedCommand
     pattern: bool = False  # a glob (its folder escaped) that a file yet to be made may match
+    there: bool = True  # a file the CLI's user can change, or replace in its folder
+
+
+@dataclass(frozen=True)
+class WhatTheCliStarts:
+    """The commands a CLI starts by itself, read once: `commands` holds the files among them
+    that are there to change (by digest), `named` every file they name, there or not (what a
+    write must not make or change)."""
+
+    commands: list[StartedCommand]
+    named: list[NamedFile]
+
+
+def what_the_cli_starts(
+    agent: str,
+    project: Path,
+    is_ours: IsOurs = _ours_to_replace,
+    session_folder: Path | None = None,
+) -> WhatTheCliStarts:
+    """Raises HookHazard for a settings file that is not JSON/TOML. `session_folder`: where
+    the session's commands run now, when it can move (Claude Code's follows a `cd`), besides
+    the project."""
+    commands = list(STARTED_COMMANDS[agent](project, is_ours))
+    named = list(named_files(commands, project, there_or_not=True, session_folder=session_folder))
+    return WhatTheCliStarts(commands + [_held(file) for file in named if file.there], named)
+
+
+def started_commands(
+    agent: str,
+    project: Path,
+    is_ours: IsOurs = _ours_to_replace,
+    session_folder: Path | None = None,
+) -> list[StartedCommand]:
+    return what_the_cli_starts(agent, project, is_ours, session_folder).commands
 
 
 def _command_entries(value: Any, whole: bool = True) -> Iterator[tuple[list[str], Any]]:
@@ -516,9 +536,11 @@ def named_files(
                 seen.add(path)
                 if named.pattern:
                     if there_or_not:
-                        yield NamedFile(path, named.word, command, pattern=True)
-                elif _changeable_file(path) or (there_or_not and _may_be_made(named.word, path)):
+                        yield NamedFile(path, named.word, command, pattern=True, there=False)
+                elif _changeable_file(path):
                     yield NamedFile(path, named.word, command)
+                elif there_or_not and _may_be_made(named.word, path):
+                    yield NamedFile(path, named.word, command, there=False)
 
 
 def _may_be_made(word: str, path: Path) -> bool:
@@ -565,9 +587,13 @@ def unknown_started_commands(
 ) -> list[str]:
     """A line for each command the CLI would start by itself whose fingerprint agent_setup
     did not give the hook (`is_ours`: the hook's own command lines)."""
-    known = set(known)
     try:
-        commands = started_commands(agent, project, is_ours, session_folder)
+        started = what_the_cli_starts(agent, project, is_ours, session_folder)
     except HookHazard as error:
         return [str(error)]
-    return [str(command) for command in commands if command.fingerprint not in known]
+    return not_known(started, known)
+
+
+def not_known(started: WhatTheCliStarts, known: Iterable[str]) -> list[str]:
+    known = set(known)
+    return [str(command) for command in started.commands if command.fingerprint not in known]

@@ -26,7 +26,7 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runner.agent_tools import DIALECTS, GateCall
 from runner.cli_paths import UnresolvablePath
@@ -35,6 +35,9 @@ from runner.codex_patch import UnreadablePatch
 from runner.deadline import Deadline
 from runner.decisions import GateDecision
 from runner.errors import GateAuthError, GateDeadlinePassed, GateError, GateUnavailable
+
+if TYPE_CHECKING:
+    from runner.cli_started_commands import WhatTheCliStarts
 
 TOKEN_ENV = "FLUIDBOX_RUN_TOKEN"
 RUN_ENV = "FLUIDBOX_RUN_ID"
@@ -113,17 +116,18 @@ def _shadowed(dialect: str, event: dict, server: str, url: str) -> bool:
 
 def _settings_against_the_hook(
     dialect: str, event: dict, server: str, url: str, run_id: str, known: tuple[str, ...] | None
-) -> list[str]:
+) -> tuple[list[str], WhatTheCliStarts | None]:
     """What agent_setup refuses to set up beside (a setting that turns hooks off, another
     hook before the tool, the run's token sent to another server), or a command the CLI would
     start by itself that was not there at setup (a `SessionStart` hook, a status line, a
     local MCP server), appeared since: written during the run by something the policy
     allowed (a patch, an archive), the CLI runs it at its next start, unchecked. This
     session still asks (Claude Code asks the hook before it applies a changed file, and is
-    refused: `_config_change`), and stops."""
-    from runner.cli_started_commands import unknown_started_commands
+    refused: `_config_change`), and stops. Also what the CLI starts by itself, read once for
+    `_writes_a_file_the_cli_runs` (None when a settings file cannot be read: that is listed)."""
+    from runner.cli_started_commands import not_known, what_the_cli_starts
     from runner.mcp_shadows import mcp_endpoint
-    from runner.setup_hazards import setup_hazards
+    from runner.setup_hazards import HookHazard, setup_hazards
 
     project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
     ours = _our_commands(dialect, url, run_id, server, known)
@@ -131,7 +135,7 @@ def _settings_against_the_hook(
     def is_ours(command: str) -> bool:
         return _as_run(command) in ours
 
-    return setup_hazards(
+    hazards = setup_hazards(
         dialect,
         project,
         server,
@@ -139,9 +143,12 @@ def _settings_against_the_hook(
         shadows=False,
         is_ours=is_ours,
         expect_our_hook=known is not None,
-    ) + unknown_started_commands(
-        dialect, project, known or (), is_ours, _session_folder(dialect, event)
     )
+    try:
+        started = what_the_cli_starts(dialect, project, is_ours, _session_folder(dialect, event))
+    except HookHazard as error:
+        return [*hazards, str(error)], None
+    return hazards + not_known(started, known or ()), started
 
 
 def _session_folder(dialect: str, event: dict) -> Path | None:
@@ -151,14 +158,11 @@ def _session_folder(dialect: str, event: dict) -> Path | None:
     return Path(cwd) if dialect == "claude-code" and isinstance(cwd, str) and cwd else None
 
 
-def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]) -> str | None:
+def _writes_a_file_the_cli_runs(calls: list[GateCall], started: WhatTheCliStarts) -> str | None:
     """A write through the CLI's own file tools to a file a command it starts by itself names
     (`sh tools/post.sh` as a `PostToolUse` hook), there yet or not, or to a hard link of one:
     the CLI would run what was written right after, outside any call fluidbox decides. A
     shell command's write is seen at the next call (`_settings_against_the_hook`)."""
-    from runner.cli_started_commands import named_files, started_commands
-    from runner.setup_hazards import HookHazard
-
     written = [
         Path(call.arguments["path"])
         for call in calls
@@ -166,16 +170,9 @@ def _writes_a_file_the_cli_runs(dialect: str, event: dict, calls: list[GateCall]
     ]
     if not written:
         return None
-    project = Path(_project_folder(dialect, str(event.get("cwd") or os.getcwd())))
-    session_folder = _session_folder(dialect, event)
-    try:
-        commands = started_commands(dialect, project, session_folder=session_folder)
-    except HookHazard as error:
-        return f"{error}; denied"
     targets = {_file_identity(path) for path in written}
     real_targets = [os.path.realpath(path) for path in written]
-    named = named_files(commands, project, there_or_not=True, session_folder=session_folder)
-    for file in named:
+    for file in started.named:
         if _file_identity(file.path) in targets or (
             file.pattern
             and any(fnmatch.fnmatchcase(target, str(file.path)) for target in real_targets)
@@ -313,8 +310,10 @@ def decide(
 ) -> Verdict:
     if not token:
         return Verdict(False, f"fluidbox: no run token (${TOKEN_ENV} is not set); denied")
-    changed = _settings_against_the_hook(dialect, event, mcp_server, url, run_id, known_commands)
-    if changed:
+    changed, started = _settings_against_the_hook(
+        dialect, event, mcp_server, url, run_id, known_commands
+    )
+    if changed or started is None:
         return Verdict(
             False,
             f"{_not_there_at_setup(changed)}: every call is denied while it is (the next "
@@ -329,7 +328,7 @@ def decide(
         calls = _gate_calls(dialect, event)
     except (UnresolvablePath, UnreadablePatch) as error:
         return Verdict(False, f"fluidbox: {error}; denied")
-    started_by_itself = _writes_a_file_the_cli_runs(dialect, event, calls)
+    started_by_itself = _writes_a_file_the_cli_runs(calls, started)
     if started_by_itself:
         return Verdict(False, started_by_itself)
     session_id = str(event.get("session_id") or "agent-cli")[:200]
@@ -360,7 +359,7 @@ def _config_change(args: argparse.Namespace, event: dict, known: tuple[str, ...]
     change that brings what every call would be denied for (`disableAllHooks`, another
     pre-tool hook, a command the CLI starts by itself …) is refused, exit 2, the reason on
     stderr. The hook stays in place, and the next call is denied, naming it."""
-    changed = _settings_against_the_hook(
+    changed, _ = _settings_against_the_hook(
         args.dialect, event, args.mcp_server, args.url or "", args.run or "", known
     )
     if not changed:

@@ -125,6 +125,8 @@ class McpEndpointApi(APIView):
             text = b"".join(body).decode("utf-8", "replace")[:500]
             return _json_rpc_error(-32600, text, None, status)
         response = StreamingHttpResponse(body, status=status)
+        if not any(name.lower() == "content-type" for name, _ in headers):
+            del response["Content-Type"]  # a notification's 202 is no HTML page
         for name, value in headers:
             response[name] = value
         return response

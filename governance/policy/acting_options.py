@@ -165,6 +165,9 @@ ACTING: dict[str, dict[str, str]] = {
             WRITES_FILES,
         ),
         "--pastebin": SENDS,
+        # any text file its pattern matches runs as Python examples: a `.log` being written
+        # beside it (`pytest --doctest-glob=t.log & echo '>>> CODE' > t.log`) (F156)
+        "--doctest-glob": "runs the examples in the files its pattern matches",
         # pytest-xdist's `--tx popen//python=PROG` starts PROG as each worker's Python (`ssh=`
         # runs ssh); pytest-benchmark's reports (from their manuals: neither is installed here).
         "--tx": RUNS,
@@ -727,7 +730,9 @@ _GIT_EDITING: dict[str, dict[str, str]] = {
     # git's plumbing importer: marks files a stream names once unsafe features are on (F125)
     "git fast-import": {"--allow-unsafe-features": WRITES_FILES}
     | dict.fromkeys(("--export-pack-edges", "--export-marks"), WRITES_FILES),
-    "git replace": _EDIT,
+    # what git reads for an object from now on: every later checkout, stash or merge lands
+    # the replacement (an empty file's blob made a payload, F157)
+    "git replace": {**_EDIT, "": "changes the content git gives an object from now on"},
     "git add": {**_EDIT, **_PATCH, **_INTERACTIVE},
     **{f"git {sub}": _PATCH for sub in ("checkout", "restore", "reset", "stash", "stash push")},
     # `git stash list -p` and `git stash show -p` print patches: no `--patch` of push's there.
@@ -3596,7 +3601,7 @@ _GIT_SHOWS_ONLY = {
     "bisect": frozenset({"log", "visualize", "view"}),
 }
 _GIT_SWITCH_VALUED = frozenset({"-c", "-C", "--create", "--force-create", "--orphan"})
-_LANDS = "puts the files of a commit, a stash or the index in the working tree, whatever they are"
+LANDS = "puts the files of a commit, a stash or the index in the working tree, whatever they are"
 
 
 def _git_trees_landed(args: list[str]) -> list[Acting]:
@@ -3618,7 +3623,7 @@ def _git_trees_landed(args: list[str]) -> list[Acting]:
             for mode in ("--hard", "--merge", "--keep")
             if len(name) > 2 and mode.startswith(name)
         ]
-        return [Acting((f"reset {mode}", mode), _LANDS) for mode in dict.fromkeys(modes)]
+        return [Acting((f"reset {mode}", mode), LANDS) for mode in dict.fromkeys(modes)]
     elif subcommand == "read-tree":
         lands = any(t[:1] == "-" and t[1:2] != "-" and "u" in t[1:] for t in options)
     elif subcommand == "stash":
@@ -3634,7 +3639,7 @@ def _git_trees_landed(args: list[str]) -> list[Acting]:
         lands = _lands_a_folder("restore", rest)
     else:
         return []
-    return [Acting((subcommand,), _LANDS)] if lands else []
+    return [Acting((subcommand,), LANDS)] if lands else []
 
 
 def _forces_checkout(token: str) -> bool:

@@ -211,6 +211,10 @@ CONFIG_PATHS: dict[str, str] = {
     # The distribution `./gradlew` and `./mvnw` download and run (`distributionUrl`, F116).
     "gradle-wrapper.properties": r"gradle-wrapper\.properties",
     "maven-wrapper.properties": r"maven-wrapper\.properties",
+    # Maven reads `.mvn/maven.config` (its command line's options: `-l FILE`, `-D`) and
+    # `.mvn/jvm.config` (the JVM's: `-XX:OnOutOfMemoryError=CMD`) on every run, `mvn -v` too,
+    # and loads the extensions `.mvn/extensions.xml` names; `./mvnw` runs `.mvn/wrapper`'s jar.
+    ".mvn": r"\.mvn(?:/.*)?",
     "sitecustomize.py": r"sitecustomize\.py",
     "usercustomize.py": r"usercustomize\.py",
 }
@@ -222,7 +226,7 @@ EXECUTION_ONLY = frozenset(
     | {".tmux.conf", ".config/tmux", ".mailrc", ".ipython", ".rustup", ".local/bin"}
     | {".cargo/bin", ".pyenv", ".nvm", ".volta/bin", ".bun/bin", ".deno/bin"}
     | {"site-packages", "dist-packages", "node_modules", "pyvenv.cfg", ".devcontainer", ".husky"}
-    | {".githooks", "gradle-wrapper.properties", "maven-wrapper.properties"}
+    | {".githooks", "gradle-wrapper.properties", "maven-wrapper.properties", ".mvn"}
     | {".pre-commit-config.yaml", "lefthook", ".lintstagedrc", "lint-staged.config"}
     | {"simple-git-hooks", ".overcommit.yml", "mise", ".config/mise", ".zed", ".Rprofile"}
     | {".julia/config", "rust-toolchain", ".python-version", ".tool-versions"}
@@ -234,7 +238,7 @@ _MATCHERS = [
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
     r"docker|kube|aws|gnupg|claude|mcp|codex|gemini|cursor|vscode|vimrc|exrc|less|config|pth|local|"
-    r"mavenrc|m2|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
+    r"mavenrc|m2|mvn|gradle|hg|sl|jj|subversion|sqliterc|psqlrc|gdbinit|tmux|my|mylogin|terraform|"
     r"mailrc|ipython|jupyter|rustup|pgpass|azure|vault|pulumi|gem|nuget|password|pyenv|nvm|"
     r"volta|bun|deno)|pip\.conf|"
     r"customize|terraform\.rc|-packages|node_modules|pyvenv|composer|devcontainer|husky|githooks|pre-commit|"

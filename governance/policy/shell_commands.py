@@ -30,6 +30,7 @@ from typing import NamedTuple
 from governance.policy.acting_options import (
     ACTING,
     FORMATTERS,
+    LANDS,
     OUTPUT_OPTIONS,
     RUNS_PROJECT_CODE,
     STARTS_A_JVM,
@@ -122,6 +123,9 @@ class ShellReading:
     order_effects: int = 0
     backgrounds: int = 0  # commands sent to the background with `&`, read so far (any depth)
     inner_scripts: int = 0  # scripts a command hands a shell (`sh -c '…'`), read so far
+    # commands read so far that put a commit's or a stash's files in the working tree
+    # (`git stash pop`): writes whose paths and content no word of the script gives
+    landings: int = 0
     # NAME -> the literal values the script assigns it (the tolerant reading's, F140)
     literal_values: dict[str, list[str]] = field(default_factory=dict)
 
@@ -219,17 +223,18 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         if identity not in runs_code:
             before = len(reading.findings)
             order_effects, backgrounds = reading.order_effects, reading.backgrounds
-            inner_scripts = reading.inner_scripts
+            inner_scripts, landings = reading.inner_scripts, reading.landings
             reading.runs_project_code = False
             _read_exact(command, dialect, depth, reading, stdin)
             runs_code[identity] = reading.runs_project_code
             written = [f.text for f in reading.findings[before:] if f.kind == "write"]
-            writes = bool(written)
+            lands = reading.landings != landings
+            writes = bool(written) or lands
             _writes_through_links_out(reading.findings[before:], command, reading)
             reading.written.update(written)
             effects[identity] = _Effects(
                 runs_code[identity],
-                any(not _INERT_WRITE.search(text) for text in written),
+                lands or any(not _INERT_WRITE.search(text) for text in written),
                 reading.order_effects != order_effects,
                 reading.backgrounds != backgrounds,
                 runs_code[identity] and reading.inner_scripts != inner_scripts,
@@ -883,14 +888,17 @@ def _read_chain(
         if base == "find":
             _read_find_actions(arguments, dialect, depth, reading, exact)
         if exact:
+            uses = _acting_uses(base, arguments)
             level.requires = [
                 Requirement(
                     use.names,
                     f"{base} {use.names[0]} {use.what}",
                     max(1, *(_times_written(name, base, arguments) for name in use.names)),
                 )
-                for use in _acting_uses(base, arguments)
+                for use in uses
             ]
+            if any(use.what == LANDS for use in uses):
+                reading.landings += 1
             level.requires += _folders_elsewhere(name, arguments, reading)
             if not program or any(c in program for c in " \t\n"):
                 reading.concern(text, "the program name is empty or contains blanks")

@@ -8,7 +8,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from governance.authentication import Actor
-from governance.errors import Conflict, Forbidden, NotFound, ServiceError
+from governance.errors import Conflict, Forbidden, Invalid, NotFound, ServiceError
 from governance.models import Approval, ApprovalStatus, RememberScope, RunGrant
 from governance.selectors import (
     access_approval,
@@ -41,7 +41,7 @@ def approval_decide(
     the run) or `RememberScope.POLICY` (that, and a rule for future runs that sees only
     `tool:match_string`: the wider scope the approver chose explicitly)."""
     if remember not in RememberScope.values:
-        raise Conflict("remember must be run or policy", code="invalid")
+        raise Invalid("remember must be run or policy")
     approval = access_approval(approval_id, actor)
     if not may_decide(approval, actor):
         if not actor.is_human or not may_read_run(approval.run, actor):
@@ -50,7 +50,7 @@ def approval_decide(
             raise NotFound("no such approval")
         raise Forbidden("you may not decide this approval")
     if remember and not approve:
-        raise Conflict("remember applies to approvals only", code="invalid")
+        raise Invalid("remember applies to approvals only")
     if remember == RememberScope.POLICY:
         if not may_remember_in_policy(approval, actor):
             # The owner of a personal connection decides its calls whatever their role; a

@@ -17,7 +17,11 @@ def _recipients(emails: str) -> str:
 
 
 def webhook_url_check(url: str) -> None:
-    url_credentials_refused(url, what="a webhook URL", secret_goes="the signing secret")
+    # A receiver may know its caller only by a token in the URL (Google Chat's `?token=`):
+    # a webhook's query is its own; its user and password are not.
+    url_credentials_refused(
+        url, what="a webhook URL", secret_goes="the signing secret", query=False
+    )
 
 
 @transaction.atomic

@@ -206,6 +206,19 @@ def test_an_unknown_remember_scope_is_a_400_and_changes_nothing(make_run, approv
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("remember", ["run", "policy"])
+def test_a_denial_that_asks_to_remember_is_a_400_and_changes_nothing(make_run, approver, remember):
+    # A bad request, not a conflict with the approval's state (a review, stop 52: it was 409).
+    run_id, runner = make_run()
+    approval_id = pending(runner, run_id)["approval"]["id"]
+    response = decide(Api(user=approver), approval_id, "deny", remember=remember)
+    assert response.status_code == 400
+    assert response.json()["detail"] == "remember applies to approvals only"
+    assert Approval.objects.get(pk=approval_id).status == "pending"
+    assert decide(Api(user=approver), approval_id).status_code == 200  # still decidable
+
+
+@pytest.mark.django_db
 def test_a_remembered_rule_on_a_tool_without_match_argument_is_the_exact_call(make_run, approver):
     run_id, runner = make_run()
     approval_id = pending(runner, run_id)["approval"]["id"]

@@ -309,6 +309,27 @@ def test_a_finished_runs_token_gets_401(fluidbox_server, demo_org, operator, era
     assert "401" in repr(refused.value) or "error" in repr(refused.value).lower()
 
 
+@pytest.mark.parametrize("version", ["2025-06-18", "2026-07-28"])
+def test_a_notification_is_a_202_with_no_body_and_no_html_type(
+    fluidbox_server, demo_org, operator, version
+):
+    run_id, token = create_run(operator, connections=["tracker"])
+    response = httpx.post(
+        f"{fluidbox_server.url}/v1/mcp",
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": version,
+        },
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        timeout=30,
+    )
+    assert response.status_code == 202
+    assert response.content == b""
+    assert "html" not in response.headers.get("content-type", "")
+    assert ToolCall.objects.filter(run_id=run_id).count() == 0
+
+
 def test_a_standalone_event_stream_is_refused_not_held_open(fluidbox_server, demo_org, operator):
     """An attacker with a run token opened hundreds of GET streams, each holding a server
     thread until every other request timed out. A GET is refused at once; the SDK's

@@ -31,6 +31,9 @@ def live(transactional_db, tmp_path):
         threads=8,
         FLUIDBOX_MCP_QUICK_THREADS="2",
         FLUIDBOX_MCP_CALL_THREADS="2",
+        # The held calls wait on the test, not on the broker's 20 s (a busy machine took
+        # longer than that to reach the listing, and a held call came back timed out).
+        FLUIDBOX_MCP_TIMEOUT="240",
     ) as server:
         yield server
 
@@ -84,7 +87,13 @@ def test_calls_held_by_a_slow_upstream_leave_other_organizations_answered(
 
 @pytest.fixture
 def live_with_an_org_share(transactional_db, tmp_path):
-    with WebServer(tmp_path, workers=1, threads=8, FLUIDBOX_BROKERED_CALLS_PER_ORG="2") as server:
+    with WebServer(
+        tmp_path,
+        workers=1,
+        threads=8,
+        FLUIDBOX_BROKERED_CALLS_PER_ORG="2",
+        FLUIDBOX_MCP_TIMEOUT="240",  # held until the test releases them (see `live`)
+    ) as server:
         yield server
 
 

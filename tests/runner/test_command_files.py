@@ -105,7 +105,8 @@ def test_a_file_the_shell_runs_is_held(folders, command):
     post.write_text(f"echo post >> {marker}\n")
     env = {"PATH": "/usr/bin:/bin", "CLAUDE_PROJECT_DIR": str(project)}
     subprocess.run(["bash", "-c", command], cwd=project, env=env, timeout=30)
-    wait_until(marker.exists, "the script ran")  # `sh tools/post.sh&` may still run
+    # `sh tools/post.sh&` may still run: its `>>` makes the file before echo writes the line
+    wait_until(lambda: marker.exists() and marker.read_text().endswith("\n"), "the script ran")
     assert marker.read_text() == "post\n"  # what bash runs, with a file that only echoes
 
     found = _changed_after_setup(project, command, post)

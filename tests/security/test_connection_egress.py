@@ -397,6 +397,23 @@ def test_a_connection_url_with_a_password_is_refused_by_the_api_too(member_api, 
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("query", ["api_key=MAL-QS", "x=1&token=MAL-QS", "AUTH=MAL-QS"])
+def test_a_connection_url_with_a_credential_in_its_query_is_refused(member_api, query):
+    """As a sink's (a review, stop 52): `?api_key=` went in, unsealed, and every approver
+    listing the organization's connections read it."""
+    from governance.models import Connection
+
+    refused = create_personal(member_api, f"https://tracker.example/mcp?{query}")
+    assert refused.status_code == 400
+    assert "cannot carry a credential in its query string" in refused.json()["detail"]
+    assert "MAL-QS" not in refused.content.decode()
+    assert not Connection.objects.filter(slug="mine").exists()
+    kept = create_personal(member_api, "https://tracker.example/mcp?project=ops&page=2")
+    assert kept.status_code == 201, kept.content  # a query that names no secret is kept
+    assert kept.json()["url"].endswith("?project=ops&page=2")
+
+
+@pytest.mark.django_db
 def test_a_webhook_url_with_a_password_is_refused_by_the_service(org):
     from governance.errors import Invalid
     from governance.models import NotificationChannel

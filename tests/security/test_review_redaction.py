@@ -7,7 +7,10 @@ userinfo, a quoted passphrase with spaces, `auth`, `curl -u user:…`, a PEM pri
 JSON Web Token, `mysql -p…`, JSON escaped inside JSON; and tokens whose form alone says
 what they are (a GitHub token as a clone URL's user, `OPENAI_KEY=sk-…`, npm's `_authToken`
 followed by a space). And a long run of secret words in
-one argument took the redactor's key pattern quadratic time (28 s for 64 KiB of `pass`)."""
+one argument took the redactor's key pattern quadratic time (28 s for 64 KiB of `pass`).
+A later review (stop 52) got more past it: `pwd` and `MYSQL_PWD`, Django's `sessionid`, a
+`signing_key`, a JWT or a card's `cvv` by name, a `{"k": "password", "v": …}` pair, an XML
+element (`<password>…</password>`), curl's `-u user:…` as an argv."""
 
 import json
 import logging
@@ -25,6 +28,7 @@ from tests.conftest import Api, run_body
 from tests.security.test_canary_arguments import gate
 
 NAMES = "pair argv key userinfo passphrase auth curluser pem mysql escaped env har"
+NAMES += " pwd mysqlpwd sessionid signing jwtname cvv kv xml xmlns argvuser"
 SECRET = {name: f"cnry{name}7c3d9a" for name in NAMES.split()}
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjbnJ5and0In0.c2lnbmF0dXJlY25yeQ"
 # Each in the form its issuer gives it, named by nothing around it.
@@ -68,6 +72,15 @@ STRUCTURED = {
     "auth": SECRET["auth"],
     "body": json.dumps(json.dumps({"api_key": SECRET["escaped"]})),
     "jwt": JWT,
+    "pwd": SECRET["pwd"],
+    "MYSQL_PWD": SECRET["mysqlpwd"],
+    "sessionid": SECRET["sessionid"],
+    "signing_key": SECRET["signing"],
+    "refresh_jwt": SECRET["jwtname"],
+    "cvv": SECRET["cvv"],
+    "field": {"k": "password", "v": SECRET["kv"]},
+    "soap": f"<password>{SECRET['xml']}</password><ns:ApiKey a='1'>{SECRET['xmlns']}</ns:ApiKey>",
+    "curl_argv": ["curl", "-u", f"admin:{SECRET['argvuser']}", "https://x.test"],
 }
 COMMANDS = {
     "passphrase": f"unlock --passphrase 'correct horse {SECRET['passphrase']} staple'",
@@ -115,7 +128,8 @@ def test_secrets_in_real_shapes_reach_no_event_reason_table_response_or_log(
     responses.append(operator.get(f"/v1/runs/{run_id}").content.decode())
 
     previews = [e.data["arguments_preview"] for e in Event.objects.filter(type="tool.requested")]
-    assert '"DB_PASSWORD","value":"[redacted]"' in previews[0]  # masked, not dropped
+    # masked, not dropped (the preview is cut at 300 characters: keys sorted, uppercase first)
+    assert '"MYSQL_PWD":"[redacted]","argv":["deploy","--password","[redacted]"]' in previews[0]
     for event in Event.objects.all():
         text = json.dumps(event.data, ensure_ascii=False)
         assert not any(canary in text for canary in canaries()), (event.type, event.data)
@@ -153,7 +167,9 @@ def test_harmless_look_alikes_are_kept():
     arguments = {
         "author": "ada",
         "authority": "x509",
-        "command": "git push -u origin main && git checkout -b feature",
+        "command": "git push -u origin main && git checkout -b feature && pwd",
+        "docker": ["docker", "run", "-u", "1000", "img"],
+        "markup": "<b>bold</b> <author>ada</author>",
         "url": "https://example.test:8443/path?a=1",
         "tags": ["build", "release"],
     }
@@ -176,7 +192,9 @@ def test_words_near_a_token_form_are_kept():
 
 
 @pytest.mark.parametrize(
-    "unit", ["pass", "token", "api_key", "auth-", "mysql ", "curl ", "eyJ", "sk-", "xoxb-", "AKIA"]
+    "unit",
+    ["pass", "token", "api_key", "auth-", "mysql ", "curl ", "eyJ", "sk-", "xoxb-", "AKIA"]
+    + ["<pwd", "<password ", "<x:token>"],
 )
 def test_a_long_run_of_one_shape_is_redacted_in_linear_time(unit):
     text = unit * (64 * 1024 // len(unit))

@@ -937,6 +937,33 @@ for script, effect in (
 ):  # fmt: skip
     _add(OPTION_READING, script, effect, policy="benign")
 
+# F157: git lands a payload in a file `touch` made (the empty blob replaced), then pytest runs
+_EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+for shell in ("bash", "sh", "zsh"):
+    _add(
+        COMPOSITION,
+        "touch conftest.py && git add conftest.py && printf 'import os\\nos.system(\"touch "
+        "/workspace/PWNED\")\\n' | git --no-pager hash-object -w --stdin && git --no-pager "
+        f"replace {_EMPTY_BLOB} 38a2d7bc629ea7b047d4f73a7e1e8507d568664b && git stash && "
+        "git stash pop && python -m pytest -q",
+        child(TOUCH),
+        policy="benign",
+        shell=shell,
+    )
+
+# F156: pytest's `--doctest-glob` runs the examples of a log that another command of the
+# script writes beside it (a log was no file code is read from)
+_DOCTEST = ">>> import os; os.system('touch /workspace/PWNED')"
+for shell in ("bash", "sh", "zsh"):
+    _add(
+        ACTING,
+        f'sleep 1 && python3 -m pytest -q --doctest-glob=t.log & echo "{_DOCTEST}" > t.log',
+        child(TOUCH),
+        policy="benign",
+        shell=shell,
+    )
+_add(ACTING, f'echo "{_DOCTEST}" > t.log; python -m pytest -q --doctest-glob t.log', child(TOUCH))
+
 # -- bash's own state: a variable it acts on at once, the directory stack ------------------
 SHELL_STATE = "the shell's own state"
 for script, effect, policy, shell in (
