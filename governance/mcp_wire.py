@@ -9,7 +9,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import math
 import ssl
+import unicodedata
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -33,11 +35,17 @@ from governance.egress import (
 )
 from governance.mcp_stdio import stdio_environment, stdio_transport
 from governance.observability import tracing
+from governance.schemas import json_scalars
 
 TransportKind = Literal["streamable-http", "stdio"]
 
 # A server that paginates forever must not hold a broker thread hostage.
 MAX_LIST_PAGES = 100
+# A photograph is kept whole (database, every run that binds the connection, each listing):
+# past these a listing is refused, whatever its pages (one of 180 MB took a web worker's
+# memory, every tenant's requests with it).
+MAX_LISTED_TOOLS = 1000
+MAX_LISTING_BYTES = 2 * 1024 * 1024
 # Secrets shorter than this are not credentials anyone issues; redacting them would
 # shred every message (a one-character value matches everywhere).
 _MIN_REDACTED_LENGTH = 4
@@ -243,6 +251,7 @@ async def list_all_tools(client: Client) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = []
     cursor: str | None = None
     seen_cursors: set[str] = set()
+    listed_bytes = 0
     for _ in range(MAX_LIST_PAGES):
         # Requested raw: the SDK's Tool model drops fields it does not know, and a
         # photograph must see every byte the server sent.
@@ -256,6 +265,13 @@ async def list_all_tools(client: Client) -> list[dict[str, Any]]:
         ):
             raise _ProtocolViolation("the server sent a malformed tools/list result")
         tools.extend(page_tools)
+        listed_bytes += sum(len(canonical_json(tool)) for tool in page_tools)
+        if len(tools) > MAX_LISTED_TOOLS:
+            raise _ProtocolViolation(f"the server lists more than {MAX_LISTED_TOOLS} tools")
+        if listed_bytes > MAX_LISTING_BYTES:
+            raise _ProtocolViolation(
+                f"the server's tool definitions run past {MAX_LISTING_BYTES // 2**20} MiB"
+            )
         _teach_session_the_listing(client, page, is_whole_listing=cursor is None)
         next_cursor = page.get("nextCursor")
         if next_cursor is None:
@@ -288,6 +304,9 @@ def _call_outcome(raw: dict[str, Any], live_digest: str) -> CallOutcome:
     content = raw.get("content")
     if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
         raise _ProtocolViolation("the server sent a malformed tools/call result")
+    # The SDK's reader takes `NaN`, `Infinity` and `1e400`; no JSON answer can carry them on.
+    if any(type(item) is float and not math.isfinite(item) for item in json_scalars(raw)):
+        raise _ProtocolViolation("the server sent a result that is not JSON (NaN or infinity)")
     return CallOutcome(
         content=content,
         is_error=raw.get("isError") is True,
@@ -381,7 +400,8 @@ def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
             if leaf.code == mcp_types.CONNECTION_CLOSED:
                 return "the MCP server closed the connection"
             # Redacted before it is cut short: a cut through a secret would leave half of it.
-            text = _redact(" ".join(leaf.error.message.split()), secrets)[:_MAX_SERVER_MESSAGE]
+            text = _redact(" ".join(_visible(leaf.error.message).split()), secrets)
+            text = text[:_MAX_SERVER_MESSAGE]
             return f"the MCP server returned error {leaf.code}: {text}"
         if isinstance(leaf, _ProtocolViolation):
             return str(leaf)
@@ -390,6 +410,15 @@ def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
         if isinstance(leaf, httpx2.HTTPError | OSError):
             return f"the connection to the MCP server failed ({type(leaf).__name__})"
     return f"the MCP call failed ({type(found[0]).__name__})"
+
+
+# Control, format (bidi overrides, zero-width) and surrogate characters: a server's message is
+# recorded (PostgreSQL stores no NUL) and shown to the agent and the auditor as it reads.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs"})
+
+
+def _visible(message: str) -> str:
+    return "".join(" " if unicodedata.category(ch) in _INVISIBLE else ch for ch in message)
 
 
 def leaves(exc: BaseException) -> Iterator[BaseException]:

@@ -17,7 +17,7 @@ from governance.gate.stages.trust_tier import check_trust_tier
 from governance.mcp_server.eras import DESCRIPTIVE_FIELDS
 from governance.mcp_server.names import mcp_names
 from governance.mcp_wire import tool_digest
-from governance.models import FrozenTool, Run
+from governance.models import Connection, FrozenTool, Run
 from governance.process_cache import ProcessCache
 from governance.schemas import guard_schema
 
@@ -41,13 +41,14 @@ class ListedTool:
     definition: dict[str, Any]
 
 
-def _frozen_definition(tool: FrozenTool) -> dict[str, Any] | None:
-    """The tool object as the run froze it: the photograph entry whose digest is the frozen
-    one (the frozen-set stage has just checked the photograph is unchanged)."""
-    for wire in tool.connection.photograph:
-        if wire.get("name") == tool.upstream_name and tool_digest(wire) == tool.definition_digest:
-            return wire
-    return None
+def _photographed(connection: Connection) -> dict[tuple[str, str], dict[str, Any]]:
+    """A connection's photograph by (name, digest): each entry hashed once for all its tools
+    (a listing of hundreds of long definitions was hashed once per tool, and decoded too)."""
+    return {
+        (str(wire.get("name")), tool_digest(wire)): wire
+        for wire in connection.photograph
+        if isinstance(wire, dict)
+    }
 
 
 def _callable_now(run: Run, tool: FrozenTool, binding: BindingNow) -> bool:
@@ -62,19 +63,21 @@ def _callable_now(run: Run, tool: FrozenTool, binding: BindingNow) -> bool:
 
 def run_mcp_catalog(run: Run) -> list[ListedTool]:
     """The brokered tools this run may call now, each with its MCP name and frozen definition."""
-    frozen = list(
-        run.frozen_tools.filter(connection__isnull=False)
-        .select_related("connection")
-        .order_by("name")
-    )
+    frozen = list(run.frozen_tools.filter(connection__isnull=False).order_by("name"))
+    # Each connection read once (its photograph decoded once), shared by its tools.
+    connections = Connection.objects.in_bulk({tool.connection_id for tool in frozen})
+    photographed = {pk: _photographed(connection) for pk, connection in connections.items()}
     names = mcp_names([tool.name for tool in frozen])
     bindings = bindings_now(run)  # every binding in one statement, not one per tool
     listed = []
     for tool in frozen:
+        tool.connection = connections[tool.connection_id]
         binding = bindings.get(tool.connection_id, BindingNow(None, False, None))
         if not _callable_now(run, tool, binding):
             continue
-        wire = _frozen_definition(tool)
+        # The tool object as the run froze it: the photograph entry whose digest is the
+        # frozen one (the frozen-set stage has just checked the photograph is unchanged).
+        wire = photographed[tool.connection_id].get((tool.upstream_name, tool.definition_digest))
         if wire is None:
             continue
         definition = {"name": names[tool.name], "inputSchema": tool.schema}

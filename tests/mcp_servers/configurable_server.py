@@ -10,7 +10,9 @@ in flight), `respond_error: true` makes it a tool error, a
 JSON value, as 2026-07-28 allows), and, as a
 hostile server would, `echo_credentials: true` adds the headers (or environment) it
 received to the echo and `fail_echoing_credentials: true` quotes them in a JSON-RPC error
-(`fail_echoing_arguments: true` quotes the call's arguments instead).
+(`fail_echoing_arguments: true` quotes the call's arguments instead);
+`fail_with_invisible_characters: true` answers an error whose message holds a NUL and bidi
+overrides, `answer_nan: true` a result holding NaN and infinity (not JSON; HTTP only).
 With `"legacy_only": true` it refuses `server/discover`, so clients fall back to the
 initialize handshake and a stateful session (`Mcp-Session-Id`), as a 2025-era server does.
 With `"announce_tool_changes": true` in the config, a change of `tools` is announced to every
@@ -133,6 +135,10 @@ def build_server(
             raise MCPError(code=-32011, message=f"refused arguments {json.dumps(arguments)}")
         if arguments.get("echo_credentials") is True:
             arguments = {**arguments, "received": received}
+        if arguments.get("fail_with_invisible_characters") is True:
+            raise MCPError(code=-32050, message="bad\x00thing \u202eevil\u202c here")
+        if arguments.get("answer_nan") is True:  # spelt out on the wire by `SpelledNonFinite`
+            arguments = {**arguments, "structured_content": {"x": "__NaN__", "y": "__Infinity__"}}
         sleep_seconds = arguments.get("sleep_seconds")
         if isinstance(sleep_seconds, int | float):
             await anyio.sleep(sleep_seconds)
@@ -263,6 +269,28 @@ class ConfiguredHttpStatus:
         await send({"type": "http.response.body", "body": body})
 
 
+class SpelledNonFinite:
+    """Writes `"__NaN__"` and `"__Infinity__"` in a response as the bare `NaN` and `Infinity`
+    JavaScript's JSON would never send but Python's reader takes (the SDK's server checks its
+    results, so a hostile one spells them itself); padded with blanks, the length stays."""
+
+    SPELLINGS = ((b'"__NaN__"', b"NaN"), (b'"__Infinity__"', b"Infinity"))
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def spelled(message: dict) -> None:
+            if message["type"] == "http.response.body":
+                body = message.get("body", b"")
+                for token, bare in self.SPELLINGS:
+                    body = body.replace(token, bare.ljust(len(token)))
+                message = {**message, "body": body}
+            await send(message)
+
+        await self.app(scope, receive, spelled)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", type=Path, required=True)
@@ -289,7 +317,9 @@ def main() -> None:
     bus = InMemorySubscriptionBus()
     server = build_server(behaviour, log, bus)
     app = WithAnnouncer(
-        ConfiguredHttpStatus(server.streamable_http_app(host="127.0.0.1"), behaviour),
+        ConfiguredHttpStatus(
+            SpelledNonFinite(server.streamable_http_app(host="127.0.0.1")), behaviour
+        ),
         behaviour,
         log,
         bus,

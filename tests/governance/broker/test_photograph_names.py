@@ -63,3 +63,33 @@ def test_a_photograph_taken_before_keeps_serving_when_the_server_turns_odd(
     assert again.status_code == 409 and '"lookup:all"' in again.json()["detail"]
     kept = Connection.objects.get(pk=connection_id).photograph
     assert [t["name"] for t in kept] == ["lookup", "update"]
+
+
+def _tool(name: str, description: str = "") -> dict:
+    return {"name": name, "description": description, "inputSchema": {"type": "object"}}
+
+
+@pytest.mark.parametrize(
+    ("tools", "page_size", "said"),
+    [
+        ([_tool(f"t{n}") for n in range(1001)], 250, "more than 1000 tools"),
+        ([_tool(f"t{n}", "d" * 100_000) for n in range(22)], 4, "run past 2 MiB"),
+    ],
+)
+def test_a_listing_too_large_to_keep_is_refused_at_the_refresh(
+    broker_org, operator, mcp_server_factory, tools, page_size, said
+):
+    """A review (stop 52): a member's server listed 180 MB over a dozen pages, each under the
+    response size cap; the photograph took a web worker's memory, and every tenant's requests
+    with it. A listing is capped as a whole, over all its pages."""
+    server = mcp_server_factory(tools=ECHO_TOOLS)
+    connection_id, refreshed = connection_of(operator, server, "big")
+    assert refreshed.status_code == 200
+    server.set_tools(tools, page_size=page_size)
+
+    again = operator.post(f"/v1/connections/{connection_id}/tools/refresh")
+
+    assert again.status_code == 409, again.content
+    assert again.json()["error"] == "upstream" and said in again.json()["detail"]
+    kept = Connection.objects.get(pk=connection_id).photograph
+    assert [t["name"] for t in kept] == ["lookup", "update"]
