@@ -32,7 +32,12 @@ def pooled() -> bool:
 
 
 class DatabaseThreads:
-    """At most `size` threads; a job waits for a free one past that."""
+    """At most `size` threads; a job waits for a free one past that.
+
+    A job is never left waiting behind another while the pool has room: a thread is started
+    whenever the jobs not yet taken outnumber the threads waiting for one. (Counting a thread
+    as free from the moment it began to wait let two calls arriving together share one
+    thread: the second waited for the first, held by a slow upstream, to end.)"""
 
     def __init__(self, size: int, name: str) -> None:
         self._size = size
@@ -40,30 +45,45 @@ class DatabaseThreads:
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
-        self._idle = 0
+        self._waiting = 0  # threads waiting for a job
+        self._untaken = 0  # jobs submitted that no thread has taken yet
 
     def submit(self, job: Callable[[], Any]) -> concurrent.futures.Future:
         future: concurrent.futures.Future = concurrent.futures.Future()
-        self._jobs.put((job, future))
         with self._lock:
-            if self._idle == 0 and self._threads < self._size:
+            self._untaken += 1
+            self._jobs.put((job, future))
+            if self._untaken > self._waiting and self._threads < self._size:
                 self._threads += 1
                 threading.Thread(target=self._work, name=self._name, daemon=True).start()
         return future
 
+    def _next_job(self) -> tuple[Callable[[], Any], concurrent.futures.Future] | None:
+        """The next job, or None once this thread has waited `IDLE_SECONDS` for one and may
+        end (it stays while a job it was counted on for is on its way)."""
+        while True:
+            with self._lock:
+                self._waiting += 1
+            try:
+                taken = self._jobs.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    self._waiting -= 1
+                    if self._untaken <= self._waiting:
+                        self._threads -= 1
+                        return None
+                continue
+            with self._lock:
+                self._waiting -= 1
+                self._untaken -= 1
+            return taken
+
     def _work(self) -> None:
         keep = not pooled()
+        ended_idle = False
         try:
-            while True:
-                with self._lock:
-                    self._idle += 1
-                try:
-                    job, future = self._jobs.get(timeout=IDLE_SECONDS)
-                except queue.Empty:
-                    return
-                finally:
-                    with self._lock:
-                        self._idle -= 1
+            while (taken := self._next_job()) is not None:
+                job, future = taken
                 if not future.set_running_or_notify_cancel():
                     continue
                 # A connection that failed or outlived its age goes; a healthy one is reused.
@@ -77,9 +97,11 @@ class DatabaseThreads:
                         _keep_for_next_job()
                     else:
                         close_old_connections()
+            ended_idle = True  # `_next_job` counted this thread out
         finally:
-            with self._lock:
-                self._threads -= 1
+            if not ended_idle:
+                with self._lock:
+                    self._threads -= 1
             connections.close_all()
 
 
