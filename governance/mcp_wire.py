@@ -11,7 +11,6 @@ import hashlib
 import logging
 import math
 import ssl
-import unicodedata
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from governance.egress import (
 )
 from governance.mcp_stdio import stdio_environment, stdio_transport
 from governance.observability import tracing
+from governance.policy.invisible import is_invisible
 from governance.schemas import json_scalars
 
 TransportKind = Literal["streamable-http", "stdio"]
@@ -412,13 +412,11 @@ def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
     return f"the MCP call failed ({type(found[0]).__name__})"
 
 
-# Control, format (bidi overrides, zero-width) and surrogate characters: a server's message is
-# recorded (PostgreSQL stores no NUL) and shown to the agent and the auditor as it reads.
-_INVISIBLE = frozenset({"Cc", "Cf", "Cs"})
-
-
 def _visible(message: str) -> str:
-    return "".join(" " if unicodedata.category(ch) in _INVISIBLE else ch for ch in message)
+    """A server's message with every character a reader cannot see (controls, NUL, bidi
+    overrides, zero-width, surrogates: `invisible.py`) as a blank: it is recorded
+    (PostgreSQL stores no NUL) and shown to the agent and the auditor as it reads."""
+    return "".join(" " if is_invisible(ch, layout_is_visible=False) else ch for ch in message)
 
 
 def leaves(exc: BaseException) -> Iterator[BaseException]:
