@@ -15,11 +15,11 @@ class GovernanceConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib import admin
 
-        from governance.admin.changelists import bound_every_date_hierarchy
+        from governance.admin.changelists import bound_every_change_list
         from governance.observability import metrics, tracing_setup
 
         # django.contrib.admin is the first app: every admin module is imported by now.
-        bound_every_date_hierarchy(admin.site)
+        bound_every_change_list(admin.site)
 
         post_migrate.connect(_ensure_schedules, sender=self)
         # Before the first request loads the middleware: the Django instrumentation adds its own.

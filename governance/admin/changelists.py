@@ -1,4 +1,5 @@
-"""The portal's lists: Django's change list, with a date it cannot build read as a bad filter."""
+"""The portal's lists: Django's change list, with a date it cannot build or an id no key can
+hold read as a bad filter."""
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
@@ -17,25 +18,34 @@ class BoundedChangeList(ChangeList):
         except (OverflowError, ValueError) as error:
             raise IncorrectLookupParameters(error) from error
 
+    def get_results(self, request):
+        # A relation's own lookup (`?org=`, `?run__org__exact=`, `?policy=`) is not an
+        # integer field's, whose out-of-range values Django reads as matching nothing: on
+        # SQLite a value past 64 bits reached the driver, whose OverflowError was a 500.
+        # The row count is the list's first query; a value no key can hold is a bad filter.
+        try:
+            return super().get_results(request)
+        except OverflowError as error:
+            raise IncorrectLookupParameters(error) from error
 
-class BoundedDates:
-    """For the admins of other apps (django-axes' and django-q2's lists, superusers only):
-    their change lists read the same dates."""
+
+class BoundedLists:
+    """For the admins of other apps (Django's users and groups, django-axes' and django-q2's
+    lists, superusers only): their change lists read dates and ids the same way."""
 
     def get_changelist(self, request, **kwargs):
         return BoundedChangeList
 
 
-def bound_every_date_hierarchy(site: admin.AdminSite) -> None:
-    """Registers again, with BoundedDates first, every admin of the site whose list has a date
-    hierarchy and another change list class: run once the admin modules are all imported."""
+def bound_every_change_list(site: admin.AdminSite) -> None:
+    """Registers again, with BoundedLists first, every admin of the site with another change
+    list class (a date hierarchy's year, a relation's id past 64 bits: see BoundedChangeList):
+    run once the admin modules are all imported."""
     for model, model_admin in list(site._registry.items()):
-        if not model_admin.date_hierarchy:
-            continue
         if issubclass(model_admin.get_changelist(None), BoundedChangeList):
             continue
         bounded = type(
-            f"Bounded{type(model_admin).__name__}", (BoundedDates, type(model_admin)), {}
+            f"Bounded{type(model_admin).__name__}", (BoundedLists, type(model_admin)), {}
         )
         site.unregister(model)
         site.register(model, bounded)
