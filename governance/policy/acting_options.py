@@ -727,8 +727,13 @@ _GIT_EDITING: dict[str, dict[str, str]] = {
     "git merge": {**_EDIT, "--continue": _EDITS},  # it runs `git commit` on MERGE_MSG
     # `bisect view PROG …` runs PROG (F125)
     **{f"git bisect {sub}": {"": RUNS} for sub in ("view", "visualize")},
-    # git's plumbing importer: marks files a stream names once unsafe features are on (F125)
-    "git fast-import": {"--allow-unsafe-features": WRITES_FILES}
+    # git's plumbing importer: marks files a stream names once unsafe features are on (F125);
+    # and whatever its stream says, `option git export-pack-edges=FILE` (no unsafe feature
+    # needed) opens FILE for appending wherever it is: its input is no word of the script
+    "git fast-import": {
+        "": "its input stream's `option git export-pack-edges=FILE` appends to FILE anywhere",
+        "--allow-unsafe-features": WRITES_FILES,
+    }
     | dict.fromkeys(("--export-pack-edges", "--export-marks"), WRITES_FILES),
     # what git reads for an object from now on: every later checkout, stash or merge lands
     # the replacement (an empty file's blob made a payload, F157)
@@ -981,6 +986,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _git_editor(args) + _git_signature_formats(args)
         found += _git_patches_applied(args) + _git_merge_strategies(args)
         found += _git_pathspec_patterns(args) + _git_trees_landed(args)
+        found += _git_archive_placeholders(args)
     for reading in _MORE_READINGS.get(program, ()):
         found += reading(args)
     if program in _HANDS_ON:
@@ -3640,6 +3646,23 @@ def _git_trees_landed(args: list[str]) -> list[Acting]:
     else:
         return []
     return [Acting((subcommand,), LANDS)] if lands else []
+
+
+# `git archive` expands the `$Format:…$` placeholders of each file the archived tree's own
+# .gitattributes marks `export-subst`, as `git log --format` does: `%G?`, `%GS`, `%GK`… of a
+# commit with a `gpgsig` header run gpg (F46 held those formats on the command line only).
+# `git hash-object -w` writes such a tree and commit, so no word of the script shows them.
+ARCHIVE_PLACEHOLDERS = (
+    "expands the $Format placeholders of the files it packs (export-subst, set by the "
+    "archived tree itself): a signature's runs gpg"
+)
+
+
+def _git_archive_placeholders(args: list[str]) -> list[Acting]:
+    k = _git_subcommand_at(args)
+    if k < len(args) and args[k] == "archive":
+        return [Acting(("archive",), ARCHIVE_PLACEHOLDERS)]
+    return []
 
 
 def _forces_checkout(token: str) -> bool:

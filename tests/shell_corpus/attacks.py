@@ -964,6 +964,39 @@ for shell in ("bash", "sh", "zsh"):
     )
 _add(ACTING, f'echo "{_DOCTEST}" > t.log; python -m pytest -q --doctest-glob t.log', child(TOUCH))
 
+# F158: `git archive` expands `$Format:%G?$` in a file the archived tree marks export-subst;
+# the commit carries a `gpgsig` header, so git runs gpg to check it (every object written by
+# `git hash-object -w`: no word of the script names a format)
+_EXPORT_SUBST_TREE = (
+    "100644 .gitattributes\\000\\203\\266\\315\\2203)R\\220B\\370\\024gQ\\023\\3256\\031\\014_m"
+    "100644 f.txt\\000\\345\\270c4Qt\\307\\374_\\305\\274\\302`\\342\\343\\355 \\330\\373u"
+)
+for shell in ("bash", "sh", "zsh"):
+    _add(
+        ACTING,
+        "printf '* export-subst\\n' | git --no-pager hash-object -w --stdin && "
+        "printf '$Format:%%G?$\\n' | git --no-pager hash-object -w --stdin && "
+        f"printf '{_EXPORT_SUBST_TREE}' | git --no-pager hash-object -t tree -w --stdin && "
+        "printf 'tree 745ee9595f380ef991686a9537d991d4c30be11d\\nauthor a <a@b> 0 +0000\\n"
+        "committer a <a@b> 0 +0000\\ngpgsig -----BEGIN PGP SIGNATURE-----\\n \\n"
+        " -----END PGP SIGNATURE-----\\n\\nm\\n' | git --no-pager hash-object -t commit -w "
+        "--stdin && git --no-pager archive 734ace8bcedd012562554463a28462350e0e450b | wc -c",
+        child("/usr/bin/gpg"),
+        policy="benign",
+        shell=shell,
+    )
+
+# F159: `git fast-import` opens the file its stream's `option git export-pack-edges=` names
+for shell in ("bash", "sh", "zsh"):
+    _add(
+        ACTING,
+        "printf 'option git export-pack-edges=/tmp/fluidbox-edges\\nblob\\ndata 3\\nabc\\n' "
+        "| git --no-pager fast-import",
+        wrote("/tmp/fluidbox-edges"),
+        policy="benign",
+        shell=shell,
+    )
+
 # -- bash's own state: a variable it acts on at once, the directory stack ------------------
 SHELL_STATE = "the shell's own state"
 for script, effect, policy, shell in (
