@@ -36,6 +36,7 @@ from governance.mcp_stdio import stdio_environment, stdio_transport
 from governance.observability import tracing
 from governance.policy.invisible import is_invisible
 from governance.schemas import json_scalars
+from ledger.redaction import secret_spellings
 
 TransportKind = Literal["streamable-http", "stdio"]
 
@@ -430,8 +431,9 @@ def leaves(exc: BaseException) -> Iterator[BaseException]:
 def _credential_values(endpoint: McpEndpoint) -> list[str]:
     values: set[str] = set()
     for value in [*endpoint.headers.values(), *endpoint.env.values()]:
-        values.add(value)
-        values.update(value.split())  # "Bearer <token>": a server may echo the token alone
+        for part in (value, *value.split()):  # "Bearer <token>": a server may echo the token alone
+            # ... and as its JSON encoder or an error's repr spells it (a backslash doubled).
+            values.update(secret_spellings(part))
     return sorted((v for v in values if len(v) >= _MIN_REDACTED_LENGTH), key=len, reverse=True)
 
 

@@ -1,6 +1,7 @@
 """The redactor: the only way to build a `Redacted` envelope, which is all the ledger accepts."""
 
 import functools
+import json
 import math
 import re
 import threading
@@ -183,10 +184,32 @@ def register_secret(value: str) -> None:
     secret_registry.add(value)
 
 
+@functools.lru_cache(maxsize=1024)
+def secret_spellings(secret: str) -> tuple[str, ...]:
+    """The secret, and how an encoder that quoted it spells it: inside a JSON string (ASCII
+    only or not) and inside a Python repr (`repr`, `ascii`). A server that echoes a
+    credential through `json.dumps` or an error's `repr` doubles a backslash, puts one
+    before a quote and spells a non-ASCII letter as an escape; read back, each spelling is
+    the secret itself. Longest first."""
+    spellings = {secret}
+    for spelt in (
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        repr(secret)[1:-1],
+        ascii(secret)[1:-1],
+    ):
+        if spelt:
+            spellings.add(spelt)
+    return tuple(sorted(spellings, key=len, reverse=True))
+
+
 def mask_secrets(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, MASK)
+        if not secret:
+            continue
+        for spelt in secret_spellings(secret):
+            if spelt in text:
+                text = text.replace(spelt, MASK)
     return text
 
 
