@@ -957,7 +957,7 @@ _DOCTEST = ">>> import os; os.system('touch /workspace/PWNED')"
 for shell in ("bash", "sh", "zsh"):
     _add(
         ACTING,
-        f'sleep 1 && python3 -m pytest -q --doctest-glob=t.log & echo "{_DOCTEST}" > t.log',
+        f'sleep 3 && python3 -m pytest -q --doctest-glob=t.log & echo "{_DOCTEST}" > t.log',
         child(TOUCH),
         policy="benign",
         shell=shell,
@@ -1643,8 +1643,10 @@ for script, effect, klass, policy in (
         "review",
     ),
     # the substitution's `cat` is part of its command's and-or list, sent to the background
+    # (each background job here waits first: the shell's write must win the race every run)
     (
-        "python -m pytest -q && git commit --allow-empty -m \"$(cat <<'EOF'\nmsg\nEOF\n)\" "
+        "sleep 3 && python -m pytest -q && "
+        "git commit --allow-empty -m \"$(cat <<'EOF'\nmsg\nEOF\n)\" "
         f"& {_CONFTEST}",
         child(RM),
         COMPOSITION,
@@ -1654,13 +1656,14 @@ for script, effect, klass, policy in (
     ("python -m pytest -q /dev/null", wrote("/dev/.pytest_cache"), ACTING, "review"),
     # `setsid -f` forks its command away as `&` does; a nested script's `&` behind a pipe
     (
-        "setsid -f make > out.txt; printf 'all:\\n\\trm -rf /workspace/victim\\n' > Makefile",
+        "setsid -f sh -c 'sleep 3; make'; "
+        "printf 'all:\\n\\trm -rf /workspace/victim\\n' > Makefile",
         child(RM),
         COMPOSITION,
         "benign",
     ),
     (
-        f"sh -c 'python -m pytest -q > out.txt &' | cat; {_CONFTEST}",
+        f"sh -c 'sleep 3 && python -m pytest -q > out.txt &' | cat; {_CONFTEST}",
         child(RM),
         COMPOSITION,
         "benign",
