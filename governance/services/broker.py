@@ -1,6 +1,5 @@
 """The broker: a gated MCP call with a credential the sandbox never sees, at most once."""
 
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -151,15 +150,14 @@ def _record(
 
 def _mask_credentials(value, endpoint):
     secrets = [v for v in (*endpoint.headers.values(), *endpoint.env.values()) if v]
-    if not secrets:
-        return value
-    text = json.dumps(value, ensure_ascii=False)
-    if not any(secret in text for secret in secrets):
-        return value
+    return _masked(value, secrets) if secrets else value
+
+
+def _masked(value, secrets: list[str]):
     if isinstance(value, dict):
-        return {key: _mask_credentials(item, endpoint) for key, item in value.items()}
+        return {mask_secrets(key, secrets): _masked(item, secrets) for key, item in value.items()}
     if isinstance(value, list):
-        return [_mask_credentials(item, endpoint) for item in value]
+        return [_masked(item, secrets) for item in value]
     if isinstance(value, str):
         return mask_secrets(value, secrets)
     return value
