@@ -13,6 +13,7 @@ from governance.policy.invisible import (
     LONG_SPACE_RUN,
     describe_invisible,
     escape_char,
+    escape_invisible,
     flagged,
 )
 
@@ -103,15 +104,25 @@ def _string_html(literal: str) -> str:
 
 def arguments_summary(arguments, *, columns: int) -> dict:
     """How much the agent wrote: top-level keys, bytes and lines of the JSON shown, and the
-    rows those lines take in a box `columns` characters wide (a long line wraps)."""
-    text = arguments_text(arguments)
-    lines = text.split("\n")
+    rows those lines take in a box `columns` characters wide (a long line wraps).
+
+    The rows are counted in the text as `arguments_html` shows it, each hidden or look-alike
+    character as its escape (`\\u200b` is 6 characters, `\\U000e0041` 10): counted in the raw
+    text, 900 zero-width spaces were 18 rows and showed as 108, and the page said the
+    arguments ended while the rest of them was below the box's fold."""
+    lines = arguments_text(arguments).split("\n")
+    shown = json_layout(arguments, key=_shown_literal, string=_shown_literal, scalar=str)
     return {
         "keys": len(arguments) if isinstance(arguments, dict) else 0,
         "bytes": len(json.dumps(arguments, ensure_ascii=False, sort_keys=True).encode()),
         "lines": len(lines),
-        "rows": sum(1 + max(0, len(line) - 1) // columns for line in lines),
+        "rows": sum(1 + max(0, len(line) - 1) // columns for line in shown.split("\n")),
     }
+
+
+def _shown_literal(literal: str) -> str:
+    """A key's or string's JSON literal as `_string_html` shows it, without the markup."""
+    return escape_invisible(literal, layout_is_visible=False)
 
 
 def arguments_preview(arguments, limit: int = 120) -> str:
