@@ -410,6 +410,9 @@ ACTING: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--cache-file", "--suppressions-location"), WRITES_FILES),
     "ruff": {"--fix": WRITES_FILES, "--fix-only": WRITES_FILES, "--config": CONFIGURES}
     | dict.fromkeys(("--cache-dir", "-o", "--output-file", "--add-noqa"), WRITES_FILES),
+    # empties the cache folder the project's configuration names, wherever it is: a
+    # `cache-dir` of /home/user in ruff.toml, written by an earlier call, empties it (F160)
+    "ruff clean": {"": DELETES},
     # Linters', type checkers' and test runners' reports, caches and plugins (from their
     # manuals; none is installed where the oracle runs).
     "mypy": {
@@ -837,6 +840,25 @@ RUNS_PROJECT_CODE = frozenset(
     # Spec files, test files, `[flake8:local-plugins]` paths, golangci-lint's custom plugins.
     | {"rspec", "playwright", "flake8", "golangci-lint"}
 )
+# Programs that run no project code, but whose project configuration decides where they
+# write: ruff's `cache-dir` moves its cache anywhere (ruff made /etc/rc after
+# `printf 'cache-dir = "/etc/rc"' > ruff.toml`, F160; black's `[tool.black]` takes its
+# command-line options, what it formats among them: held alike, not run). A script that
+# writes such a file, or files it cannot name (a folder's, a glob's), and then runs one asks.
+CONFIGURED_BY_PROJECT: dict[str, frozenset[str]] = {
+    "ruff": frozenset({"ruff.toml", ".ruff.toml", "pyproject.toml"}),
+    "black": frozenset({"pyproject.toml"}),
+}
+
+
+def may_configure(program: str, written: str) -> bool:
+    """Whether a write of `written` (a path as the reading names it) may be a configuration
+    file `program` reads from the project."""
+    names = CONFIGURED_BY_PROJECT.get(program, frozenset())
+    last = written.rstrip("/").rsplit("/", 1)[-1].lower()
+    return last in names or last == "<files>" or any(c in last for c in "*?[")
+
+
 # Programs that write where they run without naming the file (a download, an archive's
 # files, a.out): after a `cd`, that directory must be writable by the rules.
 WRITES_WHERE_IT_RUNS = RUNS_PROJECT_CODE | {"wget", "curl", "unzip", "tar", "gcc", "git", "split"}

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from governance.policy.acting_options import (
     ACTING,
+    CONFIGURED_BY_PROJECT,
     FORMATTERS,
     LANDS,
     OUTPUT_OPTIONS,
@@ -47,6 +48,7 @@ from governance.policy.acting_options import (
     handed_on_code_paths,
     interpreter_links,
     links_copied_from,
+    may_configure,
     symbolic_link_texts,
     written_operands,
 )
@@ -115,6 +117,8 @@ class ShellReading:
     made_link: bool = False  # the script made a symbolic link
     links_out: list[str] = field(default_factory=list)  # links it made to the system's files
     written: set[str] = field(default_factory=set)  # what the script's commands write, so far
+    # programs whose project configuration (CONFIGURED_BY_PROJECT) a command may have written
+    configured: set[str] = field(default_factory=set)
     folder_moves: int = 0  # `mv`s of a folder the shell may be in, read so far (any depth)
     # where the scripts enclosing this one (`sh -c` from a shell in a/b) may be
     enclosing_cwds: tuple[str | None, ...] = ()
@@ -232,6 +236,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             writes = bool(written) or lands
             _writes_through_links_out(reading.findings[before:], command, reading)
             reading.written.update(written)
+            _note_configuration_written(command.argv, written, lands, reading)
             effects[identity] = _Effects(
                 runs_code[identity],
                 lands or any(not _INERT_WRITE.search(text) for text in written),
@@ -285,6 +290,27 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
     # The script as a whole runs the project's code if any of its commands does: `sh -c
     # 'pytest; echo done'` after a write is a write, then a run (not only its last command).
     reading.runs_project_code = runs_code_before or any(runs_code.values())
+
+
+def _note_configuration_written(
+    argv: list[str], written: list[str], lands: bool, reading: ShellReading
+) -> None:
+    """Which programs' project configuration this command may have written (a commit's files
+    that git lands may hold it too). The formatters' own writes are sources (ruff's fixes)."""
+    own = canonical_program(normalise_path(argv[0]).rsplit("/", 1)[-1]) if argv else ""
+    for program in CONFIGURED_BY_PROJECT:
+        wrote = lands or any(may_configure(program, text) for text in written)
+        if own not in CONFIGURED_BY_PROJECT and wrote:
+            reading.configured.add(program)
+
+
+def _reads_written_configuration(name: str, words: list[str], reading: ShellReading) -> None:
+    if name in reading.configured:
+        reading.concern(
+            " ".join(words),
+            f"an earlier command of this script may write the configuration {name} reads "
+            "from the project, which decides where it writes (its cache-dir)",
+        )
 
 
 class _Effects(NamedTuple):
@@ -826,6 +852,7 @@ def _read_chain(
             for view in _without_leading_options(words):
                 reading.findings.append(Finding("command", view, False, True))
         reading.runs_project_code = reading.runs_project_code or words[0] in RUNS_PROJECT_CODE
+        _reads_written_configuration(words[0], words, reading)
         return
     levels: list[_Level] = []
     writes: list[Finding] = []
@@ -874,6 +901,7 @@ def _read_chain(
             _fetches_what_it_wrote(name, arguments, text, reading)
         if name in RUNS_PROJECT_CODE or program in RUNS_PROJECT_CODE:
             reading.runs_project_code = True
+        _reads_written_configuration(name, words, reading)
         if exact and (name in WRITES_WHERE_IT_RUNS or program in WRITES_WHERE_IT_RUNS):
             # It may write where it runs (caches, build output, downloads): after a `cd`,
             # that directory must be writable too; the tool's own working directory is.
