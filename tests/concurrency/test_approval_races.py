@@ -237,8 +237,8 @@ def test_200_parked_waiters_do_not_starve_other_gate_calls(tmp_path, transaction
             thread.start()
         wait_until(lambda: len(sent) == 200, "all 200 waits to be sent")
         # Sent after the 200 waits. A server whose threads they held would answer it only
-        # when one of them comes back, at the end of its 30 s wait.
-        started = time.monotonic()
+        # when one of them comes back, at the end of its 30 s wait: it must come back while
+        # every wait is still parked (an order, not a time a busy machine may overrun).
         other = httpx.post(
             f"{server.url}/v1/runs/{run_id}/permission",
             json={
@@ -250,9 +250,9 @@ def test_200_parked_waiters_do_not_starve_other_gate_calls(tmp_path, transaction
             headers={"Authorization": f"Bearer {token}"},
             timeout=120,
         )
-        answered_in = time.monotonic() - started
+        still_parked = not parked
         assert other.json()["decision"] == "allow"
-        assert answered_in < MAX_WAIT / 2
+        assert still_parked, "the other call was answered only after a parked wait came back"
         for thread in threads:
             thread.join()
         assert len(parked) == 200

@@ -1643,7 +1643,7 @@ for script, effect, klass, policy in (
         "review",
     ),
     # the substitution's `cat` is part of its command's and-or list, sent to the background
-    # (each background job here waits first: the shell's write must win the race every run)
+    # (it waits first, as does setsid's below: the shell's write must win the race every run)
     (
         "sleep 3 && python -m pytest -q && "
         "git commit --allow-empty -m \"$(cat <<'EOF'\nmsg\nEOF\n)\" "
@@ -1663,7 +1663,9 @@ for script, effect, klass, policy in (
         "benign",
     ),
     (
-        f"sh -c 'sleep 3 && python -m pytest -q > out.txt &' | cat; {_CONFTEST}",
+        # the pipe's reader waits for the nested script's job: its write races pytest's start-up,
+        # won by hundreds of milliseconds (a wait in the job would delay the write alike)
+        f"sh -c 'python -m pytest -q > out.txt &' | cat; {_CONFTEST}",
         child(RM),
         COMPOSITION,
         "benign",
