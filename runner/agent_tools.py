@@ -40,25 +40,36 @@ class GateCall:
     arguments: dict[str, Any]
 
 
-def _path(value: Any, cwd: str) -> Any:
+def _path(value: Any, cwd: str, *, home: bool = True) -> Any:
     # Not a path to resolve: the gate's schema or its rules refuse it as it came.
     if not isinstance(value, str) or not value:
         return value
-    return real_path(value, cwd)
+    return real_path(value, cwd, home=home)
 
 
-def _searched(tool: str, base: Any, cwd: str, arguments: dict, pattern: Any) -> list[GateCall]:
-    calls = [GateCall(tool, {"path": _path(base, cwd), **arguments})]
+def _gemini_path(value: Any, cwd: str) -> Any:
+    """Gemini CLI's tools resolve a path against the project as it is: no `~` expanded."""
+    return _path(value, cwd, home=False)
+
+
+def _searched(
+    tool: str, base: Any, cwd: str, arguments: dict, pattern: Any, *, home: bool = True
+) -> list[GateCall]:
+    calls = [GateCall(tool, {"path": _path(base, cwd, home=home), **arguments})]
     if isinstance(pattern, str) and isinstance(calls[0].arguments["path"], str):
         for reach in pattern_reaches(pattern, calls[0].arguments["path"], cwd):
             calls.append(GateCall(tool, {"path": reach, **arguments}))
     return calls
 
 
-def _shell(command: Any, cwd: str, root: str, directory: Any = None) -> GateCall:
+def _shell(
+    command: Any, cwd: str, root: str, directory: Any = None, *, home: bool = True
+) -> GateCall:
     """`run_command` for a command the CLI runs in `cwd` (or `directory`, relative to it),
     with the links on disk its words lead through (`links_on_disk`), when there are any."""
-    where = real_path(directory, cwd) if isinstance(directory, str) and directory else cwd
+    where = (
+        real_path(directory, cwd, home=home) if isinstance(directory, str) and directory else cwd
+    )
     where = real_path(where, "/")
     if not isinstance(command, str):
         return GateCall("run_command", {"command": command})
@@ -82,11 +93,21 @@ def _edit(item: dict) -> dict[str, Any]:
     return edit
 
 
+# What JavaScript's `String.prototype.trim` removes: its white space and line terminators,
+# U+FEFF among them (Python's `str.strip()` keeps it, and strips U+001C-U+001F and U+0085,
+# which JavaScript keeps).
+_JS_TRIMMED = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
 def _trimmed(tool_input: dict) -> dict:
     """Claude Code trims a path argument before it expands it (`" ~"` is the home folder), and
-    hands the hook Grep's and Glob's `path` as the model wrote it (F144)."""
+    hands the hook Grep's and Glob's `path` as the model wrote it (F144); with U+FEFF in front,
+    `/etc` is `/etc` to it."""
     return {
-        key: value.strip()
+        key: value.strip(_JS_TRIMMED)
         if key in ("path", "file_path", "notebook_path") and isinstance(value, str)
         else value
         for key, value in tool_input.items()
@@ -133,10 +154,14 @@ def claude_code_call(name: str, tool_input: dict, cwd: str, root: str) -> list[G
 def _patch_writes(patch: str, cwd: str) -> list[GateCall]:
     # Each file the patch changes is a write of its own; the approver of any of them reads
     # the whole patch.
-    return [
-        GateCall("write_file", {"path": real_path(target, cwd), "content": patch})
-        for target in patch_targets(patch)
-    ]
+    paths = [path for target in patch_targets(patch) for path in _codex_paths(target, cwd)]
+    return [GateCall("write_file", {"path": path, "content": patch}) for path in paths]
+
+
+def _codex_paths(path: str, cwd: str) -> list[str]:
+    """Where Codex may take `path`: whether its Rust code expands a `~` was not seen, so a
+    `~/x` is asked both as the home folder's `x` and as the folder `~` of `cwd`."""
+    return list(dict.fromkeys([real_path(path, cwd), real_path(path, cwd, home=False)]))
 
 
 def codex_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCall]:
@@ -146,12 +171,20 @@ def codex_call(name: str, tool_input: dict, cwd: str, root: str) -> list[GateCal
         if isinstance(command, list):
             command = shlex.join(str(part) for part in command)
         workdir = tool_input.get("workdir")
-        where = real_path(workdir, cwd) if isinstance(workdir, str) and workdir else cwd
-        # Codex applies `apply_patch <<'EOF' … EOF` itself instead of running it: its files
-        # are asked about as an apply_patch call's are, besides the command.
-        patch = shell_patch([str(part) for part in parts], where)
-        writes = _patch_writes(patch.text, patch.folder) if patch else []
-        return [_shell(str(command), cwd, root, workdir), *writes]
+        # A `~` workdir is asked both ways (`_codex_paths`).
+        homes = (True, False) if isinstance(workdir, str) and workdir.startswith("~") else (True,)
+        calls: list[GateCall] = []
+        for home in homes:
+            where = (
+                real_path(workdir, cwd, home=home) if isinstance(workdir, str) and workdir else cwd
+            )
+            # Codex applies `apply_patch <<'EOF' … EOF` itself instead of running it: its files
+            # are asked about as an apply_patch call's are, besides the command.
+            patch = shell_patch([str(part) for part in parts], where)
+            writes = _patch_writes(patch.text, patch.folder) if patch else []
+            shell = _shell(str(command), cwd, root, workdir, home=home)
+            calls += [call for call in (shell, *writes) if call not in calls]
+        return calls
     if name == "apply_patch":
         patch = tool_input.get("patch", tool_input.get("input", tool_input.get("command", "")))
         if isinstance(patch, list):
@@ -232,11 +265,11 @@ def _gemini_paths(value: Any, cwd: str) -> list[Any]:
     """Where Gemini CLI's file tools open `file_path`: as written, or, when that does not
     exist, with a leading `@` (and the slashes after it) dropped (`resolveDefensiveToolPath`:
     `@.env` is `.env`) (F144)."""
-    paths = [_path(value, cwd)]
+    paths = [_gemini_path(value, cwd)]
     if isinstance(value, str) and value.startswith("@"):
         stripped = value[1:].lstrip("/")
         if stripped:
-            paths.append(_path(stripped, cwd))
+            paths.append(_gemini_path(stripped, cwd))
     return list(dict.fromkeys(paths))
 
 
@@ -260,7 +293,7 @@ def _gemini_found_by_name(value: Any, cwd: str, root: str) -> list[str]:
             if entry.is_dir(follow_symlinks=False):
                 folders.append(entry.path)
             elif entry.name == name:
-                found.append(_path(entry.path, cwd))
+                found.append(_gemini_path(entry.path, cwd))
     return found
 
 
@@ -277,7 +310,7 @@ def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[Ga
     if name == "run_shell_command":
         directory = tool_input.get("dir_path")
         commands = _gemini_commands(tool_input.get("command", ""))
-        return [_shell(command, cwd, root, directory) for command in commands]
+        return [_shell(command, cwd, root, directory, home=False) for command in commands]
     if name == "read_file":
         return [GateCall("read_file", {"path": path}) for path in file_paths]
     if name == "write_file":
@@ -295,11 +328,12 @@ def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[Ga
         paths = list(dict.fromkeys([*file_paths, *found]))
         return [GateCall("write_file", {"path": path, "edits": [edit]}) for path in paths]
     if name == "list_directory":
-        return [GateCall("list_dir", {"path": _path(tool_input.get("dir_path") or cwd, cwd)})]
+        path = _gemini_path(tool_input.get("dir_path") or cwd, cwd)
+        return [GateCall("list_dir", {"path": path})]
     if name == "glob":
         pattern = tool_input.get("pattern", "")
         base = tool_input.get("dir_path") or cwd
-        return _searched("find_files", base, cwd, {"pattern": pattern}, pattern)
+        return _searched("find_files", base, cwd, {"pattern": pattern}, pattern, home=False)
     if name == "grep_search":
         arguments = {"pattern": tool_input.get("pattern", "")}
         # `include_pattern` since Gemini CLI 0.61, `include` before.
@@ -307,7 +341,7 @@ def gemini_cli_call(name: str, tool_input: dict, cwd: str, root: str) -> list[Ga
         if include:
             arguments["glob"] = include
         base = tool_input.get("dir_path") or cwd
-        return _searched("search_text", base, cwd, arguments, include)
+        return _searched("search_text", base, cwd, arguments, include, home=False)
     if name == "web_fetch":
         return [GateCall("fetch_url", {"url": url}) for url in _gemini_fetched_urls(tool_input)]
     if name == "google_web_search":

@@ -24,11 +24,17 @@ class UnresolvablePath(ValueError):
     """A path argument whose real place cannot be told; the call is denied."""
 
 
-def real_path(path: str, cwd: str) -> str:
+def real_path(path: str, cwd: str, *, home: bool = True) -> str:
     """The absolute real path `path` names, relative ones taken from `cwd`. The CLIs fold
     `..` as text before the file system sees the path (node's `path.resolve`, Codex's
-    `absolutize`): `b/../../x` with `b` a link to `d1/d2` is `../x`, not `d1/x` (F144)."""
-    absolute = os.path.join(cwd, os.path.expanduser(path))
+    `absolutize`): `b/../../x` with `b` a link to `d1/d2` is `../x`, not `d1/x` (F144).
+
+    `~` is read as the CLIs read it, not as a shell does: with `home`, `~` and `~/…` are
+    the home folder (Claude Code's `expandPath`) and `~root/x` is a folder of `cwd`;
+    without, no `~` is expanded (Gemini CLI's file tools: `path.resolve(dir, path)`)."""
+    if home and (path == "~" or path.startswith("~/")):
+        path = os.path.expanduser(path)
+    absolute = os.path.join(cwd, path)
     if absolute.startswith("/"):
         absolute = os.path.normpath(absolute)
     if not absolute.startswith("/"):
