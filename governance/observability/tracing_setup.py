@@ -5,7 +5,7 @@ httpx instrumentations feeding it. fluidbox keeps this provider to itself (see `
 import logging
 import os
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from governance.observability import tracing
 
@@ -125,6 +125,41 @@ def _strip_url_path(span, request) -> None:
     span.set_attribute("http.url", origin)
 
 
+# What the Django instrumentation copies from the request line into its server span: the
+# path (a brokered call's tool name is a segment of it) and the query string, as the
+# client wrote them.
+_REQUEST_TARGET = ("http.target", "url.path", "url.query", "http.url", "url.full")
+
+
+def _redact_request_target(span, request) -> None:
+    """The server span's copy of the request line, masked as the ledger masks a caller's
+    words: a secret an agent writes into a tool's name in the path, or into a query string,
+    is no more exported here than in the `execute_tool` span."""
+    if span is None or not span.is_recording():
+        return
+    from ledger.redaction import redact_text
+
+    present = [key for key in _REQUEST_TARGET if key in (span.attributes or {})]
+    if not present:
+        return
+    path = redact_text(request.path)
+    query = redact_text(unquote_plus(request.META.get("QUERY_STRING", "")))
+    target = f"{path}?{query}" if query else path
+    # The scheme and host as the instrumentation read them (never `get_host`, which raises
+    # on a Host header Django refuses, and the span would keep the raw request line).
+    shown_url = span.attributes.get("http.url") or span.attributes.get("url.full") or ""
+    full = urlsplit(str(shown_url))
+    origin = f"{full.scheme}://{full.netloc.rpartition('@')[2]}" if full.netloc else ""
+    shown = {
+        "http.target": target,
+        "url.path": path,
+        "url.query": query,
+        "http.url": origin + target,
+        "url.full": origin + target,
+    }
+    span.set_attributes({key: shown[key] for key in present})
+
+
 # The psycopg instrumentation's options, for the connections it wraps and for the cursors
 # `traced_cursor_class` builds: no SQL comment appended, no parameter captured (they hold
 # a call's arguments).
@@ -178,6 +213,19 @@ def traced_cursor_class(base: type, connection) -> type:
     return traced
 
 
+def _sampler(environ: Mapping[str, str]):
+    """The sampler OTEL_TRACES_SAMPLER names; without one, every call's spans. The SDK's
+    own default (parentbased_always_on) obeys a remote parent's sampled flag, and the
+    remote parent is the agent: its `traceparent` ending in `-00` would take its calls out
+    of the operator's traces. An operator who wants the caller's decision followed says
+    so (`parentbased_traceidratio`, `parentbased_always_on`)."""
+    from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased
+
+    if environ.get("OTEL_TRACES_SAMPLER", "").strip():
+        return None  # the SDK reads the variable (and OTEL_TRACES_SAMPLER_ARG) itself
+    return ParentBased(ALWAYS_ON, remote_parent_not_sampled=ALWAYS_ON)
+
+
 def configure(environ: Mapping[str, str] = os.environ) -> bool:
     """Called once per process (GovernanceConfig.ready). True when tracing is on."""
     if tracing.ENABLED or not exporter_configured(environ):
@@ -196,12 +244,13 @@ def configure(environ: Mapping[str, str] = os.environ) -> bool:
     # comes from OTEL_TRACES_SAMPLER, the batching from OTEL_BSP_*, the exporter from
     # OTEL_EXPORTER_OTLP_*.
     resource = Resource.create({} if named else {"service.name": "fluidbox"})
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=resource, sampler=_sampler(environ))
     for exporter in _exporters(environ):
         provider.add_span_processor(BatchSpanProcessor(class_only_exporter(exporter)))
     DjangoInstrumentor().instrument(
         tracer_provider=provider,
         excluded_urls=environ.get("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "metrics"),
+        request_hook=_redact_request_target,
     )
     PsycopgInstrumentor().instrument(tracer_provider=provider, **_PSYCOPG_OPTIONS)
     HTTPXClientInstrumentor().instrument(tracer_provider=provider, request_hook=_strip_url_path)
