@@ -62,7 +62,7 @@ def gated(fluidbox_server, demo_org, operator, project):
     def ask_in_checkout(dialect: str, tool: str, tool_input: dict, tool_use_id: str) -> tuple:
         return ask(dialect, tool, tool_input, tool_use_id, project)
 
-    ask_in_checkout.run_id = ask.run_id
+    ask_in_checkout.run_id, ask_in_checkout.token = ask.run_id, ask.token
     return ask_in_checkout
 
 

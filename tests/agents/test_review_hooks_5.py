@@ -23,7 +23,10 @@ import pytest
 from governance.models import ToolCall
 from runner.agent_tools import DIALECTS
 from tests.agents.test_hook import hook
-from tests.agents.test_hook_targets import QUICK, gated_run
+from tests.agents.test_hook_targets import QUICK
+
+# An autonomous run whose ASK is a deny: `echo` and the checkout's files allowed.
+from tests.agents.test_review_hooks_4 import gated  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
@@ -38,36 +41,6 @@ def project(tmp_path):
     (workspace / "notes.txt").write_text("notes\n")
     (home / "secret").write_text("-----BEGIN PRIVATE KEY-----\n")
     return workspace
-
-
-@pytest.fixture
-def gated(fluidbox_server, demo_org, operator, project):
-    """An autonomous run whose ASK is a deny: the checkout's files allowed, nothing else."""
-    rules = f"""  - {{pattern: "write_file:{project}/*", action: ALWAYS}}
-  - {{pattern: "write_file:*", action: NEVER}}
-  - {{pattern: "read_file:{project}/*", action: ALWAYS}}
-  - {{pattern: "read_file:*", action: NEVER}}
-  - {{pattern: "find_files:{project}*", action: ALWAYS}}
-  - {{pattern: "find_files:*", action: NEVER}}
-  - {{pattern: "search_text:{project}*", action: ALWAYS}}
-  - {{pattern: "search_text:*", action: NEVER}}
-"""
-    ask = gated_run(
-        fluidbox_server,
-        demo_org,
-        operator,
-        "hooks5",
-        rules,
-        project_dir=project,
-        fallback="deny",
-        autonomy="autonomous",
-    )
-
-    def ask_in_checkout(dialect: str, tool: str, tool_input: dict, tool_use_id: str) -> tuple:
-        return ask(dialect, tool, tool_input, tool_use_id, project)
-
-    ask_in_checkout.run_id, ask_in_checkout.token = ask.run_id, ask.token
-    return ask_in_checkout
 
 
 def asked_paths(run_id: str) -> list[tuple[str, str, str]]:
@@ -89,7 +62,10 @@ def asked_paths(run_id: str) -> list[tuple[str, str, str]]:
     ],
 )
 def test_claude_code_search_path_trimmed_of_a_byte_order_mark_is_asked_where_it_searches(
-    gated, project, tool, where
+    gated,  # noqa: F811
+    project,
+    tool,
+    where,
 ):
     tool_input = {"pattern": "PRIVATE KEY", "path": where(project)}
     decision, reason = gated("claude-code", tool, tool_input, f"t_bom_{tool}")
@@ -161,7 +137,9 @@ def test_plain_paths_still_read_as_before(project):
 
 
 def test_gemini_write_to_a_tilde_path_is_not_allowed_into_git_hooks(
-    fluidbox_server, gated, project
+    fluidbox_server,
+    gated,  # noqa: F811
+    project,
 ):
     # As above, through the hook and the gate: Gemini CLI, run by a user whose home holds
     # the checkout (/home/me/ws), would write into `.git/hooks` on this allow.
