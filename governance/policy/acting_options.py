@@ -848,14 +848,31 @@ RUNS_PROJECT_CODE = frozenset(
 CONFIGURED_BY_PROJECT: dict[str, frozenset[str]] = {
     "ruff": frozenset({"ruff.toml", ".ruff.toml", "pyproject.toml"}),
     "black": frozenset({"pyproject.toml"}),
+    # tsc with no input files compiles the project of the closest tsconfig.json (the current
+    # folder's, then its parents'): its `outDir`, `outFile`, `declarationDir`,
+    # `tsBuildInfoFile` are where it writes, anywhere (TypeScript's tsconfig reference).
+    "tsc": frozenset({"tsconfig.json"}),
+    # git in a folder with no `.git` takes the folder itself for a bare repository when it
+    # holds HEAD, objects/ and refs/, and reads its `config` (`remote.x.uploadpack` ran on
+    # `git fetch x` in the sandbox): only the files of the folder it runs in count (a `cd`
+    # or `-C` before git is a concern of its own).
+    "git": frozenset({"config", "head"}),
 }
+# Programs that read the configuration above only in the folder they run in.
+CONFIGURED_WHERE_IT_RUNS = frozenset({"git"})
 
 
-def may_configure(program: str, written: str) -> bool:
+def may_configure(program: str, written: str, folders: Iterable[str | None] = ()) -> bool:
     """Whether a write of `written` (a path as the reading names it) may be a configuration
-    file `program` reads from the project."""
+    file `program` reads from the project; `folders`: where the script may be running (None:
+    the tool's working directory), for the programs that read it only there."""
     names = CONFIGURED_BY_PROJECT.get(program, frozenset())
-    last = written.rstrip("/").rsplit("/", 1)[-1].lower()
+    folder, _, last = written.rstrip("/").rpartition("/")
+    last = last.lower()
+    if program in CONFIGURED_WHERE_IT_RUNS and not any(
+        normalise_path(folder or ".") == normalise_path(cwd or ".") for cwd in folders
+    ):
+        return False
     return last in names or last == "<files>" or any(c in last for c in "*?[")
 
 
@@ -3159,13 +3176,27 @@ def written_operands(base: str, args: list[str]) -> list[str]:
             operands = [word for word in operands if not re.fullmatch(r"\+\d+", word)]
         return operands[1:2]
     written = [target] if target is not None else operands[-1:]
-    written += _backups(program, args, words, written)
+    sources = operands if target is not None else operands[:-1]
+    no_folder = "T" in words.letters or any(
+        len(n) > 2 and "no-target-directory".startswith(n) for n in words.longs
+    )
+    if written and not no_folder:
+        # DEST may be a folder: each SRC lands in it under its own name (`cp kit/ruff.toml
+        # src/` writes src/ruff.toml; `cp -r kit/. src/` and rsync's `kit/` the folder's files).
+        written += [_landed_in(written[0], source) for source in sources]
+    written += _backups(program, args, words, written[:1])
     written += link_targets(program, args, words)
     if parents and written:
         # `cp --parents SRC DEST` writes DEST/SRC: `cd a/b && cp --parents ../../f /w/a` is /f.
         sources = operands if target is not None else operands[:-1]
         written += [normalise_path(f"{written[0]}/{source}") for source in sources]
     return written
+
+
+def _landed_in(folder: str, source: str) -> str:
+    """Where `cp SOURCE FOLDER` puts SOURCE: its name in the folder, or the folder's files."""
+    name = "" if source.endswith("/") else source.rsplit("/", 1)[-1]
+    return f"{folder.rstrip('/')}/{'<files>' if name in ('', '.', '..') else name}"
 
 
 def _pycache_beside(name: str) -> str:

@@ -30,6 +30,7 @@ from typing import NamedTuple
 from governance.policy.acting_options import (
     ACTING,
     CONFIGURED_BY_PROJECT,
+    CONFIGURED_WHERE_IT_RUNS,
     FORMATTERS,
     LANDS,
     OUTPUT_OPTIONS,
@@ -296,11 +297,16 @@ def _note_configuration_written(
     argv: list[str], written: list[str], lands: bool, reading: ShellReading
 ) -> None:
     """Which programs' project configuration this command may have written (a commit's files
-    that git lands may hold it too). The formatters' own writes are sources (ruff's fixes)."""
+    that git lands may hold it too). The formatters' own writes are sources (ruff's fixes); git's
+    are not (`git show REV:config > config`)."""
     own = canonical_program(normalise_path(argv[0]).rsplit("/", 1)[-1]) if argv else ""
+    counts = own not in CONFIGURED_BY_PROJECT or own in CONFIGURED_WHERE_IT_RUNS
     for program in CONFIGURED_BY_PROJECT:
-        wrote = lands or any(may_configure(program, text) for text in written)
-        if own not in CONFIGURED_BY_PROJECT and wrote:
+        # A commit's files, git's own landing them too; but not for git itself: what lands
+        # lands in a repository, whose `.git` git finds before it takes a folder for a bare
+        # one (and running git in another folder is a concern of its own).
+        landed = lands and program not in CONFIGURED_WHERE_IT_RUNS
+        if landed or (counts and any(may_configure(program, w, reading.cwds) for w in written)):
             reading.configured.add(program)
 
 
@@ -309,7 +315,8 @@ def _reads_written_configuration(name: str, words: list[str], reading: ShellRead
         reading.concern(
             " ".join(words),
             f"an earlier command of this script may write the configuration {name} reads "
-            "from the project, which decides where it writes (its cache-dir)",
+            "from the project, which decides where it writes (its cache-dir, its outDir) or "
+            "what it runs (a bare repository's config)",
         )
 
 
