@@ -236,10 +236,17 @@ def _github_raw(url: str) -> str | None:
 
 
 # Gemini CLI's `stripShellWrapper`: `bash -c 'A' 'B'` runs `A' 'B` (first and last quote cut).
+# Its `\s` and `trim()` are JavaScript's: U+FEFF is white space there, U+001C-U+001F and U+0085
+# are not (Python's `\s` reads both the other way), so `bash -c 'A' 'B'` with U+FEFF after it
+# still has its quotes cut.
+_JS_SPACE = f"[{re.escape(_JS_TRIMMED)}]"
+_JS_NON_SPACE = f"[^{re.escape(_JS_TRIMMED)}]"
 _GEMINI_SHELL_WRAPPER = re.compile(
-    r"^\s*(?:(?:(?:\S+/)?(?:sh|bash|zsh))\s+-c|cmd\.exe\s+/c"
-    r"|powershell(?:\.exe)?\s+(?:-NoProfile\s+)?-Command"
-    r"|pwsh(?:\.exe)?\s+(?:-NoProfile\s+)?-Command)\s+",
+    r"^{s}*(?:(?:(?:{S}+/)?(?:sh|bash|zsh)){s}+-c|cmd\.exe{s}+/c"
+    r"|powershell(?:\.exe)?{s}+(?:-NoProfile{s}+)?-Command"
+    r"|pwsh(?:\.exe)?{s}+(?:-NoProfile{s}+)?-Command){s}+".replace("{s}", _JS_SPACE).replace(
+        "{S}", _JS_NON_SPACE
+    ),
     re.IGNORECASE,
 )
 
@@ -253,7 +260,7 @@ def _gemini_commands(command: Any) -> list[Any]:
     match = _GEMINI_SHELL_WRAPPER.match(command)
     if not match:
         return [command]
-    rest = command[match.end() :].strip()
+    rest = command[match.end() :].strip(_JS_TRIMMED)
     if len(rest) >= 2 and rest[0] == rest[-1] == "'":
         return [rest[1:-1]]
     if len(rest) >= 2 and rest[0] == rest[-1] == '"':
