@@ -36,7 +36,7 @@ from governance.mcp_stdio import stdio_environment, stdio_transport
 from governance.observability import tracing
 from governance.policy.invisible import is_invisible
 from governance.schemas import json_scalars
-from ledger.redaction import secret_spellings
+from ledger.redaction import mask_secrets
 
 TransportKind = Literal["streamable-http", "stdio"]
 
@@ -431,16 +431,15 @@ def leaves(exc: BaseException) -> Iterator[BaseException]:
 def _credential_values(endpoint: McpEndpoint) -> list[str]:
     values: set[str] = set()
     for value in [*endpoint.headers.values(), *endpoint.env.values()]:
-        for part in (value, *value.split()):  # "Bearer <token>": a server may echo the token alone
-            # ... and as its JSON encoder or an error's repr spells it (a backslash doubled).
-            values.update(secret_spellings(part))
-    return sorted((v for v in values if len(v) >= _MIN_REDACTED_LENGTH), key=len, reverse=True)
+        # "Bearer <token>": a server may echo the token alone.
+        values.update(part for part in (value, *value.split()) if len(part) >= _MIN_REDACTED_LENGTH)
+    return sorted(values, key=len, reverse=True)
 
 
 def _redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "[redacted]")
-    return text
+    # Each as sent, and as a JSON encoder or an error's repr spells it (a backslash doubled,
+    # `/` as `\/`, `+` as `\u002B`): any JSON or Python reader turns those back.
+    return mask_secrets(text, secrets)
 
 
 def _redact_json(value: Any, secrets: list[str]) -> Any:

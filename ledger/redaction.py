@@ -203,6 +203,41 @@ def secret_spellings(secret: str) -> tuple[str, ...]:
     return tuple(sorted(spellings, key=len, reverse=True))
 
 
+# The escapes a JSON encoder may choose for a character besides \uXXXX: PHP's json_encode
+# spells "/" as "\/" by default.
+_JSON_SHORT_ESCAPES = {
+    '"': '\\"', "\\": "\\\\", "/": "\\/",
+    "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+}  # fmt: skip
+
+
+def _unicode_escape(code: int) -> str:
+    # A hex digit in either case: .NET writes \u002B, Python \u00e4.
+    return re.escape("\\u") + "".join(
+        f"[{digit.lower()}{digit.upper()}]" if digit.isalpha() else digit for digit in f"{code:04x}"
+    )
+
+
+def _json_char(char: str) -> str:
+    units = char.encode("utf-16-be")
+    escaped = "".join(
+        _unicode_escape(int.from_bytes(units[i : i + 2], "big")) for i in range(0, len(units), 2)
+    )
+    choices = [escaped, re.escape(char)]
+    if char in _JSON_SHORT_ESCAPES:
+        choices.insert(0, re.escape(_JSON_SHORT_ESCAPES[char]))
+    return "(?:" + "|".join(choices) + ")"
+
+
+@functools.lru_cache(maxsize=1024)
+def _json_spelling(secret: str) -> re.Pattern:
+    r"""Every spelling of the secret inside a JSON string: each character as itself or as
+    any escape an encoder may choose for it. Encoders differ (PHP escapes "/", .NET "+" and
+    quotes as \u002B and \u0022 with upper-case hex, Gson "=" as \u003d), and any JSON
+    reader turns each of them back into the secret."""
+    return re.compile("".join(_json_char(char) for char in secret))
+
+
 def mask_secrets(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         if not secret:
@@ -210,6 +245,9 @@ def mask_secrets(text: str, secrets: Iterable[str]) -> str:
         for spelt in secret_spellings(secret):
             if spelt in text:
                 text = text.replace(spelt, MASK)
+        # Any other JSON spelling holds an escape, so a backslash.
+        if "\\" in text:
+            text = _json_spelling(secret).sub(MASK, text)
     return text
 
 
