@@ -449,8 +449,23 @@ _BOUNDS = frozenset(
 _NAME = 40
 
 
+def _under_secret(error: ValidationError) -> int | None:
+    """How many parts of the error's path lead to its first secret-looking key (`password`,
+    `auth`, `credentials`), or None. Everything under such a key is the secret, its keys
+    too (the ledger's preview masks it whole), and the redactor collects only its values."""
+    from ledger.redaction import SECRET_KEY_PATTERN
+
+    for index, part in enumerate(error.absolute_path):
+        if isinstance(part, str) and SECRET_KEY_PATTERN.search(part):
+            return index + 1
+    return None
+
+
 def _location(error: ValidationError) -> str:
-    parts = [str(part)[:_NAME] for part in error.absolute_path]
+    path = list(error.absolute_path)
+    shown = _under_secret(error)
+    hidden = shown is not None and shown < len(path)
+    parts = [str(part)[:_NAME] for part in path[:shown]] + (["…"] if hidden else [])
     return ("/" + "/".join(parts))[:200] if parts else "the arguments object"
 
 
@@ -471,6 +486,8 @@ def _violation(error: ValidationError) -> str:
         missing = [str(name)[:_NAME] for name in value if name not in present][:10]
         return f"violates 'required': missing {', '.join(repr(m) for m in missing)}"
     if keyword == "additionalProperties" and isinstance(value, list):
+        if _under_secret(error) is not None:
+            return "violates 'additionalProperties' (names under a secret-looking key not shown)"
         # Unexpected property names (not values) are what the model must drop.
         names = ", ".join(repr(str(name)[:_NAME]) for name in value[:10])
         return f"violates 'additionalProperties': unexpected {names}"

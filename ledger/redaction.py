@@ -30,6 +30,33 @@ _SECRET_WORD = re.compile(_SECRET_WORDS)
 # Keys whose values are identifiers the ledger needs verbatim even though their names
 # look secret-ish (e.g. `session_id` would not match; `tool_call_id` neither).
 _ALLOWED_KEYS = frozenset({"session_id", "tool_call_id", "request_key", "token_count"})
+# Fields whose values fluidbox writes itself (a verdict, an outcome, a digest, a name the
+# call came under): a call's argument values are not masked in them, only in the text derived
+# from those arguments (a reason, a match subject, a preview, an upstream's error). Known
+# credentials and inline secrets are masked everywhere.
+_OWN_FIELDS = frozenset(
+    {
+        "type",
+        "tool",
+        "session_id",
+        "tool_call_id",
+        "decision",
+        "source",
+        "verdict",
+        "original_verdict",
+        "outcome",
+        "status",
+        "remember_scope",
+        "fail_closed",
+        "arguments_digest",
+        "definition_digest",
+        "policy_digest",
+        "result_digest",
+        "trace_id",
+        "span_id",
+        "expires_at",
+    }
+)
 # fluidbox's own budget figures (model tokens, counted): kept when the value is an integer,
 # which no credential is.
 _TOKEN_COUNTS = frozenset(
@@ -503,11 +530,17 @@ def _scrub(value: Any, secrets: tuple[str, ...], depth: int, args: ArgumentSecre
             secret = key in slots or (
                 _is_secret_key(key) and not (type(item) is int and key in _TOKEN_COUNTS)
             )
+            # fluidbox's own words are not the call's: an agent whose "password" is `allow`
+            # must not mask what was decided (nor the field's name, which two masked names
+            # would collide on).
+            own = key in _OWN_FIELDS
             # A key is text like any other (`{"password=…": 1}`, a known secret as a key).
-            if secrets or args or _has_inline_hint(key):
-                key = _scrub_text(key, secrets, args)
+            if secrets or _has_inline_hint(key):
+                key = _scrub_text(key, secrets, _NO_ARGUMENT_SECRETS)
             if secret:
                 out[key] = MASK
+            elif own and isinstance(item, str):
+                out[key] = _scrub_text(item, secrets, _NO_ARGUMENT_SECRETS)
             elif depth >= MAX_DEPTH:
                 out[key] = _scrub(item, secrets, depth + 1, args)
             elif type(item) is str:
