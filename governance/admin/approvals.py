@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from governance.admin.roles import ReadOnlyAdmin
 from governance.models import Approval
 from governance.numerals import numeral
-from governance.portal.verbatim import person
+from governance.portal.verbatim import highlighted, person
 
 
 @admin.register(Approval)
@@ -25,8 +25,8 @@ class ApprovalAdmin(ReadOnlyAdmin):
         return Q(connection__owner=request.user) | Q(run__invoked_by=request.user)
 
     @admin.display(description="agent")
-    def agent(self, approval: Approval) -> str:
-        return approval.run.agent
+    def agent(self, approval: Approval):
+        return highlighted(approval.run.agent, layout_is_visible=False)
 
     @admin.display(description="decided by", ordering="decided_by__username")
     def decider(self, approval: Approval):

@@ -38,7 +38,7 @@ class RunScopedAdmin(ReadOnlyAdmin):
 class RunAdmin(ReadOnlyAdmin):
     list_display = (
         "short_id",
-        "agent",
+        "agent_shown",
         "org",
         "status",
         "autonomy",
@@ -54,6 +54,10 @@ class RunAdmin(ReadOnlyAdmin):
 
     def member_rows(self, request):
         return Q(invoked_by=request.user)
+
+    @admin.display(description="agent", ordering="agent")
+    def agent_shown(self, run: Run):
+        return highlighted(run.agent, layout_is_visible=False)
 
     @admin.display(description="invoked by", ordering="invoked_by__username")
     def invoker(self, run: Run):

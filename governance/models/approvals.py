@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.db import models
 
+from governance.policy.invisible import escape_invisible
+
 from .connections import Connection
 from .policies import PolicyVersion
 from .runs import Run
@@ -81,4 +83,5 @@ class RunGrant(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
-        return self.call_key[:80]
+        # A page title and breadcrumb show it: the agent wrote the call key.
+        return escape_invisible(self.call_key[:80], layout_is_visible=False)

@@ -5,6 +5,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from governance.policy.invisible import escape_invisible
+
 from .bundles import Access
 from .connections import Connection
 from .orgs import Organization
@@ -56,7 +58,9 @@ class Run(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"{self.agent} {str(self.id)[:8]}"
+        # Every page naming the run shows it (a title, a related field, a list column): a
+        # hidden character in the agent's name is an escape there, as everywhere else.
+        return f"{escape_invisible(self.agent, layout_is_visible=False)} {str(self.id)[:8]}"
 
     @property
     def invoker_unconfirmed(self) -> bool:
