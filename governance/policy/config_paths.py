@@ -16,6 +16,8 @@ Deliberately not here: project files that tests and builds run by design
 
 import re
 
+import regex
+
 # name (what a rule must contain) -> the regex of path components it stands for
 CONFIG_PATHS: dict[str, str] = {
     # The directory, a `.git` file pointing elsewhere, or anything in it: `.git/commondir` names
@@ -233,7 +235,15 @@ EXECUTION_ONLY = frozenset(
     | {"CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"}
 )
 _MATCHERS = [
-    (name, re.compile(rf"(?:^|/){regex}/?$", re.IGNORECASE)) for name, regex in CONFIG_PATHS.items()
+    (name, re.compile(rf"(?:^|/){pattern}/?$", re.IGNORECASE))
+    for name, pattern in CONFIG_PATHS.items()
+]
+# The same, matched partially: a folder of which some CONFIG_PATHS path lies inside (`.cargo` holds
+# `.cargo/config.toml`, `.local/lib/python3.11` a site-packages), from a component of the folder
+# on; a name that may start in any folder (`CLAUDE.md`) is not the folder's own.
+_FOLDER_MATCHERS = [
+    (name, regex.compile(rf"(?:^|/)(?:{pattern})$", regex.IGNORECASE))
+    for name, pattern in CONFIG_PATHS.items()
 ]
 _CANDIDATE = re.compile(
     r"\.(?:git|bash|profile|zsh|zp|zl|env|ssh|npmrc|yarnrc|pypirc|netrc|curlrc|wgetrc|cargo|"
@@ -256,3 +266,20 @@ def config_path_names(path: str, *, reading: bool = False) -> list[str]:
         return []
     names = [name for name, matcher in _MATCHERS if matcher.search(path)]
     return [name for name in names if not (reading and name in EXECUTION_ONLY)]
+
+
+def config_folder_names(path: str) -> list[str]:
+    """The CONFIG_PATHS names of the files a write of a whole folder may put inside it: a
+    tree copied or moved to `path` (`cp -r kit .cargo`), or a folder's files the reading
+    cannot name one by one (`.cargo/<files>`: `cp -r kit/. .cargo/`, an archive extracted
+    there), which may hold `.cargo/config.toml` as a named write of it would (F162)."""
+    folder = path[: -len("/<files>")] if path.endswith("/<files>") else path
+    folder = folder.rstrip("/")
+    if not folder or not _CANDIDATE.search(folder):
+        return []
+    names = []
+    for name, matcher in _FOLDER_MATCHERS:
+        found = matcher.search(folder + "/", partial=True)
+        if found is not None and found.start() < len(folder):
+            names.append(name)
+    return names

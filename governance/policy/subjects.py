@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from fluidbox.canonical import canonical_json
-from governance.policy.config_paths import config_path_names
+from governance.policy.config_paths import config_folder_names, config_path_names
 from governance.policy.disk_links import (
     LINKS_ARGUMENT,
     LinksOnDisk,
@@ -185,14 +185,21 @@ def _read_values(key: str, values: Any) -> CallReading:
     return reading
 
 
-def config_requirements(path: str, *, reading: bool = False) -> tuple[Requirement, ...]:
-    """A path that configures execution or holds credentials: the rule must name it."""
+def config_requirements(
+    path: str, *, reading: bool = False, tree: bool = False
+) -> tuple[Requirement, ...]:
+    """A path that configures execution or holds credentials: the rule must name it. `tree`:
+    a shell write that may put a whole folder's files at `path` (or, for `DIR/<files>`, in
+    DIR): the configuration paths inside it too."""
+    names = config_path_names(path, reading=reading)
+    if tree:
+        names += [name for name in config_folder_names(path) if name not in names]
     return tuple(
         Requirement(
             (name, name.split("/", 1)[0]),
             f"{name} configures what programs run or holds credentials",
         )
-        for name in config_path_names(path, reading=reading)
+        for name in names
     )
 
 
@@ -263,7 +270,11 @@ def _add_shell_reading(
         file_tool = (
             match_argument.read_tool if finding.kind == "read" else match_argument.write_tool
         )
-        requires = finding.requires + config_requirements(path, reading=finding.kind == "read")
+        # A write that puts content (not `mkdir`, `touch`) may put a folder's files there.
+        tree = finding.kind == "write"
+        requires = finding.requires + config_requirements(
+            path, reading=finding.kind == "read", tree=tree
+        )
         reading.add(f"{file_tool}:{path}", finding.binding, finding.never_only, requires)
         if path != finding.text:
             reading.add(f"{file_tool}:{finding.text}", False, finding.never_only, requires)
@@ -271,7 +282,7 @@ def _add_shell_reading(
         if through is not None and through != path:
             # where the links on disk take the path: judged as well, never instead
             requires = finding.requires + config_requirements(
-                through, reading=finding.kind == "read"
+                through, reading=finding.kind == "read", tree=tree
             )
             reading.add(f"{file_tool}:{through}", finding.binding, finding.never_only, requires)
     for command, reason in shell.concerns:
