@@ -17,7 +17,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,11 +177,19 @@ class Executor:
         leading = program_leading_arguments(program)
         return CommandPlan(argv=(program_path, *leading, *checked), program=program)
 
-    def run(self, command: str, *, secrets: Mapping[str, str] | None = None) -> CommandResult:
-        """Run one command; secrets go into the child's environment only, and are masked out."""
+    def run(
+        self,
+        command: str,
+        *,
+        secrets: Mapping[str, str] | None = None,
+        masked: Iterable[str] = (),
+    ) -> CommandResult:
+        """Run one command; secrets go into the child's environment only, and are masked out.
+
+        `masked`: other values to mask (secrets of earlier calls), before the output is cut."""
         plan = self.plan(command)
         environment = self._environment(plan, secrets or {})
-        masker = SecretMasker((secrets or {}).values())
+        masker = SecretMasker([*(secrets or {}).values(), *masked])
         started = time.monotonic()
         process = subprocess.Popen(
             plan.argv,
@@ -253,10 +261,35 @@ class Executor:
             ) from None
         except OSError:
             pass  # a pattern that names nothing yet is matched, or stays literal
+        self._refuse_walks_out(os.path.dirname(pattern), word)
         matches = sorted(glob.glob(pattern, root_dir=self.workspace.root))
         if len(matches) > _MAX_GLOB_MATCHES:
             raise CommandRefused(f"`{word.text}` matches more than {_MAX_GLOB_MATCHES} paths")
         return matches or [word.text]  # like a shell: an unmatched pattern stays literal
+
+    def _refuse_walks_out(self, directory: str, word: Word) -> None:
+        # The folders a pattern lists must be inside, whatever they hold: a folder reached
+        # through a link out, listed, would answer "does this name exist outside?" by whether
+        # the pattern then matched (and was refused) or not. Checked from the shallowest level
+        # down, so each level is listed only in folders already known to be inside.
+        if not glob.has_magic(directory):
+            return  # a literal folder was walked by `resolve` with the whole pattern
+        self._refuse_walks_out(os.path.dirname(directory), word)
+        for folder in glob.glob(directory, root_dir=self.workspace.root):
+            if self._leaves_workspace(folder):
+                raise CommandRefused(
+                    f"`{word.text}` leaves the workspace: it goes through a symbolic link "
+                    f"that leads out. Every path must stay inside {self.workspace.virtual_root}"
+                )
+
+    def _leaves_workspace(self, path: str) -> bool:
+        try:
+            self.workspace.resolve(path)
+        except WorkspaceEscape:
+            return True
+        except OSError:
+            pass
+        return False
 
     def _checked_argument(self, argument: str, program: str) -> str:
         if argument.startswith("--") and "=" in argument:

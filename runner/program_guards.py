@@ -7,6 +7,10 @@ from pathlib import Path
 from runner.command_line import CommandRefused
 
 _FIND_REFUSED_OPTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Options that read the names of the files to work on from a file: the names in it (written by
+# the model: `/etc/shadow`) never meet the argument checks, and the program opens them.
+_FIND_FILES_FROM = frozenset({"-files0-from"})
+_FILES_FROM_LONG_OPTIONS = {"sort": ("--files0-from",), "wc": ("--files0-from",)}
 # `-c` sets any configuration (`core.sshCommand`, `core.fsmonitor`) for one command.
 _GIT_REFUSED_OPTIONS = frozenset({"-c"})
 # Long options that run a program, or point git at a configuration the workspace can write
@@ -111,6 +115,15 @@ def check_program_arguments(program: str, arguments: list[str]) -> None:
         _refuse_short_options(program, arguments, *_CP_REFUSED_SHORT_OPTIONS)
     if program == "sort":
         _refuse_long_prefixes(program, arguments, _SORT_REFUSED_LONG_OPTIONS)
+    if program in _FILES_FROM_LONG_OPTIONS:
+        _refuse_long_prefixes(program, arguments, _FILES_FROM_LONG_OPTIONS[program])
+    if program == "find":
+        for argument in arguments:
+            if argument in _FIND_FILES_FROM:
+                raise CommandRefused(
+                    f"`find {argument}` reads the paths it starts from out of a file, where "
+                    "they are not checked; name them on the command line"
+                )
     _refuse_link_following(program, arguments)
 
 

@@ -164,6 +164,7 @@ class ToolRunner:
         self.max_read_bytes = max_read_bytes
         # Every secret fetched during the run stays masked in everything returned afterwards.
         self.masker = SecretMasker()
+        self._known_secrets: set[str] = set()
         self._handlers: dict[
             Handler, Callable[[Mapping[str, Any], GateDecision, dict[str, str]], str]
         ] = {
@@ -238,18 +239,22 @@ class ToolRunner:
         )
         for value in secrets.values():
             self.masker.add(value)
+            self._known_secrets.add(value)
         return secrets
 
     def _read_file(
         self, arguments: Mapping[str, Any], decision: GateDecision, secrets: dict[str, str]
     ) -> str:
         path = _text_argument(arguments, "path")
-        data = self.workspace.open_read(path, max_bytes=self.max_read_bytes + 1)
-        data = self.masker.mask_bytes(data)
+        # Read past the limit far enough that a secret the limit cuts is still masked whole.
+        raw = self.workspace.open_read(
+            path, max_bytes=self.max_read_bytes + 1 + self.masker.longest
+        )
+        data = self.masker.mask_bytes(raw)
         if b"\x00" in data:
             return f"{path} is a binary file; its content is not shown."
         text = data[: self.max_read_bytes].decode("utf-8", "replace")
-        if len(data) > self.max_read_bytes:
+        if len(raw) > self.max_read_bytes:
             text += f"\n[truncated: only the first {self.max_read_bytes} bytes are shown]"
         return text
 
@@ -270,13 +275,21 @@ class ToolRunner:
         if not entries:
             return f"{path} is empty."
         lines = []
+        size = 0
         for entry in entries:
             if entry.kind == "directory":
-                lines.append(f"{entry.name}/")
+                line = f"{entry.name}/"
             elif entry.kind == "file":
-                lines.append(f"{entry.name}  ({entry.size} bytes)")
+                line = f"{entry.name}  ({entry.size} bytes)"
             else:
-                lines.append(f"{entry.name}  ({entry.kind})")
+                line = f"{entry.name}  ({entry.kind})"
+            size += len(line.encode("utf-8", "surrogateescape")) + 1
+            if size > self.max_read_bytes:
+                lines.append(
+                    f"[truncated: {len(entries)} entries, only the first {len(lines)} are shown]"
+                )
+                break
+            lines.append(line)
         return "\n".join(lines)
 
     def _run_command(
@@ -289,7 +302,7 @@ class ToolRunner:
                 f"`{plan.program}` can send data out of the sandbox; it runs only under an "
                 "explicit ALWAYS rule of the policy, not by default or by approval"
             )
-        result = self.executor.run(command, secrets=secrets)
+        result = self.executor.run(command, secrets=secrets, masked=self._known_secrets)
         if not result.succeeded:
             raise _ToolFailure(result.as_text())
         return result.as_text()
