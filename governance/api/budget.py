@@ -16,6 +16,13 @@ MAX_TOKENS = 10**9
 class UsdAmountField(StrictStringMixin, serializers.DecimalField):
     """Money as a decimal string ("0.0123"); a JSON float would already have lost cents."""
 
+    def validate_empty_values(self, data):
+        # DRF reads a blank string as null when null is allowed: `""` would settle as
+        # "no cost given" instead of being refused. Only JSON null means that.
+        if isinstance(data, str) and not data.strip():
+            self.fail("invalid")
+        return super().validate_empty_values(data)
+
 
 ReservationOut = inline_serializer(
     "Reservation",
