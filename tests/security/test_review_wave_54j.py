@@ -6,6 +6,7 @@ import pytest
 from governance.models import Approval, BudgetReservation, RunBudget, UsageEntry
 from ledger.models import Event
 from tests.conftest import Api, run_body
+from tests.governance.gate.test_pipeline import ask
 
 
 def reserve(runner, run_id, key, out=100, inp=0):
@@ -110,18 +111,7 @@ def test_settle_over_the_reservation_counts_and_the_gate_then_denies(make_run):
     budget = RunBudget.objects.get(run_id=run_id)
     assert (budget.spent, budget.outstanding) == (1100, 0)
     assert reserve(runner, run_id, "r2", out=1).status_code == 409
-    gate = runner.post(
-        f"/v1/runs/{run_id}/permission",
-        {
-            "session_id": "s",
-            "tool_call_id": "c",
-            "tool": "read_file",
-            "arguments": {"path": "/workspace/a"},
-        },
-    )
-    assert gate.json()["source"] == "budget"
-    detail = runner.get(f"/v1/runs/{run_id}")  # runner cannot read? just status
-    assert detail.status_code in (401, 403)
+    assert ask(runner, run_id, "read_file", {"path": "/workspace/a"})["source"] == "budget"
 
 
 @pytest.mark.django_db
@@ -248,16 +238,7 @@ def test_run_creation_missing_budget(operator):
 def test_run_with_zero_budget_denies_everything(make_run):
     run_id, runner = make_run(budget_tokens=0)
     assert reserve(runner, run_id, "r", out=1).status_code == 409
-    gate = runner.post(
-        f"/v1/runs/{run_id}/permission",
-        {
-            "session_id": "s",
-            "tool_call_id": "c",
-            "tool": "read_file",
-            "arguments": {"path": "/workspace/a"},
-        },
-    )
-    assert gate.json()["source"] == "budget"
+    assert ask(runner, run_id, "read_file", {"path": "/workspace/a"})["source"] == "budget"
 
 
 @pytest.mark.django_db
