@@ -11,6 +11,8 @@ Both the online check (`ledger.chain_checks`) and the offline verifier use this;
 neither Django nor a database.
 """
 
+from collections import Counter
+
 RUN_FINISHED = "run.finished"
 TOOL_BROKERED = "tool.brokered"
 
@@ -29,9 +31,11 @@ class AfterFinish:
 
     def __init__(self) -> None:
         self.finished: int | None = None  # the seq of `run.finished`
-        # The calls still to be recorded, by (session_id, tool_call_id); None when the
-        # finish did not list them (a run finished before fluidbox recorded them).
-        self.awaited: set[tuple[str, str]] | None = None
+        # The calls still to be recorded, by (session_id, tool_call_id), each as many times
+        # as the finish listed it: names are masked, so two calls whose ids look like
+        # secrets are both `[redacted]` and each has its record. None when the finish did
+        # not list them (a run finished before fluidbox recorded them).
+        self.awaited: Counter[tuple[str, str]] | None = None
         self.listed: int | None = None  # how many calls the finish listed in flight
 
     def event(self, seq: int, type: str, data) -> str | None:
@@ -39,7 +43,7 @@ class AfterFinish:
             if type == RUN_FINISHED:
                 self.finished = seq
                 self.awaited = _in_flight(data)
-                self.listed = None if self.awaited is None else len(self.awaited)
+                self.listed = None if self.awaited is None else self.awaited.total()
             return None
         if type != TOOL_BROKERED:
             return (
@@ -49,29 +53,29 @@ class AfterFinish:
         if self.awaited is None:
             return None
         named = _named(data)
-        if named not in self.awaited:
+        if not self.awaited[named]:
             return (
                 f"a tool.brokered event after run.finished (seq {self.finished}) for a call "
                 "it did not list as in flight, or recorded twice"
             )
-        self.awaited.discard(named)
+        self.awaited[named] -= 1
         return None
 
     def outstanding(self) -> list[str]:
         """The `tool_call_id`s of the calls in flight at the finish not yet recorded."""
-        return sorted(call for _, call in self.awaited or ())
+        return sorted(call for _, call in (self.awaited or Counter()).elements())
 
 
-def _in_flight(data) -> set[tuple[str, str]] | None:
+def _in_flight(data) -> Counter[tuple[str, str]] | None:
     listed = data.get("in_flight") if isinstance(data, dict) else None
     if not isinstance(listed, list):
         return None
-    awaited = set()
+    awaited: Counter[tuple[str, str]] = Counter()
     for entry in listed:
         named = _named(entry)
         if named is None:
             # Not a call (the ledger keeps at most 50 items of a list): the list is not
             # whole, so it cannot say what may follow.
             return None
-        awaited.add(named)
+        awaited[named] += 1
     return awaited
