@@ -48,9 +48,7 @@ def test_a_rule_remembered_for_one_command_does_not_allow_it_with_more_power(
     assert answer["decision"] == "pending", (variant, answer)
 
 
-def test_a_remembered_script_does_not_outrank_a_never_added_below_it_later(
-    org, make_run, approver
-):
+def test_a_remembered_script_does_not_outrank_a_never_added_below_it_later(org, make_run, approver):
     # The remembered whole-script rule sits at the top; an admin's later NEVER for a command
     # inside that script still denies it in new runs (the most restrictive verdict wins).
     script = "echo x; touch /workspace/y"
