@@ -3204,21 +3204,34 @@ def _pycache_beside(name: str) -> str:
 
 
 def links_copied_from(program: str, args: list[str]) -> list[str]:
-    """The sources `cp -P`, `-d`, `-a` or `-r` (without `-L`/`-H`) copies as links when they
-    are links: one outside the workspace may be a link to anywhere (`/proc/self/root`), and
-    a write through the copy lands there (F131)."""
+    """The sources cp copies as links when they are links: one outside the workspace may be
+    a link to anywhere (`/proc/self/root`), and a write through the copy lands there (F131)."""
     if program != "cp":
         return []
     words = read_getopt(args, _WRITES_VALUED["cp"], _WRITES_LONG_VALUED["cp"])
-    letters, longs = words.letters, words.longs
-    keeps = set(letters) & set("PdaRr") or any(
-        len(n) > 1 and any(o.startswith(n) for o in ("no-dereference", "archive", "recursive"))
-        for n in longs
+    recursive = set(words.letters) & set("aRr") or any(
+        len(n) > 1 and any(o.startswith(n) for o in ("archive", "recursive")) for n in words.longs
     )
-    follows = set(letters) & set("LH") or any(
-        len(n) > 2 and "dereference".startswith(n) for n in longs
-    )
-    if not keeps or follows:
+    # cp keeps the last of `-a`, `-d`, `-P`, `-H`, `-L` given (`cp -rL -P` keeps links), and
+    # with none follows every link, or with a recursion only those named on the command line.
+    # `-H` follows only those: a recursive copy still makes each link inside the folder
+    # again as a link (`cp -rH /etc/fonts/conf.d r` leaves `r/51-local.conf -> /usr/…`).
+    follows = "command line" if recursive else "all"
+    for flag in words.in_order:
+        name = flag.removeprefix("--")
+        if flag in ("-L",) or (
+            flag.startswith("--") and len(name) > 2 and "dereference".startswith(name)
+        ):
+            follows = "all"
+        elif flag == "-H":
+            follows = "command line"
+        elif flag in ("-a", "-d", "-P") or (
+            flag.startswith("--")
+            and len(name) > 1
+            and any(o.startswith(name) for o in ("no-dereference", "archive"))
+        ):
+            follows = "none"
+    if follows == "all" or (follows == "command line" and not recursive):
         return []
     return words.operands if words.target is not None else words.operands[:-1]
 

@@ -22,6 +22,8 @@ class GetoptWords:
     target: str | None  # the value of `-t` / `--target-directory`
     letters: frozenset[str]  # the short flags given
     longs: tuple[str, ...]  # the long flags given, as spelt (`sym` for `--sym`)
+    # Every flag in the order given (`-L`, `--no-deref`): where the last of several wins.
+    in_order: tuple[str, ...] = ()
 
 
 def long_option(name: str, valued: tuple[str, ...]) -> str | None:
@@ -48,6 +50,7 @@ def read_getopt(
     target: str | None = None
     letters: set[str] = set()
     longs: list[str] = []
+    in_order: list[str] = []
     k, options_end = 0, False
     while k < len(args):
         token = args[k]
@@ -61,6 +64,7 @@ def read_getopt(
             option = long_option(name, long_valued)
             if option is None:
                 longs.append(name)
+                in_order.append(f"--{name}")
             elif not has_value and k + 1 < len(args):
                 k += 1
                 value = args[k]
@@ -77,5 +81,6 @@ def read_getopt(
                         target = value
                     break
                 letters.add(letter)
+                in_order.append(f"-{letter}")
         k += 1
-    return GetoptWords(operands, target, frozenset(letters), tuple(longs))
+    return GetoptWords(operands, target, frozenset(letters), tuple(longs), tuple(in_order))
