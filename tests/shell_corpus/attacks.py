@@ -1696,6 +1696,19 @@ for script, effect, klass, policy in (
         DIRECTORY,
         "benign",
     ),
+    # F164: a recursive cp with -H, or with an -L a later flag undoes, keeps inner links
+    (
+        "cp -rH /etc/fonts/conf.d r && echo x >> r/51-local.conf",
+        wrote("/usr/share/fontconfig/conf.avail/51-local.conf"),
+        LINKS,
+        "benign",
+    ),
+    (
+        "cp -rL -P /etc/fonts/conf.d r && echo x >> r/51-local.conf",
+        wrote("/usr/share/fontconfig/conf.avail/51-local.conf"),
+        LINKS,
+        "benign",
+    ),
     # F153: xargs appends its input's words to the inner xargs, its program among them
     (f"echo {RM} | xargs xargs", child(RM), CODE_FROM_DATA, "benign"),
     (f"echo {RM} | env xargs xargs", child(RM), CODE_FROM_DATA, "builtins"),
