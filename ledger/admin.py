@@ -189,5 +189,7 @@ class AuditSinkAdmin(OrgScopedAdmin):
             kind=data["kind"],
             url=data["url"],
             token=data.get("token", ""),
+            is_active=data["is_active"],
+            max_backlog=data["max_backlog"],
         )
         obj.pk = sink.pk

@@ -88,7 +88,16 @@ def sink_token(sink: AuditSink) -> str:
 
 
 @transaction.atomic
-def sink_create(*, org, name: str, kind: str, url: str, token: str = "") -> AuditSink:
+def sink_create(
+    *,
+    org,
+    name: str,
+    kind: str,
+    url: str,
+    token: str = "",
+    is_active: bool = True,
+    max_backlog: int | None = None,
+) -> AuditSink:
     if kind not in SinkKind.values:
         raise Invalid(f"kind must be one of {', '.join(SinkKind.values)}")
     if kind == SinkKind.SPLUNK_HEC and not token:
@@ -101,6 +110,9 @@ def sink_create(*, org, name: str, kind: str, url: str, token: str = "") -> Audi
         kind=kind,
         url=url,
         token_sealed=_token_sealed(url, sink_token_check(token)),
+        is_active=is_active,
+        # As entered in the form; the model's default (a million) otherwise.
+        **({} if max_backlog is None else {"max_backlog": max_backlog}),
     )
 
 

@@ -133,14 +133,21 @@ class Pass:
     failed: bool = False
 
 
-def _lease(sink_id, owner: str) -> bool:
+def _lease(sink_id, owner: str) -> AuditSink | None:
+    """The sink as it is now, once leased; None when it is leased elsewhere, switched off or
+    no longer due. A pass loads its sinks before it delivers them in turn (each may wait out
+    its timeout): the URL, token, bound and failures it delivers with are read again here,
+    so a batch never goes to a URL its admin has moved the sink away from meanwhile."""
     now = timezone.now()
     until = now + timedelta(seconds=settings.FLUIDBOX_SINK_TIMEOUT + 30)
     free = Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
-    claimed = AuditSink.objects.filter(free, pk=sink_id, is_active=True).update(
+    due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+    claimed = AuditSink.objects.filter(free, due, pk=sink_id, is_active=True).update(
         lease_owner=owner, lease_expires_at=until
     )
-    return bool(claimed)
+    if not claimed:
+        return None
+    return AuditSink.objects.select_related("org").filter(pk=sink_id).first()
 
 
 def _release(sink_id, owner: str) -> None:
@@ -269,8 +276,10 @@ def sink_deliver_batch(sink: AuditSink) -> Pass:
 
 
 def _deliver_leased(sink: AuditSink, owner: str) -> Pass:
-    if not _lease(sink.pk, owner):
+    leased = _lease(sink.pk, owner)
+    if leased is None:
         return Pass()
+    sink = leased
     try:
         return sink_deliver_batch(sink)
     except Exception:  # one broken sink must not stop the others
