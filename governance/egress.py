@@ -47,6 +47,11 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
+# Query parameters that carry a credential though no secret word names them: an Azure SAS's
+# `sig`, an Azure Functions `code`, a Google API `key`.
+_URL_CREDENTIAL_PARAMETERS = frozenset({"sig", "code", "key"})
+
+
 def url_credentials_refused(url: str, *, what: str, secret_goes: str, query: bool = True) -> None:
     """Invalid when `url` carries a user or password, or a credential in its query. A URL
     is shown to the organization's staff on every page that names its connection, channel
@@ -60,7 +65,7 @@ def url_credentials_refused(url: str, *, what: str, secret_goes: str, query: boo
         raise Invalid(f"{what} cannot carry a user or password: put the secret in {secret_goes}")
     # `?token=`, `?api_key=`, Splunk's query-string authentication: shown with the URL too.
     for name, _value in parse_qsl(parts.query if query else "", keep_blank_values=True):
-        if SECRET_KEY_PATTERN.search(name):
+        if SECRET_KEY_PATTERN.search(name) or name.lower() in _URL_CREDENTIAL_PARAMETERS:
             raise Invalid(
                 f"{what} cannot carry a credential in its query string ({name[:40]!r}): "
                 f"put the secret in {secret_goes}"

@@ -414,6 +414,9 @@ def test_an_exception_quoting_a_secret_reaches_no_exported_span():
         f"access_token={KEY_CANARY}",
         f"password={KEY_CANARY}",
         f"sig=1&auth={KEY_CANARY}",
+        # named by no secret word, but a credential all the same (Azure SAS, Functions)
+        f"sv=2024-01-01&sig={KEY_CANARY}",
+        f"code={KEY_CANARY}",
     ],
 )
 def test_a_credential_in_a_sinks_query_string_is_refused_and_never_shown(

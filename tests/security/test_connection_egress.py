@@ -397,7 +397,17 @@ def test_a_connection_url_with_a_password_is_refused_by_the_api_too(member_api, 
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query", ["api_key=MAL-QS", "x=1&token=MAL-QS", "AUTH=MAL-QS"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "api_key=MAL-QS",
+        "x=1&token=MAL-QS",
+        "AUTH=MAL-QS",
+        "sv=2024&sig=MAL-QS",
+        "code=MAL-QS",
+        "Key=MAL-QS",
+    ],
+)
 def test_a_connection_url_with_a_credential_in_its_query_is_refused(member_api, query):
     """As a sink's (a review, stop 52): `?api_key=` went in, unsealed, and every approver
     listing the organization's connections read it."""
