@@ -3236,6 +3236,29 @@ def links_copied_from(program: str, args: list[str]) -> list[str]:
     return words.operands if words.target is not None else words.operands[:-1]
 
 
+# Where the special files are (device nodes; /proc's fd links and root lead to them).
+SPECIAL_FILE_FOLDERS = ("/dev", "/proc", "/sys", "/run")
+
+
+def special_files_copied_from(program: str, args: list[str]) -> list[str]:
+    """The sources a recursive cp makes again as special files: with `-r`, `-R` or `-a`
+    (whatever link flag is last) cp makes a device node, a FIFO or a socket it meets as a
+    new one of the same kind and number unless `--copy-contents` is given. `-L` follows
+    every link, but what it lands on may be a device: `cp -rL /dev/sda d && echo x > d`
+    writes the disk (seen as root: `cp -rL /dev/full f` made `f` the char device 1,7, and
+    `echo x > f` failed with ENOSPC, written to the device, not to a file)."""
+    if program != "cp":
+        return []
+    words = read_getopt(args, _WRITES_VALUED["cp"], _WRITES_LONG_VALUED["cp"])
+    recursive = set(words.letters) & set("aRr") or any(
+        len(n) > 1 and any(o.startswith(n) for o in ("archive", "recursive")) for n in words.longs
+    )
+    copy_contents = any(len(n) > 2 and "copy-contents".startswith(n) for n in words.longs)
+    if not recursive or copy_contents:
+        return []
+    return words.operands if words.target is not None else words.operands[:-1]
+
+
 def _backups(program: str, args: list[str], words: GetoptWords, written: list[str]) -> list[str]:
     """`cp -b -S v notes.txt .en` renames the old `.en` to `.env`: with `-b`, `--backup` or a
     suffix, cp and mv write the destination plus the suffix (`~` by default), or each

@@ -35,6 +35,7 @@ from governance.policy.acting_options import (
     LANDS,
     OUTPUT_OPTIONS,
     RUNS_PROJECT_CODE,
+    SPECIAL_FILE_FOLDERS,
     STARTS_A_JVM,
     WRITES,
     WRITES_NO_CONTENT,
@@ -50,6 +51,7 @@ from governance.policy.acting_options import (
     interpreter_links,
     links_copied_from,
     may_configure,
+    special_files_copied_from,
     symbolic_link_texts,
     written_operands,
 )
@@ -1045,15 +1047,28 @@ def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading
         folders = [p for p in go_packages(arguments) if p.startswith((".", "/")) or ".go" in p]
     else:
         folders = code_paths(program, arguments) + handed_on_code_paths(program, arguments)
-    return [
-        Requirement((folder,), f"{program} runs the code of {folder}, outside the workspace")
-        for folder in folders
-        if any(map(reading.outside, reading.paths(folder)))
-    ] + [
-        Requirement((source,), f"{program} copies {source} as a link if it is one: to anywhere")
-        for source in links_copied_from(program, arguments)
-        if any(map(reading.outside, reading.paths(source)))
-    ]
+    return (
+        [
+            Requirement((folder,), f"{program} runs the code of {folder}, outside the workspace")
+            for folder in folders
+            if any(map(reading.outside, reading.paths(folder)))
+        ]
+        + [
+            Requirement((source,), f"{program} copies {source} as a link if it is one: to anywhere")
+            for source in links_copied_from(program, arguments)
+            if any(map(reading.outside, reading.paths(source)))
+        ]
+        + [
+            Requirement((source,), f"{program} makes the device nodes under {source} again")
+            for source in special_files_copied_from(program, arguments)
+            if any(map(_holds_special_files, reading.paths(source)))
+        ]
+    )
+
+
+def _holds_special_files(path: str) -> bool:
+    path = normalise_path(path)
+    return any(path == f or path.startswith(f + "/") for f in SPECIAL_FILE_FOLDERS)
 
 
 def _follow_climbing_links(
