@@ -19,6 +19,7 @@ from governance.models import (
     Role,
     Run,
 )
+from governance.object_ids import object_id
 
 READ_ROLES = (Role.ADMIN, Role.APPROVER, Role.AUDITOR)
 
@@ -101,10 +102,7 @@ def org_for_policy_writer(actor: Actor) -> Organization:
 
 
 def access_connection(connection_id, actor: Actor) -> Connection:
-    try:
-        connection_id = int(connection_id)
-    except (TypeError, ValueError):
-        raise NotFound("no such connection") from None
+    connection_id = object_id(connection_id, "no such connection")
     connection = Connection.objects.select_related("owner").filter(pk=connection_id).first()
     if connection is None or connection.org_id not in actor.org_ids:
         raise NotFound("no such connection")
@@ -174,10 +172,7 @@ def pending_approvals_for(actor: Actor) -> QuerySet[Approval]:
 
 
 def access_approval(approval_id, actor: Actor) -> Approval:
-    try:
-        approval_id = int(approval_id)
-    except (TypeError, ValueError):
-        raise NotFound("no such approval") from None
+    approval_id = object_id(approval_id, "no such approval")
     approval = (
         Approval.objects.select_related("run", "connection", "policy_version__policy")
         .filter(pk=approval_id)
@@ -210,10 +205,7 @@ def bindings_owned_by(actor: Actor) -> QuerySet[FrozenBinding]:
 
 
 def access_binding_for_owner(binding_id, actor: Actor) -> FrozenBinding:
-    try:
-        binding_id = int(binding_id)
-    except (TypeError, ValueError):
-        raise NotFound("no such binding") from None
+    binding_id = object_id(binding_id, "no such binding")
     binding = bindings_owned_by(actor).filter(pk=binding_id).first()
     if binding is None:
         raise NotFound("no such binding")

@@ -1,5 +1,7 @@
 """Budget endpoints for the runner: reserve, settle."""
 
+import re
+
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -11,6 +13,10 @@ from governance.api.runs import runner_run
 from governance.services.budget import reservation_create, reservation_settle
 
 MAX_TOKENS = 10**9
+# A plain decimal in ASCII digits, as the README writes it ("0.0123"), an exponent allowed
+# (what `str(Decimal)` writes for small amounts). `decimal.Decimal` alone also reads "1_000",
+# non-ASCII digits ("\u0661") and a signed zero ("-0").
+USD_AMOUNT = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
 class UsdAmountField(StrictStringMixin, serializers.DecimalField):
@@ -22,6 +28,11 @@ class UsdAmountField(StrictStringMixin, serializers.DecimalField):
         if isinstance(data, str) and not data.strip():
             self.fail("invalid")
         return super().validate_empty_values(data)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and not USD_AMOUNT.fullmatch(data.strip()):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 ReservationOut = inline_serializer(

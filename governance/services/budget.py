@@ -18,6 +18,7 @@ from governance.models import (
     RunStatus,
     UsageEntry,
 )
+from governance.object_ids import object_id
 from governance.observability import metrics
 from ledger.models import EventType
 from ledger.redaction import redact
@@ -153,10 +154,7 @@ def reservation_settle(
 ) -> SettleResult:
     """Reconcile a reservation with real usage. Idempotent by the reservation's primary key;
     the same key with different numbers is a conflict."""
-    try:
-        reservation_id = int(reservation_id)
-    except (TypeError, ValueError):
-        raise NotFound("no such reservation") from None
+    reservation_id = object_id(reservation_id, "no such reservation")
     with transaction.atomic():
         budget = RunBudget.objects.select_for_update().get(run=run)
         reservation = BudgetReservation.objects.filter(run=run, pk=reservation_id).first()
