@@ -82,12 +82,19 @@ def _answer(dialect: str, verdict: Verdict) -> dict[str, Any]:
 
 
 def _own_mcp_tool(
-    dialect: str, event: dict, server: str, listed: Callable[[], frozenset[str]]
+    dialect: str, event: dict, server: str, endpoint: str, listed: Callable[[], frozenset[str]]
 ) -> bool:
     """A call of a tool fluidbox's endpoint lists for this run, under that server's name."""
     if dialect == "gemini-cli":
         context = event.get("mcp_context") or {}
         if not isinstance(context, dict) or context.get("server_name") != server:
+            return False
+        # Gemini CLI also says where that server is: one of fluidbox's name at another
+        # address (a settings file that outranks the project's, or one rewritten during the
+        # run), or one it runs or dials itself, is not the endpoint and gates nothing.
+        if context.get("url") != endpoint or any(
+            context.get(key) is not None for key in ("command", "args", "tcp")
+        ):
             return False
         tool = context.get("tool_name")
     else:
@@ -320,8 +327,14 @@ def decide(
             "session would run it unchecked); remove it, or run agent_setup again if it is "
             "yours; denied",
         )
+    from runner.mcp_shadows import mcp_endpoint
+
     if _own_mcp_tool(
-        dialect, event, mcp_server, lambda: _listed_by_endpoint(url, token, deadline)
+        dialect,
+        event,
+        mcp_server,
+        mcp_endpoint(url),
+        lambda: _listed_by_endpoint(url, token, deadline),
     ) and not _shadowed(dialect, event, mcp_server, url):
         return Verdict(True, "fluidbox's MCP endpoint gates this call itself")
     try:
