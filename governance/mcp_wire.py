@@ -36,7 +36,7 @@ from governance.mcp_stdio import stdio_environment, stdio_transport
 from governance.observability import tracing
 from governance.policy.invisible import is_invisible
 from governance.schemas import json_scalars
-from ledger.redaction import mask_secrets
+from ledger.redaction import MASK, mask_secrets
 
 TransportKind = Literal["streamable-http", "stdio"]
 
@@ -449,4 +449,10 @@ def _redact_json(value: Any, secrets: list[str]) -> Any:
         return {_redact(str(k), secrets): _redact_json(v, secrets) for k, v in value.items()}
     if isinstance(value, list):
         return [_redact_json(item, secrets) for item in value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        # A numeric credential (a PIN, an account key) echoed as a JSON number is spelt in
+        # the answer exactly as it was sent: masked too (the number becomes the mask).
+        spelt = repr(value)
+        if _redact(spelt, secrets) != spelt:
+            return MASK
     return value

@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from django.conf import settings
 from django.db import transaction
 
+from governance.errors import Conflict
 from ledger.redaction import register_secret
 
 KEYRING = "connections"
@@ -168,6 +169,21 @@ def seal_secret(plaintext: str) -> str:
     secret sealed under a dropped key could never be read again.
     """
     return _tier2.fernet(reload=True).encrypt(plaintext.encode("utf-8")).decode()
+
+
+SEALED_REFUSAL = (
+    "vault sealed: nothing can be sealed until the web and worker processes start with the "
+    "vault's passphrase (FLUIDBOX_VAULT_PASSPHRASE)"
+)
+
+
+def seal_given(plaintext: str) -> str:
+    """`seal_secret` for a secret someone gives now (API, portal): a sealed vault is a 409
+    `vault_sealed` they can read, not a 500 (whose DEBUG page prints what they typed)."""
+    try:
+        return seal_secret(plaintext)
+    except VaultSealed:
+        raise Conflict(SEALED_REFUSAL, code="vault_sealed") from None
 
 
 def unseal_secret(token: str) -> str:

@@ -119,6 +119,13 @@ class AgentSecretForm(forms.ModelForm):
         model = AgentSecret
         fields = ("org", "agent", "name")
 
+    def clean(self):
+        # Said on the form: `agent_secret_set` refusing in `save_model` would be a 500, and
+        # DEBUG's page for it prints the value just typed.
+        if vault.tier2_status() == "sealed":
+            raise forms.ValidationError(vault.SEALED_REFUSAL)
+        return super().clean()
+
     def _post_clean(self):
         # Adding an existing (org, agent, name) replaces its value: `agent_secret_set`
         # upserts, so the model's uniqueness check must not refuse it here.

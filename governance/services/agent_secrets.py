@@ -24,7 +24,7 @@ from governance.models import (
 @transaction.atomic
 def agent_secret_set(*, org: Organization, name: str, value: str, agent: str = "") -> AgentSecret:
     secret, _ = AgentSecret.objects.update_or_create(
-        org=org, agent=agent, name=name, defaults={"value_sealed": vault.seal_secret(value)}
+        org=org, agent=agent, name=name, defaults={"value_sealed": vault.seal_given(value)}
     )
     Organization.objects.filter(pk=org.pk).update(agent_secrets_stamp=secrets.token_hex(16))
     return secret

@@ -39,6 +39,10 @@ from governance.services.bundles import TOOL_NAME
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,100}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+# What an HTTP client sends as a header's value (h11, under the MCP client): printable ASCII
+# with blanks inside only. A CR or LF (a header injected after it), a pasted newline or an
+# accented letter would be refused at every send, never once at the door.
+HEADER_VALUE = re.compile(r"[\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?")
 
 
 def stdio_command_allowed(command: list[str]) -> bool:
@@ -56,12 +60,20 @@ def _credential(raw: dict | None) -> tuple[str, str, str]:
             raise Invalid("credential header name is not a valid HTTP header name")
         if (problem := header_name_refused(raw["header"])) is not None:
             raise Invalid(problem)
+        if not HEADER_VALUE.fullmatch(raw["value"]):
+            # Not quoted: it is the secret.
+            raise Invalid(
+                "credential value cannot be sent in an HTTP header: only printable ASCII, "
+                "with no line break and no blank at either end"
+            )
         return CredentialPlacement.HEADER, raw["header"], raw["value"]
     if "env" in raw and "header" not in raw:
         if not ENV_NAME.match(str(raw["env"])):
             raise Invalid("credential env name is not a valid environment variable name")
         if (problem := env_name_refused(raw["env"])) is not None:
             raise Invalid(problem)
+        if "\x00" in raw["value"]:
+            raise Invalid("credential value cannot hold a NUL: no environment variable can")
         return CredentialPlacement.ENV, raw["env"], raw["value"]
     raise Invalid("credential needs exactly one of header or env")
 
@@ -126,7 +138,7 @@ def connection_create(
         command=command,
         credential_placement=placement,
         credential_name=name,
-        credential_sealed=vault.seal_secret(value) if value else "",
+        credential_sealed=vault.seal_given(value) if value else "",
         # Only a personal connection has an owner to ask; a shared one has nothing to flag.
         credential_from_owner=owner_user is None or by_owner or not value,
     )
@@ -146,7 +158,7 @@ def connection_reconnect(*, connection: Connection, actor: Actor, credential: di
     connection = Connection.objects.select_for_update().get(pk=connection.pk)
     connection.credential_placement = placement
     connection.credential_name = name
-    connection.credential_sealed = vault.seal_secret(value)
+    connection.credential_sealed = vault.seal_given(value)
     connection.authorization_generation += 1
     connection.status = ConnectionStatus.ACTIVE
     # Reconnecting a personal connection is its owner's alone (above).
