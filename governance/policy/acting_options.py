@@ -211,7 +211,13 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--checkpoint-action", "-F", "--info-script"), RUNS),
         **dict.fromkeys(("--new-volume-script", "--rsh-command", "--rmt-command"), RUNS),
         "--index-file": WRITES_FILES,
+        # GNU tar writes the volume number to `--volno-file=FILE` in every mode (`-t` too),
+        # and `-x --one-top-level=DIR` extracts into DIR, anywhere (seen in the sandbox).
+        **dict.fromkeys(("--volno-file", "--one-top-level"), WRITES_FILES),
     },
+    # `install -s --strip-program=PROG` runs PROG on each installed file (a planted `bin/ls`
+    # ran in the sandbox).
+    "install": {"--strip-program": RUNS},
     "sed": {"-i": WRITES_FILES, "--in-place": WRITES_FILES, "-f": RUNS, "--file": RUNS},
     # mawk's and gawk's `-W OPTION` (`-W exec FILE`, `-W source=TEXT`) and gawk's `-e TEXT`
     # take the program from elsewhere than the first operand: they are not read.
@@ -1017,6 +1023,21 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
             # ninja's `-t TOOL`, `browse` a web server) (F124).
             tool_args = args[args.index("--", args.index("--build")) + 1 :]
             found += acting_uses("make", tool_args) + _ninja_tools(tool_args)
+    elif program == "install":
+        # `--strip` is the flag `-s`, no abbreviation of `--strip-program` (getopt's exact match)
+        found = [use for use in found if use.names[1:] != ("--strip",)]
+    elif program == "tar":
+        if not any(
+            t[:3] == "--o" and "=" in t and "one-top-level".startswith(t[2:].split("=")[0])
+            for t in args
+        ):
+            # a bare `--one-top-level` extracts into a folder named after the archive, here
+            found = [use for use in found if use.names[0] != "--one-top-level"]
+        found += [
+            Acting((name,), SENDS)  # a rule names the address itself
+            for name in tar_archives(args)[1]
+            if _tar_remote(name, args)
+        ]
     elif program == "git":
         found = [_git_config(use, args) for use in found if use.names != ("config",)] + [
             _git_config(use, args) for use in found if use.names == ("config",)
@@ -3121,6 +3142,10 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _option_values(args, OUTPUT_OPTIONS[program]) + _precompiled_headers(args)
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
+    if program == "tar":
+        # `tar -cf /tmp/a.tar src` writes the archive there (`-` is standard output)
+        writing, archives = tar_archives(args)
+        return [a for a in archives if a != "-" and not _tar_remote(a, args)] if writing else []
     if program == "pytest":
         return _pytest_paths_elsewhere(args)
     if program == "cargo" and args[:1] == ["fmt"] and "--" in args:
@@ -3193,6 +3218,57 @@ def written_operands(base: str, args: list[str]) -> list[str]:
     return written
 
 
+_TAR_WRITING_LETTERS = frozenset("cruA")
+_TAR_WRITING_LONGS = ("create", "append", "update", "catenate", "concatenate", "delete")
+
+
+def tar_archives(args: list[str]) -> tuple[bool, list[str]]:
+    """Whether tar writes its archive (`-c`, `-r`, `-u`, `-A`, `--delete`), and the archives
+    `-f`/`--file` name, as GNU tar reads its words (the old `tar cf X`, clusters, `-fX`)."""
+    if args and not args[0].startswith("-"):
+        args = ["-" + args[0], *args[1:]]  # `tar czf a.tgz`: the old option syntax
+    valued = VALUED_LETTERS["tar"]
+    writing, archives, k = False, [], 0
+    while k < len(args):
+        token = args[k]
+        if token == "--":
+            break
+        if token.startswith("--"):
+            name, equals, value = token[2:].partition("=")
+            if len(name) > 1 and any(o.startswith(name) for o in _TAR_WRITING_LONGS):
+                writing = True
+            elif name == "file":
+                if not equals and k + 1 < len(args):
+                    k += 1
+                    value = args[k]
+                archives.append(value)
+        elif token.startswith("-") and token != "-":
+            for at, letter in enumerate(token[1:], 2):
+                writing = writing or letter in _TAR_WRITING_LETTERS
+                if letter in valued:
+                    value = token[at:]
+                    if not value and k + 1 < len(args):
+                        k += 1
+                        value = args[k]
+                    if letter == "f":
+                        archives.append(value)
+                    break
+        k += 1
+    return writing, archives
+
+
+def _tar_remote(name: str, args: list[str]) -> bool:
+    """GNU tar's `_remdev`: an archive `HOST:FILE` (a colon after a first character, no `/`
+    before it) is opened by running `rsh HOST /usr/sbin/rmt` (seen under strace: `tar -tf
+    127.0.0.1:/x.tar` execs /usr/bin/rsh), unless `--force-local` is given."""
+    colon = name.find(":")
+    return (
+        colon > 0
+        and "/" not in name[:colon]
+        and not any(len(t) > 3 and "--force-local".startswith(t) for t in args)
+    )
+
+
 def _landed_in(folder: str, source: str) -> str:
     """Where `cp SOURCE FOLDER` puts SOURCE: its name in the folder, or the folder's files."""
     name = "" if source.endswith("/") else source.rsplit("/", 1)[-1]
@@ -3206,6 +3282,8 @@ def _pycache_beside(name: str) -> str:
 def links_copied_from(program: str, args: list[str]) -> list[str]:
     """The sources cp copies as links when they are links: one outside the workspace may be
     a link to anywhere (`/proc/self/root`), and a write through the copy lands there (F131)."""
+    if program == "rsync":
+        return _rsync_sources(args) if _rsync_keeps("links", args) else []
     if program != "cp":
         return []
     words = read_getopt(args, _WRITES_VALUED["cp"], _WRITES_LONG_VALUED["cp"])
@@ -3246,7 +3324,10 @@ def special_files_copied_from(program: str, args: list[str]) -> list[str]:
     new one of the same kind and number unless `--copy-contents` is given. `-L` follows
     every link, but what it lands on may be a device: `cp -rL /dev/sda d && echo x > d`
     writes the disk (seen as root: `cp -rL /dev/full f` made `f` the char device 1,7, and
-    `echo x > f` failed with ENOSPC, written to the device, not to a file)."""
+    `echo x > f` failed with ENOSPC, written to the device, not to a file). rsync makes
+    them again with `-D`, `--devices` or `-a`, recursive or not (`rsync -a /dev/full f`)."""
+    if program == "rsync":
+        return _rsync_sources(args) if _rsync_keeps("devices", args) else []
     if program != "cp":
         return []
     words = read_getopt(args, _WRITES_VALUED["cp"], _WRITES_LONG_VALUED["cp"])
@@ -3257,6 +3338,35 @@ def special_files_copied_from(program: str, args: list[str]) -> list[str]:
     if not recursive or copy_contents:
         return []
     return words.operands if words.target is not None else words.operands[:-1]
+
+
+def _rsync_sources(args: list[str]) -> list[str]:
+    return read_getopt(args, _WRITES_VALUED["rsync"], ()).operands[:-1]
+
+
+def _rsync_keeps(kind: str, args: list[str]) -> bool:
+    """Whether rsync makes the source's symbolic links (`kind` "links") or device nodes
+    ("devices") again as such. rsync's popt reads its words in order, exact long names only:
+    `-a` (`--archive`) sets `-l` and `-D`, a later `--no-l`/`--no-links` (`--no-D`,
+    `--no-devices`) takes them back, and `-a` after it sets them again (`rsync --no-l -a
+    /proc/self/root r` left `r -> /`). A link is followed with `-L`/`--copy-links`, made a
+    file or skipped when it leads out of the copied tree (`--copy-unsafe-links`,
+    `--safe-links`, `--munge-links`); `--copy-devices` sends a device's contents."""
+    sets = {"links": ("-l", "--links"), "devices": ("-D", "--devices")}[kind]
+    unsets = {"links": ("--no-l", "--no-links"), "devices": ("--no-D", "--no-devices")}[kind]
+    if kind == "links":
+        safe = ("-L", "--copy-links", "--copy-unsafe-links", "--safe-links", "--munge-links")
+    else:
+        safe = ("--copy-devices",)
+    keeps = False
+    for flag in read_getopt(args, _WRITES_VALUED["rsync"], ()).in_order:
+        if flag in safe:
+            return False
+        if flag in sets or flag in ("-a", "--archive"):
+            keeps = True
+        elif flag in unsets:
+            keeps = False
+    return keeps
 
 
 def _backups(program: str, args: list[str], words: GetoptWords, written: list[str]) -> list[str]:

@@ -1067,8 +1067,9 @@ def _folders_elsewhere(program: str, arguments: list[str], reading: ShellReading
 
 
 def _holds_special_files(path: str) -> bool:
+    # `/` holds them all (`cp -rL / r` makes r/dev/sda again)
     path = normalise_path(path)
-    return any(path == f or path.startswith(f + "/") for f in SPECIAL_FILE_FOLDERS)
+    return path == "/" or any(path == f or path.startswith(f + "/") for f in SPECIAL_FILE_FOLDERS)
 
 
 def _follow_climbing_links(
