@@ -62,7 +62,7 @@ def shadowing_servers(
                     f"{path}: the MCP server {name!r} names its tools as fluidbox's own "
                     f"(mcp__{shown}__…)"
                 )
-            elif shown == server and not _is_the_endpoint(entry, endpoint) and path != rewritten:
+            elif shown == server and not is_the_endpoint(entry, endpoint) and path != rewritten:
                 found.append(
                     f"{path}: the MCP server {name!r} is not fluidbox's endpoint {endpoint}"
                 )
@@ -73,14 +73,17 @@ def _as_the_cli_names(name: str) -> str:
     return "".join(c if _KEPT.fullmatch(c) else "__" if ord(c) > 0xFFFF else "_" for c in name)
 
 
-def _is_the_endpoint(entry: object, endpoint: str) -> bool:
+def is_the_endpoint(entry: object, endpoint: str) -> bool:
     """An entry that reaches fluidbox's endpoint over HTTP, and nothing else: one that also
-    names a program to run (stdio) is that program, whatever URL it carries."""
-    if not isinstance(entry, dict) or "command" in entry or "args" in entry:
+    names a program to run (stdio) or an address to dial (Gemini CLI's `tcp`) is that, whatever
+    URL it carries; every URL it names is the endpoint (Gemini CLI takes `httpUrl` before
+    `url`)."""
+    if not isinstance(entry, dict) or any(key in entry for key in ("command", "args", "tcp")):
         return False
     if entry.get("type") not in (None, "http", "streamable-http"):
         return False
-    return (entry.get("url") or entry.get("httpUrl")) == endpoint
+    urls = [entry[key] for key in ("url", "httpUrl") if key in entry]
+    return bool(urls) and all(url == endpoint for url in urls)
 
 
 def claude_code_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] | None]]:

@@ -33,7 +33,7 @@ import yaml
 
 from runner.cli_trust import gemini_home
 from runner.hook import RUN_ENV, TOKEN_ENV
-from runner.mcp_shadows import cli_json, shadowing_servers
+from runner.mcp_shadows import claude_code_servers, cli_json, is_the_endpoint, shadowing_servers
 
 # What bash or the dynamic loader acts on before the hook's command runs: a script sourced
 # (BASH_ENV, ENV), options and a prompt that run commands (SHELLOPTS=xtrace with PS4), a
@@ -461,15 +461,27 @@ def _our_hook_gone(
     )
 
 
-def _token_for_other_servers(path: Path, servers: object, ours: str) -> Iterator[str]:
-    """MCP server entries besides fluidbox's own that the CLI would send the run's token."""
+def _token_for_other_servers(
+    path: Path | str, servers: object, ours: str, endpoint: str, *, rewritten: bool = False
+) -> Iterator[str]:
+    """MCP server entries the CLI would send the run's token that are not fluidbox's endpoint:
+    another server, or fluidbox's own pointed elsewhere (a file rewritten during the run; the
+    CLI's next session sends the token there). Its entry in a file agent_setup is about to
+    rewrite (`rewritten`) is let be."""
     if not isinstance(servers, dict):
         return
     for name, entry in servers.items():
-        if name != ours and TOKEN_ENV in json.dumps(entry):
+        if TOKEN_ENV not in json.dumps(entry):
+            continue
+        if name != ours:
             yield (
                 f"{path}: the MCP server {name!r} is sent the run's token (${TOKEN_ENV}); "
                 "only fluidbox's may be"
+            )
+        elif not rewritten and not is_the_endpoint(entry, endpoint):
+            yield (
+                f"{path}: fluidbox's MCP server {name!r} is not its endpoint {endpoint} "
+                f"({json.dumps(entry)[:160]}), and the CLI would send it the run's token"
             )
 
 
@@ -514,7 +526,15 @@ def claude_code_hazards(
     for event in ("PreToolUse", "ConfigChange"):
         yield from _our_hook_gone(hooks_read, event, is_ours, expect_our_hook)
     mcp = project / ".mcp.json"
-    yield from _token_for_other_servers(mcp, json_object(mcp).get("mcpServers"), server)
+    setting_up = is_ours is None
+    yield from _token_for_other_servers(
+        mcp, json_object(mcp).get("mcpServers"), server, mcp_url, rewritten=setting_up
+    )
+    # The other files Claude Code reads servers from (the user's and local scopes, a folder's
+    # above, the administrator's).
+    for path, servers in claude_code_servers(project):
+        if path != mcp:
+            yield from _token_for_other_servers(path, servers, server, mcp_url)
     if shadows:
         yield from shadowing_servers("claude-code", project, server, mcp_url, rewritten=mcp)
 
@@ -541,7 +561,13 @@ def gemini_cli_hazards(
             rewritten="BeforeTool" if path == project / ".gemini" / "settings.json" else None,
             is_ours=is_ours,
         )
-        yield from _token_for_other_servers(path, settings.get("mcpServers"), server)
+        yield from _token_for_other_servers(
+            path,
+            settings.get("mcpServers"),
+            server,
+            mcp_url,
+            rewritten=is_ours is None and path == project / ".gemini" / "settings.json",
+        )
         hooks_config = settings.get("hooksConfig")
         if not isinstance(hooks_config, dict):
             continue
@@ -584,7 +610,9 @@ def codex_hazards(
             path, config.get("hooks"), ("PreToolUse", "PermissionRequest"), is_ours=is_ours
         )
         servers = config.get("mcp_servers")
-        yield from _token_for_other_servers(path, servers, server)
+        yield from _token_for_other_servers(
+            path, servers, server, mcp_url, rewritten=is_ours is None and path == ours
+        )
         # An entry of fluidbox's name with just these keys is rewritten by agent_setup; one
         # with more (a command, headers) is someone else's server.
         existing = servers.get(server) if isinstance(servers, dict) else None

@@ -135,9 +135,11 @@ class Command(BaseCommand):
                 connection = connection_move(
                     connection=connection, actor=operator, url=mcp_url, credential=demo_credential
                 )
-            except VaultError as error:
+            except (VaultError, ServiceError) as error:
                 # A data folder whose key is not the one this database's secrets were sealed
-                # with (another `make run`'s var/, or its key removed).
+                # with (another `make run`'s var/, or its key removed): the vault is sealed.
+                if isinstance(error, ServiceError) and error.code != "vault_sealed":
+                    raise
                 raise CommandError(
                     f"the demo MCP connection cannot move to {mcp_url}: {error} (this data "
                     "folder's vault key is not the one the database was seeded with; use that "
