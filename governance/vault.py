@@ -90,13 +90,41 @@ class _Tier2:
                 return self._fernet
             if ring is None:
                 ring = _keyring_create()
-            keys = _unwrap(ring)
-            self._fernet = MultiFernet([Fernet(key) for key in keys])
-            self._wrapped = ring.wrapped_keys
-            return self._fernet
+            return self._of(ring)
+
+    def locked(self) -> MultiFernet:
+        """The keyring's current keys, read under its row lock (`keyring_lock`)."""
+        ring = keyring_lock()
+        with self._lock:
+            if ring.wrapped_keys == self._wrapped and self._fernet is not None:
+                return self._fernet
+            return self._of(ring)
+
+    def _of(self, ring) -> MultiFernet:
+        keys = _unwrap(ring)
+        self._fernet = MultiFernet([Fernet(key) for key in keys])
+        self._wrapped = ring.wrapped_keys
+        return self._fernet
 
 
 _tier2 = _Tier2()
+
+
+def keyring_lock():
+    """Lock the keyring row until the caller's transaction ends (made first if missing),
+    and return it as locked. Sealing and `vault_rotate` both take it first, so a rotation
+    is never between reading the sealed rows and dropping the old keys while a secret is
+    sealed and stored: the secret is sealed either before the rotation reads its row, or
+    under the new key. A transaction that locks rows the rotation re-seals (a connection,
+    an agent secret, a signing key) and then seals calls this before locking them, in the
+    rotation's order, or the two deadlock."""
+    from governance.models import VaultKeyring
+
+    ring = VaultKeyring.objects.select_for_update().filter(name=KEYRING).first()
+    if ring is None:
+        _keyring_create()
+        ring = VaultKeyring.objects.select_for_update().get(name=KEYRING)
+    return ring
 
 
 def _wrapper_for(*, passphrase_protected: bool, salt: bytes):
@@ -165,10 +193,12 @@ def tier2_status_of(passphrase_protected: bool | None) -> str:
 def seal_secret(plaintext: str) -> str:
     """Seal a connection credential or agent secret (tier 2).
 
-    Always under the keyring's current key: another process may have rotated it, and a
-    secret sealed under a dropped key could never be read again.
+    Always under the keyring's current key, read under its lock (`keyring_lock`): another
+    process may have rotated it, or be rotating it now, and a secret sealed under a dropped
+    key could never be read again. Call it inside the transaction that stores the result.
     """
-    return _tier2.fernet(reload=True).encrypt(plaintext.encode("utf-8")).decode()
+    with transaction.atomic():
+        return _tier2.locked().encrypt(plaintext.encode("utf-8")).decode()
 
 
 SEALED_REFUSAL = (
@@ -203,7 +233,8 @@ def unseal_secret(token: str) -> str:
 def vouch(statement: str) -> str:
     """A token only this vault can make, saying `statement` (which is no secret: it is not
     registered for masking). `vouches` checks it; rotation re-seals it like the secrets."""
-    return _tier2.fernet(reload=True).encrypt(statement.encode("utf-8")).decode()
+    with transaction.atomic():
+        return _tier2.locked().encrypt(statement.encode("utf-8")).decode()
 
 
 def vouches(token: str, statement: str) -> bool:
@@ -275,14 +306,12 @@ def vault_rotate() -> int:
     rotated, then the old keys are dropped. With a passphrase configured, the new key is
     wrapped under it: this is how a vault begun in development (machine key) comes under a
     passphrase. A vault under a passphrase never goes back to the machine key.
-    """
-    from governance.models import VaultKeyring
 
+    The keyring's row lock is held throughout (`keyring_lock`): a secret sealed meanwhile
+    waits for the new key, so none is stored under a key this drops.
+    """
     with transaction.atomic():
-        ring = VaultKeyring.objects.select_for_update().filter(name=KEYRING).first()
-        if ring is None:
-            ring = _keyring_create()
-            ring = VaultKeyring.objects.select_for_update().get(pk=ring.pk)
+        ring = keyring_lock()
         old_keys = _unwrap(ring)
         new_key = Fernet.generate_key()
         salt = bytes.fromhex(ring.salt)

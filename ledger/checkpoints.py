@@ -17,7 +17,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from governance.vault import VaultError, VaultSealed, seal_secret, unseal_secret, vouch, vouches
+from governance.vault import (
+    VaultError,
+    VaultSealed,
+    keyring_lock,
+    seal_secret,
+    unseal_secret,
+    vouch,
+    vouches,
+)
 from ledger.log_models import Checkpoint, LogKey, OrgLog
 from ledger.tree import TreeReader
 from ledger.verify.merkle import ProofError, verify_consistency
@@ -136,6 +144,7 @@ def active_key(log: OrgLog) -> LogKey:
 def key_rotate(*, log: OrgLog) -> LogKey:
     """Retire the current key (private half wiped, public half kept) and make a new one."""
     OrgLog.objects.select_for_update().filter(pk=log.pk).first()
+    keyring_lock()  # before the key rows, in a vault rotation's order: it re-seals them
     LogKey.objects.filter(log=log, retired_at__isnull=True).update(
         retired_at=timezone.now(), private_sealed=""
     )

@@ -155,10 +155,12 @@ def connection_reconnect(*, connection: Connection, actor: Actor, credential: di
     if not allowed:
         raise Forbidden("you may not reconnect this connection")
     placement, name, value = _credential(credential)
+    # Sealed (the keyring locked) before the row is: in a rotation's order (`vault.keyring_lock`).
+    sealed = vault.seal_given(value)
     connection = Connection.objects.select_for_update().get(pk=connection.pk)
     connection.credential_placement = placement
     connection.credential_name = name
-    connection.credential_sealed = vault.seal_given(value)
+    connection.credential_sealed = sealed
     connection.authorization_generation += 1
     connection.status = ConnectionStatus.ACTIVE
     # Reconnecting a personal connection is its owner's alone (above).
@@ -195,6 +197,7 @@ def connection_move(
     if not _may_manage(actor, connection.org_id, None):
         raise Forbidden("you may not move this connection")
     _url_checked(connection.org, url)
+    vault.keyring_lock()  # before the row: in a rotation's order
     Connection.objects.filter(pk=connection.pk).update(url=url)
     return connection_reconnect(connection=connection, actor=actor, credential=credential)
 
@@ -254,6 +257,12 @@ def connection_refresh(*, connection: Connection, actor: Actor) -> Connection:
         ) from None
     except vault.VaultSealed:
         raise Conflict("vault sealed", code="vault_sealed") from None
+    except vault.VaultError:
+        raise Conflict(
+            f"the credential of connection {connection.slug!r} cannot be unsealed with the "
+            "vault's keys: reconnect it with the credential",
+            code="credential_unreadable",
+        ) from None
     return photograph_store(connection=connection, tools=tools)
 
 
