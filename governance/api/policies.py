@@ -98,6 +98,9 @@ class PolicyDetailApi(APIView):
     class InputSerializer(serializers.Serializer):
         yaml = StrictCharField(max_length=1_000_000, trim_whitespace=False)
         note = StrictCharField(max_length=200, required=False, default="")
+        # The version the draft was made from: a save committed since is a 409
+        # `policy_changed`, not silently undone (as in the portal editor).
+        base_version = serializers.IntegerField(min_value=1, required=False)
 
     @extend_schema(responses=VersionOut)
     def get(self, request, name):
@@ -115,5 +118,6 @@ class PolicyDetailApi(APIView):
             text=data.validated_data["yaml"],
             author=request.auth.user,
             note=data.validated_data["note"],
+            base_version=data.validated_data.get("base_version"),
         )
         return Response(version_json(version), status=status.HTTP_201_CREATED)

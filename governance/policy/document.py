@@ -1,7 +1,8 @@
 """A policy as admins write it: rules, fallback, timeout and tests; parsed, exported, digested.
 
-Parsing collects every problem with its location (`rules[2].action: ...`) and
-raises one `PolicyError`. Actions and the fallback are read case-insensitively.
+Parsing collects every problem with its location (`rule 3: action: ...`, counted from 1
+as on every other surface) and raises one `PolicyError`. Actions and the fallback are read
+case-insensitively.
 A pattern over 1 KiB loads (so an export of an existing policy still reads back)
 but can never be evaluated: a call that reaches it fails closed (ASK, with an
 error), and lint reports it. The digest is the SHA-256 of the canonical JSON of
@@ -175,11 +176,16 @@ def _parse_list(value: Any, where: str, parse, problems: list[str], limit: int) 
         problems.append(f"{where}: at most {limit} entries")
         return []
     parsed = []
+    # Numbered from 1, as the gate's reasons, lint and the editor number rules ("rule 3").
+    label = where.removesuffix("s")
     for index, item in enumerate(value):
         try:
             parsed.append(parse(item))
         except PolicyError as error:
-            problems.extend(f"{where}[{index}].{problem}" for problem in error.problems)
+            problems.extend(
+                f"{label} {index + 1}: {problem.removeprefix(f'{label}: ')}"
+                for problem in error.problems
+            )
     return parsed
 
 

@@ -147,9 +147,32 @@ def parse_bundle(text: str) -> tuple[str, list[dict]]:
 def bundle_import(*, org: Organization, text: str) -> CapabilityBundle:
     """Create or replace a bundle. Runs already created keep the tools they froze."""
     name, tools = parse_bundle(text)
+    _refuse_another_reading(org, name, tools)
     bundle, _ = CapabilityBundle.objects.update_or_create(
         org=org, name=name, defaults={"content": text}
     )
     bundle.tools.all().delete()
     BundleTool.objects.bulk_create(BundleTool(bundle=bundle, **tool) for tool in tools)
     return bundle
+
+
+def _refuse_another_reading(org: Organization, name: str, tools: list[dict]) -> None:
+    """One tool name, one match argument per organization. A policy's `tests:`, lint and dry
+    runs read a tool as the organization's bundles declare it (one reading per name); a
+    second bundle reading `run_command` as text while another splits it as shell would let
+    a run of the first allow what the policy's passing tests say is denied."""
+    declared = {tool["name"]: tool.get("match_argument") or None for tool in tools}
+    others = (
+        BundleTool.objects.filter(bundle__org=org, name__in=declared)
+        .exclude(bundle__name=name)
+        .select_related("bundle")
+        .order_by("name", "bundle__name")
+    )
+    for other in others:
+        if (other.match_argument or None) != declared[other.name]:
+            raise Invalid(
+                f"tool {other.name}: bundle {other.bundle.name!r} already declares it with "
+                f"match_argument {other.match_argument!r}; a tool is read one way in an "
+                "organization (policies are tested and linted against that reading): use "
+                "the same match_argument, or another tool name"
+            )

@@ -101,13 +101,21 @@ def policy_save_document(
 
 
 def policy_save_named(
-    *, org: Organization, name: str, text: str, author: User | None, note: str = ""
+    *,
+    org: Organization,
+    name: str,
+    text: str,
+    author: User | None,
+    note: str = "",
+    base_version: int | None = None,
 ) -> PolicyVersion:
     """Save YAML as a new version of the policy `name` (the YAML's own name must agree)."""
     document = parse_policy(text)
     if document.name != name:
         raise Invalid(f"the YAML names policy {document.name!r}, not {name!r}")
-    return policy_save_document(org=org, document=document, author=author, note=note)
+    return policy_save_document(
+        org=org, document=document, author=author, note=note, base_version=base_version
+    )
 
 
 def policy_lint_json(version: PolicyVersion) -> list[dict]:

@@ -28,8 +28,8 @@ NO_TESTS_FALLBACK_ALLOW = TEST_POLICY.split("tests:")[0].replace(
     "autonomous_fallback: deny", "autonomous_fallback: allow"
 )
 # send_email has no match argument: its rule is the whole arguments, and the page asks no
-# tick for it ("it covers exactly these arguments to this tool"). A body long enough that the rule would be
-# over the 1 KiB every pattern is held to.
+# tick for it ("it covers exactly these arguments to this tool"). A body long enough that
+# the rule would be over the 1 KiB every pattern is held to.
 OVERLONG = {"to": "ops@example.com", "body": "x" * 1100}
 
 

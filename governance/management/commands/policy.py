@@ -46,6 +46,11 @@ class Command(BaseCommand):
             return Path(file).read_text(encoding="utf-8")
         except OSError as error:
             raise CommandError(f"cannot read {file}: {error}") from None
+        except UnicodeDecodeError as error:
+            raise CommandError(
+                f"cannot read {file}: it is not UTF-8 text (byte {error.start}); "
+                "save it as UTF-8 and try again"
+            ) from None
 
     def _import(self, file, org, **_):
         version = policy_save(org=org_get(org), text=self._read(file), author=None, note=file)

@@ -157,7 +157,7 @@ def test_a_rule_for_new_runs_on_a_tool_without_a_match_argument_is_exactly_this_
     client = login(approver)
     page = client.get(reverse("admin:inbox-approval", args=[approval.pk])).content.decode()
     rule = escape_pattern(approval.call_key)
-    assert "it covers exactly these arguments to this tool, in every run this policy governs" in page
+    assert "it covers exactly these arguments to this tool, in every run this policy" in page
     assert 'name="accept_wider_scope"' not in page
     response = decide(client, approval, "remember_policy")
     assert response.status_code == 302

@@ -64,21 +64,21 @@ def test_defaults_are_deny_and_five_minutes():
         ("name: p\nrulez: []\n", "unknown key 'rulez'"),
         (
             "name: p\nrules:\n  - {pattern: 'a:*', action: SOMETIMES}\n",
-            "rules[0].action: must be one of",
+            "rule 1: action: must be one of",
         ),
         (
             "name: p\nrules:\n  - {pattern: 'a:*', action: ASK, note: x}\n",
-            "rules[0].note: unknown key",
+            "rule 1: note: unknown key",
         ),
         (
             "name: p\nrules:\n  - {pattern: 12, action: ASK}\n",
-            "rules[0].pattern: must be a non-empty string",
+            "rule 1: pattern: must be a non-empty string",
         ),
         (
             "name: p\nrules:\n  - {pattern: '', action: ASK}\n",
-            "rules[0].pattern: must be a non-empty string",
+            "rule 1: pattern: must be a non-empty string",
         ),
-        ("name: p\nrules:\n  - just-a-string\n", "rules[0].rule: must be a mapping"),
+        ("name: p\nrules:\n  - just-a-string\n", "rule 1: must be a mapping"),
         ("name: p\nrules: {a: b}\n", "rules: must be a list"),
         ("name: p\napproval_timeout: '300'\n", "approval_timeout: must be a whole number"),
         ("name: p\napproval_timeout: true\n", "approval_timeout: must be a whole number"),
@@ -86,7 +86,7 @@ def test_defaults_are_deny_and_five_minutes():
         ("name: p\nautonomous_fallback: maybe\n", "autonomous_fallback: must be allow or deny"),
         ("rules: []\n", "name: required"),
         ("name: 'has space'\n", "name: required"),
-        ("name: p\ntests:\n  - {call: 'a:b'}\n", "tests[0].expect: must be one of"),
+        ("name: p\ntests:\n  - {call: 'a:b'}\n", "test 1: expect: must be one of"),
         ("name: p\ntests:\n  - {call: 'a:b', tool: a, expect: ASK}\n", "give either call or tool"),
         (
             "name: p\ntests:\n  - {tool: a, arguments: [1], expect: ASK}\n",
@@ -125,8 +125,8 @@ def test_every_problem_is_reported_at_once():
         "name: p\nrules:\n  - {pattern: 'a:*', action: X}\n  - {pattern: 3, action: ASK}\n"
     )
 
-    assert "rules[0].action" in problems
-    assert "rules[1].pattern" in problems
+    assert "rule 1: action" in problems
+    assert "rule 2: pattern" in problems
 
 
 def test_a_huge_file_is_refused_before_parsing():
@@ -276,7 +276,7 @@ def test_a_nul_character_anywhere_in_a_policy_is_refused(yaml_text, problem):
         PolicyDocument.from_yaml(yaml_text)
 
     assert any(
-        p.startswith(f"tests[0].{problem}") or p.startswith(f"rules[0].{problem}")
+        p.startswith(f"test 1: {problem}") or p.startswith(f"rule 1: {problem}")
         for p in refused.value.problems
     ), refused.value.problems
     assert "NUL" in str(refused.value)
