@@ -3287,9 +3287,7 @@ def links_copied_from(program: str, args: list[str]) -> list[str]:
     if program != "cp":
         return []
     words = read_getopt(args, _WRITES_VALUED["cp"], _WRITES_LONG_VALUED["cp"])
-    recursive = set(words.letters) & set("aRr") or any(
-        len(n) > 1 and any(o.startswith(n) for o in ("archive", "recursive")) for n in words.longs
-    )
+    recursive = _cp_recursive(words)
     # cp keeps the last of `-a`, `-d`, `-P`, `-H`, `-L` given (`cp -rL -P` keeps links), and
     # with none follows every link, or with a recursion only those named on the command line.
     # `-H` follows only those: a recursive copy still makes each link inside the folder
@@ -3331,13 +3329,18 @@ def special_files_copied_from(program: str, args: list[str]) -> list[str]:
     if program != "cp":
         return []
     words = read_getopt(args, _WRITES_VALUED["cp"], _WRITES_LONG_VALUED["cp"])
-    recursive = set(words.letters) & set("aRr") or any(
-        len(n) > 1 and any(o.startswith(n) for o in ("archive", "recursive")) for n in words.longs
-    )
+    recursive = _cp_recursive(words)
     copy_contents = any(len(n) > 2 and "copy-contents".startswith(n) for n in words.longs)
     if not recursive or copy_contents:
         return []
     return words.operands if words.target is not None else words.operands[:-1]
+
+
+def _cp_recursive(words: GetoptWords) -> bool:
+    """Whether cp copies folders: `-r`, `-R`, `-a`, `--recursive`, `--archive` (abbreviated)."""
+    return bool(set(words.letters) & set("aRr")) or any(
+        len(n) > 1 and any(o.startswith(n) for o in ("archive", "recursive")) for n in words.longs
+    )
 
 
 def _rsync_sources(args: list[str]) -> list[str]:
