@@ -1,6 +1,7 @@
 """HTTP receivers a test starts on 127.0.0.1: an OTLP/HTTP trace collector (decoding with
 opentelemetry-proto) and an audit sink that can refuse, go away and come back."""
 
+import errno
 import gzip
 import json
 import socket
@@ -15,6 +16,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from tests.support.servers import free_port
+from tests.support.waiting import wait_until
 
 
 class _Server(ThreadingHTTPServer):
@@ -31,6 +33,7 @@ class Receiver:
         self.port = free_port()
         self.lock = threading.Lock()
         self._server: _Server | None = None
+        self._holder: socket.socket | None = None
 
     def handle(self, handler: BaseHTTPRequestHandler, body: bytes) -> tuple[int, bytes]:
         raise NotImplementedError
@@ -55,7 +58,19 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self._server = _Server((self.host, self.port), Handler)
+        def bound() -> bool:
+            try:
+                self._server = _Server((self.host, self.port), Handler)
+            except OSError as error:
+                if error.errno != errno.EADDRINUSE:
+                    raise
+                return False
+            return True
+
+        holder, self._holder = self._holder, None
+        if holder is not None:
+            holder.close()
+        wait_until(bound, f"port {self.port} free to listen on again")
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -64,6 +79,17 @@ class Receiver:
         if server is not None:
             server.shutdown()
             server.server_close()
+            # The port stays bound, not listening, until `start()`: a client is refused as by
+            # a closed port, and no outgoing connection takes it as its own end meanwhile (the
+            # port lies in the kernel's ephemeral range; a CI run found it taken on restart).
+            holder = socket.socket()
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                holder.bind((self.host, self.port))
+            except OSError:
+                holder.close()  # `start()` then waits for the port to be free
+            else:
+                self._holder = holder
 
     def __enter__(self):
         return self.start()
