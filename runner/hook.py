@@ -89,12 +89,14 @@ def _own_mcp_tool(
         context = event.get("mcp_context") or {}
         if not isinstance(context, dict) or context.get("server_name") != server:
             return False
-        # Gemini CLI also says where that server is: one of fluidbox's name at another
-        # address (a settings file that outranks the project's, or one rewritten during the
-        # run), or one it runs or dials itself, is not the endpoint and gates nothing.
-        if context.get("url") != endpoint or any(
-            context.get(key) is not None for key in ("command", "args", "tcp")
-        ):
+        # Gemini CLI also says where that server is (what it leaves unset comes as null): one
+        # of fluidbox's name at another address (a settings file that outranks the project's,
+        # or one rewritten during the run), or one it runs or dials itself, is not the
+        # endpoint and gates nothing.
+        from runner.mcp_shadows import is_the_endpoint
+
+        where = {key: value for key, value in context.items() if value is not None}
+        if not is_the_endpoint(where, endpoint):
             return False
         tool = context.get("tool_name")
     else:
