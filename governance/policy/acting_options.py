@@ -3309,7 +3309,7 @@ def links_copied_from(program: str, args: list[str]) -> list[str]:
             follows = "none"
     if follows == "all" or (follows == "command line" and not recursive):
         return []
-    return words.operands if words.target is not None else words.operands[:-1]
+    return _cp_sources(words)
 
 
 # Where the special files are (device nodes; /proc's fd links and root lead to them).
@@ -3333,7 +3333,7 @@ def special_files_copied_from(program: str, args: list[str]) -> list[str]:
     copy_contents = any(len(n) > 2 and "copy-contents".startswith(n) for n in words.longs)
     if not recursive or copy_contents:
         return []
-    return words.operands if words.target is not None else words.operands[:-1]
+    return _cp_sources(words)
 
 
 def _cp_recursive(words: GetoptWords) -> bool:
@@ -3341,6 +3341,11 @@ def _cp_recursive(words: GetoptWords) -> bool:
     return bool(set(words.letters) & set("aRr")) or any(
         len(n) > 1 and any(o.startswith(n) for o in ("archive", "recursive")) for n in words.longs
     )
+
+
+def _cp_sources(words: GetoptWords) -> list[str]:
+    """The sources of cp or ln: every operand with `-t FOLDER`, else all but the last."""
+    return words.operands if words.target is not None else words.operands[:-1]
 
 
 def _rsync_sources(args: list[str]) -> list[str]:
@@ -3416,7 +3421,7 @@ def symbolic_link_texts(program: str, args: list[str]) -> list[str]:
     name = "symbolic-link" if program == "cp" else "symbolic"
     if "s" not in words.letters and not any(len(n) > 1 and name.startswith(n) for n in words.longs):
         return []
-    texts = words.operands if words.target is not None else words.operands[:-1]
+    texts = _cp_sources(words)
     if program == "ln" and words.target is None and len(words.operands) == 1:
         texts = words.operands
     return texts
