@@ -30,7 +30,7 @@ from ledger.models import Event
 from ledger.sequencer import log_for_org
 from ledger.services import event_hash
 from ledger.tree import TreeReader, TreeStorageError
-from ledger.verify.merkle import ProofError, verify_inclusion
+from ledger.verify.merkle import ProofError, verify_consistency, verify_inclusion
 
 LEDGER_ROLES = (Role.ADMIN, Role.AUDITOR)
 MAX_PAGE = 200
@@ -397,7 +397,17 @@ class ConsistencyProofApi(APIView):
         second = _checkpoint_of_size(log, query.validated_data.get("second"))
         if first.tree_size > second.tree_size:
             raise Invalid("first must not be larger than second")
-        path = TreeReader(log, second.tree_size).consistency(first.tree_size)
+        try:
+            path = TreeReader(log, second.tree_size).consistency(first.tree_size)
+            verify_consistency(
+                first.tree_size, second.tree_size, path, bytes(first.root), bytes(second.root)
+            )
+        except (TreeStorageError, ProofError) as error:
+            raise _tampered(
+                f"the stored tree does not prove the checkpoint of size {second.tree_size} "
+                f"consistent with the one of size {first.tree_size}: {error}",
+                "proof_mismatch",
+            ) from None
         return Response(
             {
                 "first": first.tree_size,

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .events import event_hash, event_leaf_hash
-from .merkle import CompactRange, ProofError, verify_consistency, verify_inclusion
+from .merkle import EMPTY_ROOT, CompactRange, ProofError, verify_consistency, verify_inclusion
 from .note import Checkpoint, NoteError, VerifierKey, b64decode_strict
 from .records import BundleError, check_fields, is_name, read_records
 from .verdict import RunChain, Verdict
@@ -241,8 +241,18 @@ def _before_events(state: _State, number: int, trusted, outside: list[str]) -> N
                     f"checkpoint of tree size {held.size}",
                     f"forked history: differs from the {what} at the same size",
                 )
+        elif held.size == 0:
+            # No leaf is read before the root of size 0 could be checked: check it now.
+            if held.root != EMPTY_ROOT:
+                raise BundleError(0, what, "a tree of size 0 must have the empty root")
         elif state.header["scope"] == "org":
-            # The leaves below will be held to the published root at that size.
+            # The leaves below will be held to the published root at that size; two held
+            # checkpoints of one size must agree (only one root can be checked there).
+            earlier = state.roots_due.get(held.size)
+            if earlier is not None and earlier[2] != held.root:
+                raise BundleError(
+                    0, what, f"forked history: differs from the {earlier[1]} at the same size"
+                )
             state.roots_due[held.size] = (0, what, held.root)
         else:
             raise BundleError(0, what, "no checkpoint of that size in this run bundle")
