@@ -57,6 +57,9 @@ class _Options:
     valued: str = ""
     long_flags: frozenset[str] = frozenset()
     long_valued: frozenset[str] = frozenset()
+    # options whose value is optional and only ever glued (`script -tFILE`, `--timing=FILE`)
+    optional: str = ""
+    long_optional: frozenset[str] = frozenset()
 
 
 class _UnknownOption(Exception):
@@ -64,9 +67,14 @@ class _UnknownOption(Exception):
 
 
 def _skip_options(
-    program: str, args: list[str], spec: _Options, taken: dict[str, str] | None = None
+    program: str,
+    args: list[str],
+    spec: _Options,
+    taken: dict[str, str] | None = None,
+    every: list[tuple[str, str]] | None = None,
 ) -> int:
-    """Index of the first operand after `program`'s options; values land in `taken`."""
+    """Index of the first operand after `program`'s options; values land in `taken` (the
+    last of each option) and in `every` (each one, in order)."""
     k = 0
     while k < len(args):
         text = args[k]
@@ -82,6 +90,11 @@ def _skip_options(
                     value = args[k] if k < len(args) else ""
                 if taken is not None:
                     taken[name] = value
+                if every is not None:
+                    every.append((name, value))
+            elif name in spec.long_optional:
+                if has_value and every is not None:
+                    every.append((name, value))
             elif name not in spec.long_flags:
                 raise _UnknownOption(f"{program}: unrecognised option {text!r}")
             k += 1
@@ -94,6 +107,12 @@ def _skip_options(
                     value = args[k] if k < len(args) else ""
                 if taken is not None:
                     taken[letter] = value
+                if every is not None:
+                    every.append((letter, value))
+                break
+            if letter in spec.optional:
+                if text[position + 1 :] and every is not None:
+                    every.append((letter, text[position + 1 :]))
                 break
             if letter not in spec.flags:
                 raise _UnknownOption(f"{program}: unrecognised option {'-' + letter!r}")
@@ -524,25 +543,82 @@ def _watch(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
     return Unwrapped(script=" ".join(args), dialect="sh", transparent=False)
 
 
-def _opaque(spec: _Options, operands_before_command: int = 0, code: str = "") -> Unwrapper:
+def _opaque(
+    spec: _Options, operands_before_command: int = 0, code: str = "", creates_operand: bool = False
+) -> Unwrapper:
     """A wrapper the engine reads through for what it runs, but does not pass as the command
     it wraps: scheduling, locks, privileges, limits (`ionice rm -rf x` is `rm -rf x` to a
     NEVER rule, and needs a rule of its own to be allowed) (F140). `code`: the option whose
-    value is a script (`flock F -c CMD`, `script -c CMD`)."""
+    value is a script (`flock F -c CMD`). `creates_operand`: the operand before the command
+    is a file the wrapper creates when it runs one (`flock /etc/x true` opens /etc/x with
+    O_CREAT; `flock 9`, with no command, locks a descriptor)."""
 
     @_guarded
     def unwrap(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
         taken: dict[str, str] = {}
         k = _skip_options(program, args, spec, taken)
+        operand = args[k : k + 1] if creates_operand and args[k + 1 :] else []
         script = taken.get(code, taken.get("command")) if code else None
         if script is not None:
-            return Unwrapped(script=script, transparent=False)
+            return Unwrapped(script=script, transparent=False, writes=operand)
         k += operands_before_command
-        if k < len(args) and code and args[k] in (f"-{code}", f"--{code}"):
-            return Unwrapped(script=" ".join(args[k + 1 : k + 2]), transparent=False)
-        return Unwrapped(words=args[k:], transparent=False) if args[k:] else None
+        if k < len(args) and code and args[k] in (f"-{code}", f"--{code}", "--command"):
+            script = " ".join(args[k + 1 : k + 2])
+            return Unwrapped(script=script, transparent=False, writes=operand)
+        if not args[k:]:
+            return None
+        return Unwrapped(words=args[k:], transparent=False, writes=operand)
 
     return unwrap
+
+
+_SCRIPT = _Options(
+    flags="aefqhV",
+    valued="BcEImoOT",
+    long_flags=frozenset({"append", "return", "flush", "force", "quiet", "help", "version"}),
+    long_valued=frozenset({"command", "echo", "log-in", "log-out", "log-io", "log-timing"})
+    | frozenset({"logging-format", "output-limit"}),
+    optional="t",
+    long_optional=frozenset({"timing"}),
+)
+_SCRIPT_STREAM_LOGS = frozenset("BIO") | {"log-in", "log-out", "log-io"}
+_SCRIPT_LOGS = _SCRIPT_STREAM_LOGS | frozenset("Tt") | {"log-timing", "timing"}
+
+
+@_guarded
+def _script(program: str, args: list[str], stdin: list[str]) -> Unwrapped | None:
+    """util-linux `script [options] [FILE]`: it writes its typescript (FILE, or ./typescript
+    when no log is named) and every log its options name, and runs `$SHELL -c CMD`, or with no
+    `-c` an interactive shell that reads its commands from standard input. getopt permutes:
+    options after the file are options too."""
+    taken: dict[str, str] = {}
+    every: list[tuple[str, str]] = []
+    operands: list[str] = []
+    k = 0
+    while k < len(args):
+        k += _skip_options(program, args[k:], _SCRIPT, taken, every)
+        if args[k - 1 : k] == ["--"]:
+            operands += args[k:]
+            break
+        if k < len(args):
+            operands.append(args[k])
+            k += 1
+    options = [w for w in args[:k] if w.startswith("-")]
+    if any(_sets_flag(w, "V", "version", _SCRIPT) for w in options) or any(
+        _sets_flag(w, "h", "help", _SCRIPT) for w in options
+    ):
+        return None
+    logs = [value for name, value in every if name in _SCRIPT_LOGS] + operands[:1]
+    if not operands and not any(name in _SCRIPT_STREAM_LOGS for name, _ in every):
+        logs.append("typescript")
+    command = taken.get("c", taken.get("command"))
+    if command is None:
+        return Unwrapped(
+            transparent=False,
+            writes=logs,
+            concern="script runs an interactive shell that reads its commands from its input",
+        )
+    return Unwrapped(script=command, transparent=False, writes=logs)
 
 
 def _runs_a_program(what: str, operands_before_command: int = 0) -> Unwrapper:
@@ -627,6 +703,7 @@ WRAPPERS: dict[str, Unwrapper] = {
         ),
         operands_before_command=1,
         code="c",
+        creates_operand=True,
     ),
     "setpriv": _opaque(
         _Options(
@@ -639,16 +716,7 @@ WRAPPERS: dict[str, Unwrapper] = {
             | frozenset({"landlock-rule"}),
         )
     ),
-    "script": _opaque(
-        _Options(
-            flags="aeEfqTB",
-            valued="cIOtmoT",
-            long_flags=frozenset({"append", "return", "flush", "force", "quiet"}),
-            long_valued=frozenset({"command", "log-in", "log-out", "log-io", "log-timing"})
-            | frozenset({"logging-format", "output-limit", "echo", "timing"}),
-        ),
-        code="c",
-    ),
+    "script": _script,
     **{shell: _shell for shell in SHELLS},
     "setarch": _runs_a_program(_RUNS_ITS_COMMAND, operands_before_command=1),
     **dict.fromkeys(
