@@ -115,24 +115,44 @@ SHELL_READS = (
 )
 
 
-# A command and its reason cut to this many characters in Slack: even escaped (six
-# characters each at worst) the two fit one section.
-SLACK_READING_LIMIT = 200
+# A command and its reason cut to this many characters in Slack, counted as Slack shows them
+# (each hidden character a `\u200b` or `\U000e0041` escape, each `&` an `&amp;`): the two fit
+# one section whatever characters the agent chose. Counted in the raw text, 200 tag
+# characters (U+E0041, ten characters escaped) in a command and in a reason quoting it made
+# a section of 3,928 characters, which Slack refuses: the whole notification was never sent.
+SLACK_READING_LIMIT = 1200
+
+
+def _slack_width(text: str) -> int:
+    return len(slack_escape(one_line(text)))
 
 
 def _reading_lines(
-    reading: Sequence[ReadCommand], command, limit: int | None = None, reason=one_line
+    reading: Sequence[ReadCommand],
+    command,
+    limit: int | None = None,
+    reason=one_line,
+    width=len,
 ) -> list[str]:
     """Two lines a command: fluidbox's verdict and reason, then the agent's command alone on
     its own line (`one_line` escapes any line break in it, so it can forge no verdict). A
-    command or reason over `limit` characters is cut, and the cut is said. A reason may quote
-    the agent (`timeout: unrecognised option '--x=https://…'`): `reason` writes it (in Slack,
-    as inline code, where no URL becomes a link and no `@channel` a mention)."""
+    command or reason over `limit` characters (as `width` counts them: as shown) is cut, and
+    the cut is said. A reason may quote the agent (`timeout: unrecognised option
+    '--x=https://…'`): `reason` writes it (in Slack, as inline code, where no URL becomes a
+    link and no `@channel` a mention)."""
 
     def cut(text: str) -> tuple[str, str]:
-        if limit is None or len(text) <= limit:
+        if limit is None or width(text) <= limit:
             return text, ""
-        return text[:limit], f" ... and {len(text) - limit} more characters"
+        # The longest start of the text that is shown within `limit` (found by halving).
+        low, high = 0, min(len(text), limit)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if width(text[:middle]) <= limit:
+                low = middle
+            else:
+                high = middle - 1
+        return text[:low], f" ... and {len(text) - low} more characters"
 
     lines = []
     for number, read in enumerate(reading, 1):
@@ -165,7 +185,11 @@ def slack_message(facts: ApprovalFacts) -> tuple[str, list[dict]]:
     reading = [
         slack_escape(line)
         for line in _reading_lines(
-            facts.shell_reading, _plain_code, SLACK_READING_LIMIT, reason=_plain_code
+            facts.shell_reading,
+            _plain_code,
+            SLACK_READING_LIMIT,
+            reason=_plain_code,
+            width=_slack_width,
         )
     ]
     sections, rest = _reading_sections(reading)
