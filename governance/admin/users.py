@@ -63,3 +63,15 @@ admin.site.unregister(User)
 class FluidboxUserAdmin(UserAdmin):
     add_form = UserAddForm
     form = UserEditForm
+
+    def get_deleted_objects(self, objs, request):
+        """An account records name is kept, as it is never renamed: deleted, the policy
+        versions it saved would lose their author (the only record of who changed the
+        rules). The delete page and the bulk action both list it as protected."""
+        deleted, counts, permissions_needed, protected = super().get_deleted_objects(objs, request)
+        kept = [
+            f"{user.username!r} is named in runs, decisions or the ledger: deactivate it instead"
+            for user in objs
+            if named_in_records(user)
+        ]
+        return deleted, counts, permissions_needed, [*protected, *kept]
