@@ -138,8 +138,14 @@ class McpWireError(Exception):
 class UpstreamError(McpWireError):
     """The server could not be reached, failed, timed out or spoke nonsense.
 
-    The message is short and never contains a header or env credential value.
+    The message is short and never contains a header or env credential value. `sent`: whether
+    the request may have reached the server (false only when no connection was made and no
+    program started): a call that timed out or was answered with nonsense may have run.
     """
+
+    def __init__(self, message: str, *, sent: bool = True):
+        super().__init__(message)
+        self.sent = sent
 
 
 class AddressRefused(UpstreamError):
@@ -335,7 +341,8 @@ def failure_of(exc: BaseException, endpoint: McpEndpoint, timeout: float) -> Ups
     refused = next((leaf for leaf in leaves(exc) if isinstance(leaf, EgressRefused)), None)
     if refused is not None:
         return AddressRefused(str(refused))
-    return UpstreamError(_describe(exc, timeout, _credential_values(endpoint)))
+    message, sent = _describe(exc, timeout, _credential_values(endpoint))
+    return UpstreamError(message, sent=sent)
 
 
 async def _in_session(
@@ -384,33 +391,34 @@ async def _open_transport(
     return stdio_transport(endpoint.command, stdio_environment(endpoint.env), deadline)
 
 
-def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> str:
+def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> tuple[str, bool]:
+    """What went wrong, and whether the request may have reached the server."""
     found = list(leaves(exc))
     for leaf in found:
         if isinstance(leaf, TimeoutError | httpx2.TimeoutException):
-            return f"the MCP server did not answer within {timeout:g} s"
+            return f"the MCP server did not answer within {timeout:g} s", True
     for leaf in found:
         if isinstance(leaf, httpx2.ConnectError | ConnectionRefusedError):
-            return "could not connect to the MCP server"
+            return "could not connect to the MCP server", False
         if isinstance(leaf, FileNotFoundError | PermissionError):
-            return "could not start the MCP server program"
+            return "could not start the MCP server program", False
     for leaf in found:
         if isinstance(leaf, MCPError):
             if leaf.code == mcp_types.REQUEST_TIMEOUT:
-                return f"the MCP server did not answer within {timeout:g} s"
+                return f"the MCP server did not answer within {timeout:g} s", True
             if leaf.code == mcp_types.CONNECTION_CLOSED:
-                return "the MCP server closed the connection"
+                return "the MCP server closed the connection", True
             # Redacted before it is cut short: a cut through a secret would leave half of it.
             text = _redact(" ".join(_visible(leaf.error.message).split()), secrets)
             text = text[:_MAX_SERVER_MESSAGE]
-            return f"the MCP server returned error {leaf.code}: {text}"
+            return f"the MCP server returned error {leaf.code}: {text}", True
         if isinstance(leaf, _ProtocolViolation):
-            return str(leaf)
+            return str(leaf), True
         if isinstance(leaf, ValidationError):
-            return "the MCP server sent a response that is not valid MCP"
+            return "the MCP server sent a response that is not valid MCP", True
         if isinstance(leaf, httpx2.HTTPError | OSError):
-            return f"the connection to the MCP server failed ({type(leaf).__name__})"
-    return f"the MCP call failed ({type(found[0]).__name__})"
+            return f"the connection to the MCP server failed ({type(leaf).__name__})", True
+    return f"the MCP call failed ({type(found[0]).__name__})", True
 
 
 def _visible(message: str) -> str:

@@ -400,10 +400,16 @@ def _gated_call(
             fail_closed=FailClosed.VAULT_ERROR if isinstance(error, vault.VaultError) else None,
             head=gate.ledger_head,
         )
-        result = {
-            "content": [{"type": "text", "text": f"The tool could not be reached: {message}"}],
-            "isError": True,
-        }
+        if isinstance(error, UpstreamError) and error.sent:
+            # A timeout or an answer that is not MCP comes after the server had the call: the
+            # model must not read it as "nothing happened" and run a write twice.
+            text = (
+                f"The tool call failed: {message}. The server may have run it: check before "
+                "calling it again."
+            )
+        else:
+            text = f"The tool could not be called: {message}"
+        result = {"content": [{"type": "text", "text": text}], "isError": True}
         return BrokeredAnswer(GateAnswer(call, gate.approval), result, replayed=False)
     latency = _since(started)
     result = {"content": outcome.content, "isError": outcome.is_error}
