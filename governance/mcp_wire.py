@@ -409,7 +409,11 @@ def _describe(exc: BaseException, timeout: float, secrets: list[str]) -> tuple[s
             if leaf.code == mcp_types.CONNECTION_CLOSED:
                 return "the MCP server closed the connection", True
             # Redacted before it is cut short: a cut through a secret would leave half of it.
-            text = _redact(" ".join(_visible(leaf.error.message).split()), secrets)
+            # And before blanking what a reader cannot see: a credential holding such a
+            # character (an emoji's U+FE0F, a soft hyphen, a line break) is spelt as sent
+            # only in the server's own text; once blanked, neither it nor a word of it matches.
+            text = _redact(leaf.error.message, secrets)
+            text = _redact(" ".join(_visible(text).split()), secrets)
             text = text[:_MAX_SERVER_MESSAGE]
             return f"the MCP server returned error {leaf.code}: {text}", True
         if isinstance(leaf, _ProtocolViolation):
