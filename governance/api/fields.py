@@ -1,6 +1,8 @@
 """Input fields shared by several endpoints."""
 
 import copy
+import unicodedata
+from collections.abc import Mapping
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -27,6 +29,37 @@ class ToolNameField(StrictStringMixin, serializers.RegexField):
 
 class StrictCharField(StrictStringMixin, serializers.CharField):
     pass
+
+
+class ShownCharField(StrictCharField):
+    """A name people read (an agent, a repository): no control or format characters (an
+    ANSI escape, a line break, a bidi override, a zero-width space), which would make it read
+    as something else than it is."""
+
+    default_error_messages = {
+        "hidden": "must not contain control or format characters (U+{code:04X} at {index})"
+    }
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        for index, char in enumerate(value):
+            if unicodedata.category(char) in ("Cc", "Cf"):
+                self.fail("hidden", code=ord(char), index=index)
+        return value
+
+
+class ClosedSerializer(serializers.Serializer):
+    """A request body whose fields are all declared: a field it does not know (a typo of
+    `trust_tier` that was meant to lower the tier) is a 400, not silently left out."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields)
+            if unknown:
+                raise serializers.ValidationError(
+                    {key[:64]: ["unknown field"] for key in unknown[:10]}
+                )
+        return super().to_internal_value(data)
 
 
 class StrictURLField(StrictStringMixin, serializers.URLField):

@@ -7,8 +7,10 @@ from rest_framework.views import APIView
 
 from governance.api.fields import (
     ArgumentsField,
+    ClosedSerializer,
     IdField,
     ShallowFieldsSerializer,
+    ShownCharField,
     StrictCharField,
     StrictFloatField,
     StrictIntegerField,
@@ -25,10 +27,10 @@ from governance.services.runs import run_create, run_finish
 SOURCE_KINDS = ("pull_request", "manual", "schedule")
 
 
-class SourceIn(serializers.Serializer):
+class SourceIn(ClosedSerializer):
     kind = serializers.ChoiceField(SOURCE_KINDS)
-    repository = StrictCharField(max_length=300, required=False, allow_null=True)
-    head_repository = StrictCharField(max_length=300, required=False, allow_null=True)
+    repository = ShownCharField(max_length=300, required=False, allow_null=True)
+    head_repository = ShownCharField(max_length=300, required=False, allow_null=True)
 
 
 class FrozenToolOut(serializers.Serializer):
@@ -133,8 +135,8 @@ class RunCreateApi(APIView):
 
     permission_classes = [IsOperatorOrHuman]
 
-    class InputSerializer(serializers.Serializer):
-        agent = StrictCharField(max_length=100)
+    class InputSerializer(ClosedSerializer):
+        agent = ShownCharField(max_length=100)
         policy = StrictCharField(max_length=100)
         autonomy = serializers.ChoiceField(Autonomy.values, default=Autonomy.SUPERVISED)
         source = SourceIn()

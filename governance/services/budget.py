@@ -20,7 +20,7 @@ from governance.models import (
 )
 from governance.object_ids import object_id
 from governance.observability import metrics
-from ledger.models import EventType
+from ledger.models import Event, EventType
 from ledger.redaction import redact
 from ledger.services import chain_lock, event_append
 
@@ -129,9 +129,24 @@ def _replayed(reservation: BudgetReservation, tokens: int) -> ReservationResult:
             "this request_key was already used for a different reservation",
             code="request_key_reused",
         )
-    return ReservationResult(
-        reservation, False, RunBudget.objects.get(run_id=reservation.run_id).remaining
+    return ReservationResult(reservation, False, _remaining_as_booked(reservation))
+
+
+def _remaining_as_booked(reservation: BudgetReservation) -> int:
+    """What the reservation's first answer said remained (a retry answers the same body), as
+    its `budget.reserved` event records it."""
+    booked = (
+        Event.objects.filter(
+            run_id=reservation.run_id,
+            type=EventType.BUDGET_RESERVED,
+            data__reservation_id=reservation.pk,
+        )
+        .values_list("data", flat=True)
+        .first()
     )
+    if isinstance(booked, dict) and isinstance(booked.get("remaining_tokens"), int):
+        return booked["remaining_tokens"]
+    return RunBudget.objects.get(run_id=reservation.run_id).remaining
 
 
 def remaining_tokens(run: Run) -> int:
@@ -157,6 +172,11 @@ def reservation_settle(
     reservation_id = object_id(reservation_id, "no such reservation")
     with transaction.atomic():
         budget = RunBudget.objects.select_for_update().get(run=run)
+        # The run's counter next, then its status, as a reservation does: a finish that
+        # committed since the token check is seen here, and nothing is settled after it.
+        chain_lock(run_id=run.pk)
+        if not Run.objects.filter(pk=run.pk, status=RunStatus.ACTIVE).exists():
+            raise Conflict("this run has finished", code="run_finished")
         reservation = BudgetReservation.objects.filter(run=run, pk=reservation_id).first()
         if reservation is None:
             raise NotFound("no such reservation")
