@@ -541,12 +541,26 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-K", "--config"), CONFIGURES),
         **dict.fromkeys(("-T", "--upload-file", "-d", "--data", "--data-binary"), SENDS),
         **dict.fromkeys(("-F", "--form", "--data-urlencode", "--json"), SENDS),
+        # (H32, sandbox) `-d`'s other name and a variable from a file (8.3): a file's
+        # content sent (headers and query parts from `@FILE`: `_curl_files_sent`); `--engine
+        # PATH` loads PATH as an OpenSSL engine (its constructor ran); `--ssl-sessions F`
+        # (8.12) writes F.
+        **dict.fromkeys(("--data-ascii", "--variable"), SENDS),
+        "--engine": RUNS,
+        "--ssl-sessions": WRITES_FILES,
     },
     "wget": {
         **dict.fromkeys(("-O", "--output-document", "-o", "--output-file"), WRITES_FILES),
         **dict.fromkeys(("-a", "--append-output", "-P", "--directory-prefix"), WRITES_FILES),
         **dict.fromkeys(("--post-file", "--body-file"), SENDS),
         **dict.fromkeys(("-e", "--execute", "--config"), CONFIGURES),
+        # (H32, sandbox) the askpass program runs; cookies, WARC, HSTS and rejects files are
+        # written where named; `-i FILE`'s lines are requested (`-B URL -i /etc/hostname`
+        # sent `GET /vm`), a file's content sent.
+        "--use-askpass": RUNS,
+        **dict.fromkeys(("--save-cookies", "--warc-file", "--warc-tempdir"), WRITES_FILES),
+        **dict.fromkeys(("--hsts-file", "--rejected-log"), WRITES_FILES),
+        **dict.fromkeys(("-i", "--input-file", "--input-metalink"), SENDS),
     },
     "docker": {},
     "go": {},
@@ -4216,7 +4230,34 @@ def _golangci_revisions(args: list[str]) -> list[Acting]:
 
 
 # The readings of a program's words past its table's options and subcommands (F119-F125).
+_CURL_FILE_VALUES = ("-H", "--header", "--proxy-header", "--url-query")
+
+
+def _curl_files_sent(args: list[str]) -> list[Acting]:
+    """A header or query part curl takes from `@FILE` (`-H @/etc/passwd`, `-sH@F`): the
+    file's lines are sent (seen: the file opened to be sent). One written out sends no more
+    than the URL could, and stays under a rule for curl."""
+    found = []
+    for k, token in enumerate(args):
+        following = args[k + 1] if k + 1 < len(args) else ""
+        if token.startswith("--"):
+            name, equals, value = token[2:].partition("=")
+            option = next(
+                (o for o in _CURL_FILE_VALUES if _long_spells("curl", o, name) and name), None
+            )
+            value = value if equals else following
+        elif token.startswith("-") and "H" in token[1:]:
+            option = "-H"  # the last letter of a cluster takes the value: `-sH @F`, `-H@F`
+            value = token[token.index("H") + 1 :] or following
+        else:
+            continue
+        if option is not None and value.startswith("@"):
+            found.append(Acting((option,), SENDS))
+    return found
+
+
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
+    "curl": (_curl_files_sent,),
     "uv": (_uv_interpreters,),
     "npm": (_npm_settings, _npm_global, _npm_version_taken_back),
     "ctest": (_ctest_dashboards,),
