@@ -8,19 +8,39 @@ from django.conf import settings
 from django.db import connection
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import renderers, serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from governance.api.fields import query_once
 from governance.selectors import access_run
 from governance.throttling import credential_key, wait_slot_release, wait_slot_take
 from ledger.models import Event
 
 MAX_PAGE = 1000
-SEQ = re.compile(r"[0-9]{1,18}")
+SEQ = re.compile(r"[0-9]{1,18}", re.ASCII)
 POLL_SECONDS = 0.25
+
+
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": 10**18 - 1})
+class SeqField(serializers.IntegerField):
+    """A cursor: the seq of an event, written as the API writes it (what `Last-Event-ID` is
+    held to). DRF's IntegerField also reads `+1`, `1.0`, non-ASCII digits and any number of
+    digits, each a 200 page of "nothing after" that a client would take for the end."""
+
+    default_error_messages = {"invalid": "must be the seq of an event (at most 18 digits)"}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not SEQ.fullmatch(data):
+            self.fail("invalid")
+        return int(data)
 
 
 def event_json(event: Event) -> dict:
@@ -48,7 +68,7 @@ class EventOut(serializers.Serializer):
 
 class RunEventsApi(APIView):
     class QueryIn(serializers.Serializer):
-        after = serializers.IntegerField(min_value=0, default=0)
+        after = SeqField(default=0)
         limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=100)
 
     @extend_schema(
@@ -59,8 +79,7 @@ class RunEventsApi(APIView):
         ),
     )
     def get(self, request, run_id):
-        # A plain dict, not the QueryDict: DRF reads `?after=` from a QueryDict as "absent".
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         run = access_timeline(run_id, request.auth)
         after = query.validated_data["after"]
@@ -138,7 +157,7 @@ class RunEventStreamApi(APIView):
     http_method_names = ["get", "options"]
 
     class QueryIn(serializers.Serializer):
-        after = serializers.IntegerField(min_value=0, default=0)
+        after = SeqField(default=0)
         max_seconds = serializers.IntegerField(min_value=1, required=False)
 
     @extend_schema(
@@ -155,7 +174,7 @@ class RunEventStreamApi(APIView):
         responses={(200, "text/event-stream"): ServerSentEvent},
     )
     def get(self, request, run_id):
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         after = query.validated_data["after"]
         last_event_id = request.headers.get("Last-Event-ID")

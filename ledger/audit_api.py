@@ -11,6 +11,7 @@ from rest_framework import renderers, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from governance.api.fields import query_once
 from governance.api.permissions import IsOperatorOrHuman
 from governance.authentication import Actor, ActorKind
 from governance.errors import Conflict, Invalid, NotFound, ServiceError
@@ -106,7 +107,7 @@ class CheckpointApi(APIView):
 
     @extend_schema(parameters=[OrgQuery], responses={(200, "text/plain"): OpenApiTypes.STR})
     def get(self, request):
-        query = OrgQuery(data=request.query_params.dict())
+        query = OrgQuery(data=query_once(request))
         query.is_valid(raise_exception=True)
         log = access_ledger_log(request.auth, query.validated_data.get("org"))
         checkpoint = _checkpoint_of_size(log, None)
@@ -131,7 +132,7 @@ class PublicKeyApi(APIView):
         responses=inline_serializer("LedgerPublicKey", {"vkey": serializers.CharField()}),
     )
     def get(self, request):
-        query = OrgQuery(data=request.query_params.dict())
+        query = OrgQuery(data=query_once(request))
         query.is_valid(raise_exception=True)
         log = access_ledger_log(request.auth, query.validated_data.get("org"))
         try:
@@ -161,7 +162,7 @@ class KeysApi(APIView):
         responses=inline_serializer("LedgerKeys", {"keys": KeyOut(many=True)}),
     )
     def get(self, request):
-        query = OrgQuery(data=request.query_params.dict())
+        query = OrgQuery(data=query_once(request))
         query.is_valid(raise_exception=True)
         log = access_ledger_log(request.auth, query.validated_data.get("org"))
         try:
@@ -215,7 +216,7 @@ class CheckpointHistoryApi(APIView):
         ),
     )
     def get(self, request):
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         log = access_ledger_log(request.auth, query.validated_data.get("org"))
         rows = Checkpoint.objects.filter(log=log).select_related("key")
@@ -287,7 +288,7 @@ class InclusionProofApi(APIView):
         ),
     )
     def get(self, request):
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         run = access_run(query.validated_data["run"], request.auth)
         if request.auth.is_human and not request.auth.has_role(run.org_id, *LEDGER_ROLES):
@@ -390,7 +391,7 @@ class ConsistencyProofApi(APIView):
         ),
     )
     def get(self, request):
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         log = access_ledger_log(request.auth, query.validated_data.get("org"))
         first = _checkpoint_of_size(log, query.validated_data["first"])

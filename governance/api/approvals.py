@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import RememberField
+from governance.api.fields import RememberField, query_once
 from governance.api.permissions import IsHuman
 from governance.models import Approval, ApprovalStatus, RememberScope
 from governance.policy import escape_invisible
@@ -69,8 +69,7 @@ class ApprovalListApi(APIView):
         ),
     )
     def get(self, request):
-        # A plain dict, not the QueryDict: DRF reads `?status=` from a QueryDict as "absent".
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         approvals = decidable_approvals(request.auth).select_related("decided_by", "call")
         if "status" in query.validated_data:

@@ -5,6 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from governance.api.fields import query_once
 from governance.api.permissions import IsHuman
 from governance.models import BindingConsent, FrozenBinding
 from governance.selectors import bindings_owned_by
@@ -66,7 +67,7 @@ class BindingListApi(APIView):
         ),
     )
     def get(self, request):
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         bindings = bindings_owned_by(request.auth)
         if "consent" in query.validated_data:

@@ -154,3 +154,13 @@ class ShallowFieldsSerializer(serializers.Serializer):
 
     def get_fields(self):
         return {name: copy.copy(field) for name, field in self._declared_fields.items()}
+
+
+def query_once(request) -> dict:
+    """The query parameters, each given once: `?after=1&after=5` is a 400, never read as
+    whichever one `QueryDict.dict()` keeps. A plain dict, not the QueryDict: DRF reads
+    `?after=` from a QueryDict as "absent"."""
+    repeated = sorted(k for k, v in request.query_params.lists() if len(v) > 1)
+    if repeated:
+        raise serializers.ValidationError({name: "given more than once" for name in repeated})
+    return request.query_params.dict()

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import IdField, ToolNameField
+from governance.api.fields import IdField, ToolNameField, query_once
 from governance.api.permissions import IsRunner
 from governance.api.runs import runner_run
 from governance.services.agent_secrets import secrets_for_tool
@@ -25,7 +25,7 @@ class RunSecretsApi(APIView):
     )
     def get(self, request, run_id):
         run = runner_run(run_id, request.auth)
-        query = self.QueryIn(data=request.query_params.dict())
+        query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
         env = secrets_for_tool(run=run, **query.validated_data)
         response = Response({"env": env})

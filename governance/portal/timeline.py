@@ -154,7 +154,8 @@ def frozen_details(run: Run) -> dict:
         "tools": list(run.frozen_tools.select_related("connection").order_by("name")),
         "bindings": list(run.bindings.select_related("connection").order_by("connection__slug")),
         "budget": budget,
-        "source": json.dumps(run.source, ensure_ascii=False, sort_keys=True),
+        # As run.created recorded it: redacted (a clone URL's token, `https://x:TOKEN@host`).
+        "source": json.dumps(redact(run.source).data, ensure_ascii=False, sort_keys=True),
     }
 
 
