@@ -541,7 +541,7 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-K", "--config"), CONFIGURES),
         **dict.fromkeys(("-T", "--upload-file", "-d", "--data", "--data-binary"), SENDS),
         **dict.fromkeys(("-F", "--form", "--data-urlencode", "--json"), SENDS),
-        # (H32, sandbox) `-d`'s other name and a variable from a file (8.3): a file's
+        # (F168, sandbox) `-d`'s other name and a variable from a file (8.3): a file's
         # content sent (headers and query parts from `@FILE`: `_curl_files_sent`); `--engine
         # PATH` loads PATH as an OpenSSL engine (its constructor ran); `--ssl-sessions F`
         # (8.12) writes F.
@@ -554,7 +554,7 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("-a", "--append-output", "-P", "--directory-prefix"), WRITES_FILES),
         **dict.fromkeys(("--post-file", "--body-file"), SENDS),
         **dict.fromkeys(("-e", "--execute", "--config"), CONFIGURES),
-        # (H32, sandbox) the askpass program runs; cookies, WARC, HSTS and rejects files are
+        # (F168, sandbox) the askpass program runs; cookies, WARC, HSTS and rejects files are
         # written where named; `-i FILE`'s lines are requested (`-B URL -i /etc/hostname`
         # sent `GET /vm`), a file's content sent.
         "--use-askpass": RUNS,
@@ -732,7 +732,18 @@ ACTING: dict[str, dict[str, str]] = {
     # They compile the files a list names (`-i -`: their input), writing next to each.
     "compileall": {"-i": WRITES_FILES},
     "py_compile -": {"": WRITES_FILES},
-    "vim": dict.fromkeys(("-c", "+", "-S", "--cmd", "-u", "-y"), RUNS),
+    "vim": dict.fromkeys(("-c", "+", "-S", "--cmd", "-u", "-y"), RUNS)
+    # (F169, sandbox) `-s F` types F's keys in normal mode (its `:!touch PWNED` ran); in
+    # ex mode (`-es`) it is the silent flag of a mode reading Ex commands from standard input
+    # (see _vim_ex_mode). `--remote-expr`, `--remote-send`, `--remote…` have the vim a server
+    # name reaches evaluate, type or open them (vim takes any word starting `--remote`).
+    | {"-s": RUNS, "--remote": RUNS},
+    # (F169, sandbox) a library it loads: `-engine /workspace/e.so`, `-provider-path DIR`
+    # (its constructor ran), a configuration (it loads engines and providers), `engine dynamic
+    # -pre SO_PATH:F -pre LOAD`; `-provider` and engine ids named by a path: _openssl_modules.
+    # The files it writes are write probes (OUTPUT_OPTIONS).
+    "openssl": dict.fromkeys(("-engine", "-ssl_client_engine", "-provider-path", "-config"), RUNS),
+    "openssl engine": dict.fromkeys(("-pre", "-post"), RUNS),
     "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
 
@@ -832,6 +843,7 @@ VALUED_LETTERS = {
     "ruby": "erICEFi",
     "compileall": "rdspxijoe",
     "file": "efFmP",  # `file -fz`: the names are read from the file `z`
+    "vim": "Vq",  # `-V1/tmp/scripts`, `-qerrors`: the rest of the word is the value
 }
 
 # Programs whose operands are files they write: "all", "last" (the destination; or
@@ -912,7 +924,11 @@ OUTPUT_OPTIONS = {
     "gcc": ("-o",),
     "rustc": ("-o",),
     "unzip": ("-d",),
-    "openssl": ("-out",),
+    # (F169, sandbox) `-writerand` wrote /tmp; keys, sessions, TLS secrets, messages,
+    # certificates, OCSP requests and responses, a CA's serial file and its new certificates.
+    # openssl reads `--out` as `-out` and `-out=F` (see _openssl_words).
+    "openssl": ("-out", "-writerand", "-keyout", "-sess_out", "-keylogfile", "-msgfile")
+    + ("-certsout", "-reqout", "-respout", "-CAserial", "-outdir"),
     "patch": ("-o", "--output"),
     "cmake": ("-B", "--build"),  # the build directory it configures, or builds in
     "mvn": ("-l", "--log-file"),  # its build log
@@ -1005,6 +1021,8 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
         found += _sed_scripts(args)
     elif program == "less":
         found += _less_chained_options(args)
+    elif program == "vim":
+        found += _vim_ex_mode(base, args)
     elif program == "awk":
         if args in (["-W", "version"], ["-Wversion"]):
             return []  # mawk's `--version`: it prints its version and runs nothing
@@ -1072,7 +1090,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
 
 
 _NO_CLUSTERS = frozenset(
-    {"find", "go", "gcc", "sqlite3", "cmake", "ctest", "mvn", "dotnet"}
+    {"find", "go", "gcc", "sqlite3", "cmake", "ctest", "mvn", "dotnet", "openssl"}
 )  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
@@ -1167,6 +1185,9 @@ def _long_spells(program: str, option: str, name: str) -> bool:
         return False
     if program == "tsc":
         return option[2:].lower() == name.lower()
+    if program == "vim":
+        # vim compares a word's start, in any case: `--CMD`, `--remote-expr` is `--remote…`
+        return name.lower().startswith(option[2:].lower())
     if program == "less":
         # less folds every letter after the first (`--Log-f` is `--LOG-FILE`) (H19-4)
         return option[2:].lower().startswith(name.lower())
@@ -3154,8 +3175,12 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         args = _gcc_words(args)
     if program == "gcc":
         return _option_values(args, OUTPUT_OPTIONS[program]) + _precompiled_headers(args)
+    if program == "openssl":
+        return _option_values(_openssl_words(args), OUTPUT_OPTIONS[program])
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
+    if program == "vim":
+        return _vim_written(args)
     if program == "tar":
         # `tar -cf /tmp/a.tar src` writes the archive there (`-` is standard output)
         writing, archives = tar_archives(args)
@@ -4256,6 +4281,72 @@ def _curl_files_sent(args: list[str]) -> list[Acting]:
     return found
 
 
+def _openssl_words(args: list[str]) -> list[str]:
+    """openssl's arguments with `--name` read as `-name`, as its parser does (`rand --out F`
+    wrote F in the sandbox, F169); `-name=VALUE` stays one word (see _option_values)."""
+    return [t[1:] if t.startswith("--") and len(t) > 2 else t for t in args]
+
+
+def _openssl_modules(args: list[str]) -> list[Acting]:
+    """A provider or engine named by a path: `-provider /tmp/x` and `openssl engine /tmp/e.so`
+    load that file (a path rules over the modules folder; a bare name is looked up there)."""
+    words = _openssl_words(args)
+    found = [
+        Acting(("-provider",), RUNS)
+        for value in _option_values(words, ("-provider",))
+        if "/" in value
+    ]
+    if words[:1] == ["engine"]:
+        k = 1
+        while k < len(words) and words[k].startswith("-") and words[k] != "--":
+            k += 2 if words[k] in ("-pre", "-post") else 1  # flags: -t, -tt, -c, -v…
+        found += [Acting((word,), RUNS) for word in words[k:] if "/" in word]
+    return found
+
+
+# vim's options that name a file it writes: the keys typed (`-w`, `-W`), the viminfo file
+# (`-i`, but `NONE`), the start-up timing and channel logs; `-V[N]FILE` glues it (F169,
+# sandbox: `-w /tmp/vw`, `-V1/tmp/vv` wrote /tmp).
+_VIM_WRITES_NEXT = "wWi"
+_VIM_LONG_WRITES = ("startuptime", "log")
+
+
+def _vim_written(args: list[str]) -> list[str]:
+    written: list[str] = []
+    for k, token in enumerate(args):
+        following = args[k + 1 : k + 2]
+        if token == "--":
+            break  # file names only after it
+        if token.startswith("--"):
+            if token[2:].lower().startswith(_VIM_LONG_WRITES):
+                written += following
+            continue
+        for at, letter in enumerate(token[1:] if token.startswith("-") else "", 2):
+            rest = token[at:]
+            if letter == "V":
+                written += [rest.lstrip("0123456789")] if rest.lstrip("0123456789") else []
+            elif letter in _VIM_WRITES_NEXT and not rest and following != ["NONE"]:
+                written += following
+            if letter in "Vq" or (letter == "w" and rest[:1].isdigit()):
+                break  # the rest of the word is the value (`-w40`: the window's height)
+    return written
+
+
+def _vim_ex_mode(base: str, args: list[str]) -> list[Acting]:
+    """ex, `vim -e`, `vim -E` (`-es` silent) read Ex commands from standard input when it is
+    no terminal: `vim -es notes.txt < s.vim` ran its `:!touch PWNED` (F169, sandbox), as
+    `sh < file` runs a script the words do not show."""
+    letters = []
+    for token in args:
+        if token == "--":
+            break
+        if token.startswith("-") and not token.startswith("--"):
+            letters += takewhile(lambda letter: letter not in "Vq", token[1:])
+    if base == "ex" or "e" in letters or "E" in letters:
+        return [Acting(("-E" if "E" in letters else "-e",), "reads Ex commands from its input")]
+    return []
+
+
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "curl": (_curl_files_sent,),
     "uv": (_uv_interpreters,),
@@ -4270,4 +4361,5 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "mvn": (_maven_goals,),
     **dict.fromkeys(("gradle", "gradlew", "./gradlew"), (_gradle_properties, _gradle_reaches)),
     "date": (_date_set_by_operand,),
+    "openssl": (_openssl_modules,),
 }
