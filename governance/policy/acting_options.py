@@ -648,7 +648,11 @@ ACTING: dict[str, dict[str, str]] = {
         }
         for sub in ("run", "create", "exec")
     },
-    "zip": {"-TT": RUNS, "--unzip-command": RUNS},
+    # `-m` deletes each file it adds (seen: the source gone; `zip -m a.zip .git/config`); a
+    # `-TT` glued to its command, or in a cluster, is read by _zip_unzip_command.
+    "zip": {"-TT": RUNS, "--unzip-command": RUNS, "-m": DELETES, "--move": DELETES},
+    # `-:` keeps an entry's `../` (seen: `../../tmp/esc` written in /tmp).
+    "unzip": {"-:": WRITES_FILES},
     "cmake": {
         # `cmake -E rm -rf …`, `-E env CMD`, `-E copy …`: its command-line tools act.
         **dict.fromkeys(("-E", "-P", "-C", "--toolchain"), RUNS),
@@ -844,6 +848,10 @@ VALUED_LETTERS = {
     "compileall": "rdspxijoe",
     "file": "efFmP",  # `file -fz`: the names are read from the file `z`
     "vim": "Vq",  # `-V1/tmp/scripts`, `-qerrors`: the rest of the word is the value
+    # zip's one-letter valued options with no longer option starting with the letter (`-n`
+    # has `-nw`, `-s` `-sf`...: the letters after them stay read, as options)
+    "zip": "bOPZt",
+    "unzip": "dP",
 }
 
 # Programs whose operands are files they write: "all", "last" (the destination; or
@@ -852,6 +860,9 @@ WRITES = {
     **dict.fromkeys(("tee", "touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo"), "all"),
     **dict.fromkeys(("truncate", "mv"), "all"),
     **dict.fromkeys(("cp", "ln", "link", "install", "rsync"), "last"),
+    # between local paths scp runs `cp` (seen: `cp -- notes.txt /tmp/scpcopy`), and a remote
+    # source is copied to the local last operand alike; a remote one is not written here
+    "scp": "last",
     **dict.fromkeys(("chmod", "chown", "chgrp"), "after-first"),
     **dict.fromkeys(("uniq", "xxd"), "second"),
     # They write next to what they compress or decompress.
@@ -911,6 +922,7 @@ def may_configure(program: str, written: str, folders: Iterable[str | None] = ()
 # Programs that write where they run without naming the file (a download, an archive's
 # files, a.out): after a `cd`, that directory must be writable by the rules.
 WRITES_WHERE_IT_RUNS = RUNS_PROJECT_CODE | {"wget", "curl", "unzip", "tar", "gcc", "git", "split"}
+WRITES_WHERE_IT_RUNS |= {"patch"}  # the files its diff names
 # Written operands that create, remove or re-mode files without putting content in them.
 WRITES_NO_CONTENT = frozenset(
     {"touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo", "chown", "chgrp", "truncate"}
@@ -929,7 +941,7 @@ OUTPUT_OPTIONS = {
     # openssl reads `--out` as `-out` and `-out=F` (see _openssl_words).
     "openssl": ("-out", "-writerand", "-keyout", "-sess_out", "-keylogfile", "-msgfile")
     + ("-certsout", "-reqout", "-respout", "-CAserial", "-outdir"),
-    "patch": ("-o", "--output"),
+    "patch": ("-o", "--output", "-r", "--reject-file"),  # and more: see _patch_written
     "cmake": ("-B", "--build"),  # the build directory it configures, or builds in
     "mvn": ("-l", "--log-file"),  # its build log
     "ctest": ("--test-dir",),  # it writes Testing/ there
@@ -945,6 +957,7 @@ _WRITES_VALUED = {
     "truncate": "sr",
     "uniq": "fsw",
     "rsync": "eBTfM",
+    "scp": "cDFiJloPSX",  # OpenSSH 9's getopt string
 }
 
 ALIASES = {
@@ -3177,6 +3190,10 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _option_values(args, OUTPUT_OPTIONS[program]) + _precompiled_headers(args)
     if program == "openssl":
         return _option_values(_openssl_words(args), OUTPUT_OPTIONS[program])
+    if program == "patch":
+        return _patch_written(args)
+    if program == "zip":
+        return _zip_written(args)
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "vim":
@@ -3221,6 +3238,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         t_names_target=program != "touch",  # touch's `-t STAMP`: a time
     )
     operands, target = words.operands, words.target
+    if program == "scp" and (not operands or _scp_remote(operands[-1])):
+        return []  # sent to another host: ssh's options and the address are the concern
     parents = program == "cp" and any(len(n) > 1 and "parents".startswith(n) for n in words.longs)
     if shape == "all":
         # `mv -t DIR SRC...` moves each SRC into DIR: DIR is written as well.
@@ -3241,7 +3260,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return operands[1:2]
     written = [target] if target is not None else operands[-1:]
     sources = operands if target is not None else operands[:-1]
-    no_folder = "T" in words.letters or any(
+    # (scp's `-T` relaxes its name checks: no `--no-target-directory`)
+    no_folder = ("T" in words.letters and program != "scp") or any(
         len(n) > 2 and "no-target-directory".startswith(n) for n in words.longs
     )
     if written and not no_folder:
@@ -3306,6 +3326,122 @@ def _tar_remote(name: str, args: list[str]) -> bool:
         and "/" not in name[:colon]
         and not any(len(t) > 3 and "--force-local".startswith(t) for t in args)
     )
+
+
+# GNU patch 2.7's valued options (its getopt string, and the long ones that take a value).
+_PATCH_VALUED = "BdDFgioprVxYz"
+_PATCH_LONG_VALUED = (
+    "prefix", "directory", "ifdef", "fuzz", "get", "input", "output", "strip", "reject-file",
+    "version-control", "debug", "basename-prefix", "suffix", "reject-format", "quoting-style",
+)  # fmt: skip
+_PATCH_LETTER = {"output": "o", "reject-file": "r", "prefix": "B", "basename-prefix": "Y"}
+
+
+def _patch_written(args: list[str]) -> list[str]:
+    """Where `patch [FILE [PATCHFILE]]` writes (seen in the sandbox): FILE in place, or the
+    `-o` file (`--out=F` abbreviated) instead; the rejects to `-r`; backups named `-B`
+    PREFIX + file or dir/`-Y` PREFIX + base (`-b -B /tmp/ a` wrote /tmp/a), whatever the
+    diff names when no FILE is given (`<files>`); all in the `-d` folder (`-d /tmp/d`
+    patched /tmp/d/a): patch changes into it as it reads the option."""
+    words = read_getopt(args, _PATCH_VALUED, _PATCH_LONG_VALUED, t_names_target=False)
+    folder, given = ".", {"o": [], "r": [], "B": [], "Y": []}
+    for option, value in words.values:
+        if option in ("d", "directory"):
+            folder = posixpath.join(folder, value)
+        elif (letter := _PATCH_LETTER.get(option, option)) in given:
+            given[letter].append(value)
+    patched = [f for f in words.operands[:1] if f != "-"]
+    named = patched or ["<files>"]
+    written = [f for f in given["o"] if f != "-"] or named
+    written += given["r"]
+    written += [prefix + f for prefix in given["B"] for f in named]
+    written += [
+        posixpath.join(posixpath.dirname(f), prefix + posixpath.basename(f))
+        for prefix in given["Y"]
+        for f in named
+    ]
+    return [posixpath.join(folder, f) if folder != "." else f for f in written]
+
+
+# zip 3.0's valued options (a multi-letter one read first: `-TTsh`, `-lf F`, `-tt DATE`), and
+# its long spellings; `-x` and `-i` take every word up to the next option.
+_ZIP_MULTI_VALUED = ("TT", "tt", "lf")
+_ZIP_VALUED = "bnOPstZxi"
+_ZIP_LONG = {
+    "temp-path": "b", "suffixes": "n", "output-file": "O", "password": "P", "split-size": "s",
+    "from-date": "t", "before-date": "tt", "unzip-command": "TT", "logfile-path": "lf",
+    "compression-method": "Z", "exclude": "x", "include": "i",
+}  # fmt: skip
+
+
+def _zip_words(args: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """zip's operands (the archive first) and valued options (`TT`, `b`...) with values."""
+    operands: list[str] = []
+    values: list[tuple[str, str]] = []
+    k, options_end = 0, False
+    while k < len(args):
+        token, k = args[k], k + 1
+        option, value = None, None
+        if options_end or not token.startswith("-") or token == "-":
+            operands.append(token)
+        elif token == "--":
+            options_end = True
+        elif token.startswith("--"):
+            name, equals, value = token[2:].partition("=")
+            matches = [o for o in _ZIP_LONG if o.startswith(name)] if name else []
+            option = _ZIP_LONG[matches[0]] if len(matches) == 1 else None
+            value = value if equals else None
+        else:
+            at = 1
+            while at < len(token) and option is None:
+                multi = token[at : at + 2]
+                if multi in _ZIP_MULTI_VALUED or token[at] in _ZIP_VALUED:
+                    option = multi if multi in _ZIP_MULTI_VALUED else token[at]
+                    value = token[at + len(option) :] or None
+                at += 1
+        if option is None:
+            continue
+        if value is None and k < len(args):
+            value, k = args[k], k + 1
+        values.append((option, value or ""))
+        while option in ("x", "i") and k < len(args) and not args[k].startswith("-"):
+            values.append((option, args[k]))
+            k += 1
+    return operands, values
+
+
+def _zip_named(path: str) -> list[str]:
+    """zip adds `.zip` to an archive with no extension."""
+    return [path] if "." in path.rsplit("/", 1)[-1] else [path, path + ".zip"]
+
+
+def _zip_written(args: list[str]) -> list[str]:
+    """Where zip writes (seen in the sandbox): the archive, its first operand, or the `-O`
+    archive instead (`zip -q /tmp/out.zip notes.txt` wrote /tmp/out.zip); its temporary file
+    in the `-b` folder; the `-lf` log (`-lf /tmp/zlog` wrote /tmp/zlog.log)."""
+    operands, values = _zip_words(args)
+    outputs = [_zip_named(value) for option, value in values if option == "O"]
+    archives = outputs or [_zip_named(a) for a in operands[:1] if a != "-"]
+    written = [name for names in archives for name in names]
+    written += [value.rstrip("/") + "/<files>" for option, value in values if option == "b"]
+    logs = [value for option, value in values if option == "lf"]
+    written += logs + [log + ".log" for log in logs if "." not in log.rsplit("/", 1)[-1]]
+    return written
+
+
+def _zip_unzip_command(args: list[str]) -> list[Acting]:
+    """`-TT CMD` glued (`-TTsh`) or in a cluster (`-qTTsh`): zip runs CMD on the archive
+    to test it (seen: `zip -q out.zip notes.txt -T -TTsh` ran sh)."""
+    _, values = _zip_words(args)
+    return [Acting(("-TT",), RUNS)] if any(option == "TT" for option, _ in values) else []
+
+
+def _scp_remote(operand: str) -> bool:
+    """OpenSSH's `colon()`: a `[host]:`, `host:` or `user@host:` before any `/` (not a
+    leading `:`), or an `scp://` address, is another host's."""
+    if operand.startswith("scp://"):
+        return True
+    return ":" in operand.split("/", 1)[0][1:]
 
 
 def _landed_in(folder: str, source: str) -> str:
@@ -4362,4 +4498,5 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     **dict.fromkeys(("gradle", "gradlew", "./gradlew"), (_gradle_properties, _gradle_reaches)),
     "date": (_date_set_by_operand,),
     "openssl": (_openssl_modules,),
+    "zip": (_zip_unzip_command,),
 }

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 # Flags whose name starts a valued option's: getopt takes the exact name first (`--strip` is
 # no abbreviation of install's `--strip-program`).
-_FLAGS_STARTING_A_VALUED = frozenset({"strip"})
+# `--version` none of patch's `--version-control`.
+_FLAGS_STARTING_A_VALUED = frozenset({"strip", "version"})
 _MODE = re.compile(r"[-+=ugoarwxXst0-7,]+")
 
 
@@ -24,6 +25,8 @@ class GetoptWords:
     longs: tuple[str, ...]  # the long flags given, as spelt (`sym` for `--sym`)
     # Every flag in the order given (`-L`, `--no-deref`): where the last of several wins.
     in_order: tuple[str, ...] = ()
+    # Each valued option with its value, in order: (`o` or `output`, VALUE).
+    values: tuple[tuple[str, str], ...] = ()
 
 
 def long_option(name: str, valued: tuple[str, ...]) -> str | None:
@@ -51,6 +54,7 @@ def read_getopt(
     letters: set[str] = set()
     longs: list[str] = []
     in_order: list[str] = []
+    values: list[tuple[str, str]] = []
     k, options_end = 0, False
     while k < len(args):
         token = args[k]
@@ -68,6 +72,8 @@ def read_getopt(
             elif not has_value and k + 1 < len(args):
                 k += 1
                 value = args[k]
+            if option is not None:
+                values.append((option, value))
             if option == "target-directory":
                 target = value
         else:
@@ -77,10 +83,13 @@ def read_getopt(
                     if not value and k + 1 < len(args):
                         k += 1
                         value = args[k]
+                    values.append((letter, value))
                     if letter == "t" and t_names_target:
                         target = value
                     break
                 letters.add(letter)
                 in_order.append(f"-{letter}")
         k += 1
-    return GetoptWords(operands, target, frozenset(letters), tuple(longs), tuple(in_order))
+    return GetoptWords(
+        operands, target, frozenset(letters), tuple(longs), tuple(in_order), tuple(values)
+    )
