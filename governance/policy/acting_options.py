@@ -60,6 +60,7 @@ _GIT_SIGNING = "commit merge cherry-pick revert am commit-tree"  # and rebase, p
 # dotnet's commands that run MSBuild on a project (and read MSBuild's switches).
 _DOTNET_MSBUILD = ("build", "test", "run", "pack", "publish", "msbuild", "restore", "clean")
 _RESPONSE_FILE = "reads more options from a file"
+_LISTENS = "listens on the network and serves whoever connects"
 
 ACTING: dict[str, dict[str, str]] = {
     "find": {
@@ -548,6 +549,10 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--data-ascii", "--variable"), SENDS),
         "--engine": RUNS,
         "--ssl-sessions": WRITES_FILES,
+        # (F171, sandbox) the request goes to a local socket, not to the address the URL
+        # names: `--unix-socket /var/run/docker.sock -X POST http://x/build?remote=URL` has
+        # the docker daemon build (and run) what URL holds (seen: the POST on the socket)
+        **dict.fromkeys(("--unix-socket", "--abstract-unix-socket"), SENDS),
     },
     "wget": {
         **dict.fromkeys(("-O", "--output-document", "-o", "--output-file"), WRITES_FILES),
@@ -748,6 +753,12 @@ ACTING: dict[str, dict[str, str]] = {
     # The files it writes are write probes (OUTPUT_OPTIONS).
     "openssl": dict.fromkeys(("-engine", "-ssl_client_engine", "-provider-path", "-config"), RUNS),
     "openssl engine": dict.fromkeys(("-pre", "-post"), RUNS),
+    # (F171, sandbox) a server listening on every address: `s_server -WWW` served
+    # /workspace/notes.txt to a client; `ocsp -port` answers (signs) for whoever connects
+    "openssl s_server": {"": _LISTENS},
+    "openssl ocsp": {"-port": _LISTENS},
+    # (F171, sandbox) `--filter=CMD` runs CMD by $SHELL on each piece (seen: bash -c CMD)
+    "split": {"--filter": RUNS},
     "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
 
@@ -855,7 +866,8 @@ VALUED_LETTERS = {
 }
 
 # Programs whose operands are files they write: "all", "last" (the destination; or
-# the -t/--target-directory value), "after-first" (chmod MODE FILE...), "second" (uniq).
+# the -t/--target-directory value), "after-first" (chmod MODE FILE...), "second" (uniq),
+# "first" (mknod NAME TYPE...).
 WRITES = {
     **dict.fromkeys(("tee", "touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo"), "all"),
     **dict.fromkeys(("truncate", "mv"), "all"),
@@ -865,6 +877,10 @@ WRITES = {
     "scp": "last",
     **dict.fromkeys(("chmod", "chown", "chgrp"), "after-first"),
     **dict.fromkeys(("uniq", "xxd"), "second"),
+    # (F171, sandbox) `split notes.txt /tmp/p` wrote /tmp/paa: its second operand is the
+    # prefix of the pieces it writes; `mknod /tmp/f p` made the FIFO there (NAME TYPE...)
+    "split": "second",
+    "mknod": "first",
     # They write next to what they compress or decompress.
     **dict.fromkeys(("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd"), "all"),
     # python -m compileall DIR / py_compile FILE write __pycache__ next to what they compile.
@@ -926,6 +942,7 @@ WRITES_WHERE_IT_RUNS |= {"patch"}  # the files its diff names
 # Written operands that create, remove or re-mode files without putting content in them.
 WRITES_NO_CONTENT = frozenset(
     {"touch", "mkdir", "rm", "rmdir", "unlink", "shred", "mkfifo", "chown", "chgrp", "truncate"}
+    | {"mknod"}
 )
 STARTS_A_JVM = frozenset(
     {"java", "javac", "jar", "jshell", "mvn", "mvnw", "gradle", "gradlew", "sbt", "scala"}
@@ -945,6 +962,9 @@ OUTPUT_OPTIONS = {
     "cmake": ("-B", "--build"),  # the build directory it configures, or builds in
     "mvn": ("-l", "--log-file"),  # its build log
     "ctest": ("--test-dir",),  # it writes Testing/ there
+    # (F171, sandbox) `-o /tmp/f`, `--out /tmp/f`, `-co/tmp/f` wrote /tmp (argp: clusters,
+    # abbreviations, options after operands: see written_operands)
+    "iconv": ("-o", "--output"),
 }
 _WRITES_VALUED = {
     "compileall": "rdspxijoe",
@@ -958,6 +978,8 @@ _WRITES_VALUED = {
     "uniq": "fsw",
     "rsync": "eBTfM",
     "scp": "cDFiJloPSX",  # OpenSSH 9's getopt string
+    "split": "abClnt",
+    "mknod": "m",
 }
 
 ALIASES = {
@@ -3194,6 +3216,10 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _patch_written(args)
     if program == "zip":
         return _zip_written(args)
+    if program == "iconv":
+        # glibc's argp: `-co/tmp/f` (a cluster), `--out F` (an abbreviation) (F171)
+        words = read_getopt(args, "fto", ("from-code", "to-code", "output"))
+        return [value for option, value in words.values if option in ("o", "output")]
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "vim":
@@ -3252,7 +3278,11 @@ def written_operands(base: str, args: list[str]) -> list[str]:
             ]
         return written + _backups(program, args, words, written[-1:])
     if shape == "after-first":
-        return operands[1:]
+        # `chmod --reference=RFILE FILE...` takes no MODE: every operand is changed (seen:
+        # `chmod --reference=notes.txt /tmp/t` re-moded /tmp/t, `chown --reference` /tmp, F171)
+        return operands if any(o == "reference" for o, _ in words.values) else operands[1:]
+    if shape == "first":
+        return operands[:1]
     if shape == "second":
         if program == "uniq":
             # coreutils' obsolete `+N`, anywhere, is `--skip-chars=N`, no file (H19-6)
@@ -3808,6 +3838,9 @@ _WRITES_LONG_VALUED = {
     "chmod": ("reference",),
     "chown": ("from", "reference"),
     "chgrp": ("reference",),
+    "split": ("suffix-length", "additional-suffix", "bytes", "line-bytes", "lines", "number")
+    + ("separator", "filter"),
+    "mknod": ("mode",),
 }
 _GIT_GLOBAL_VALUED = frozenset(
     {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--shallow-file", "--config-env"}
