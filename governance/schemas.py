@@ -23,6 +23,10 @@ PATTERN_TIMEOUT_SECONDS = 0.05
 # Every pattern search of one call's validation together: a schema pattern applied to each
 # of thousands of strings or keys, each just under PATTERN_TIMEOUT_SECONDS, adds up.
 PATTERNS_TIMEOUT_SECONDS = 0.5
+# The whole validation of one call: a schema whose $refs fan out (each of 30 definitions an
+# `anyOf` of two $refs to the next) is a few KiB, passes the freeze guard, and takes 2**30
+# steps on an argument that fails it. Generous: 256 KiB of ordinary arguments takes < 1 s.
+VALIDATION_TIMEOUT_SECONDS = 5.0
 _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
@@ -95,6 +99,10 @@ def json_scalars(value: Any) -> Iterator[Any]:
 
 class PatternTimeout(Exception):
     """A schema `pattern` took too long: treated as a validator crash, i.e. a deny."""
+
+
+class ValidationTimeout(Exception):
+    """The whole validation took too long: treated as a validator crash, i.e. a deny."""
 
 
 def _refuse_retrieval(uri: str):
@@ -356,15 +364,31 @@ def _equal_form(value: Any) -> Any:
     return value
 
 
+_validation_deadline = threading.local()
+
+
+def _timed(keyword):
+    """A keyword's check that first asks whether the call's validation is past its time:
+    every step of a validation (each $ref followed, each anyOf branch, each item) runs one."""
+
+    def check(validator, value, instance, schema):
+        if time.monotonic() > getattr(_validation_deadline, "at", math.inf):
+            raise ValidationTimeout()
+        return keyword(validator, value, instance, schema) or ()
+
+    return check
+
+
+_KEYWORDS = {
+    **Draft202012Validator.VALIDATORS,
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+    "unevaluatedProperties": _unevaluated_properties,
+    "uniqueItems": _unique_items,
+}
 SafeValidator = validators.extend(
-    Draft202012Validator,
-    {
-        "pattern": _pattern,
-        "patternProperties": _pattern_properties,
-        "additionalProperties": _additional_properties,
-        "unevaluatedProperties": _unevaluated_properties,
-        "uniqueItems": _unique_items,
-    },
+    Draft202012Validator, {name: _timed(keyword) for name, keyword in _KEYWORDS.items()}
 )
 
 _cache_lock = threading.Lock()
@@ -403,12 +427,19 @@ def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
         return ArgumentProblem(
             f"arguments are {size} bytes, over the {MAX_ARGUMENT_BYTES}-byte bound"
         )
-    _patterns_deadline.at = time.monotonic() + PATTERNS_TIMEOUT_SECONDS
+    started = time.monotonic()
+    _patterns_deadline.at = started + PATTERNS_TIMEOUT_SECONDS
+    _validation_deadline.at = started + VALIDATION_TIMEOUT_SECONDS
     try:
         error = next(iter(validator_for(schema).iter_errors(arguments)), None)
     except PatternTimeout as timeout:
         return ArgumentProblem(
             f"schema pattern {timeout.args[0]!r} took too long to evaluate", validator_failed=True
+        )
+    except ValidationTimeout:
+        return ArgumentProblem(
+            f"schema validation took longer than {VALIDATION_TIMEOUT_SECONDS:g} s",
+            validator_failed=True,
         )
     except Exception as crash:  # a validator crash must deny, whatever it is
         return ArgumentProblem(
@@ -416,6 +447,7 @@ def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
         )
     finally:
         del _patterns_deadline.at
+        del _validation_deadline.at
     if error is None:
         return None
     # "/config/password violates …", never "password: …": that reads as a `key: value` pair

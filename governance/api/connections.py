@@ -198,7 +198,7 @@ class BrokeredCallApi(APIView):
     )
     def post(self, request, run_id, tool):
         run = runner_run(run_id, request.auth)
-        ToolNameField().run_validation(tool)
+        tool = ToolNameField().run_validation(tool)
         data = GateInput(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
