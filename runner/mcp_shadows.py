@@ -30,6 +30,7 @@ _KEPT = re.compile(r"[A-Za-z0-9_-]")
 # Where Claude Code reads the servers an administrator manages, on Linux.
 CLAUDE_CODE_MANAGED_MCP = Path("/etc/claude-code/managed-mcp.json")
 CODEX_SYSTEM = Path("/etc/codex/config.toml")
+CODEX_SYSTEM_MANAGED = Path("/etc/codex/managed_config.toml")
 
 
 def mcp_endpoint(url: str) -> str:
@@ -48,7 +49,7 @@ def shadowing_servers(
     elif agent == "codex":
         sources = _codex_servers(project)
     else:
-        return []  # Gemini CLI tells the hook which server a tool is from
+        sources = _gemini_servers(project)
     sources += launched_servers(agent)
     found = []
     for path, servers in sources:
@@ -56,8 +57,9 @@ def shadowing_servers(
             found.append(f"{path}: unreadable, so the MCP servers it names are not known")
             continue
         for name, entry in servers.items():
-            shown = _as_the_cli_names(str(name))
-            if shown.startswith(f"{server}__"):
+            # Gemini CLI tells the hook a tool's server by its name: only that name counts.
+            shown = str(name) if agent == "gemini-cli" else _as_the_cli_names(str(name))
+            if agent != "gemini-cli" and shown.startswith(f"{server}__"):
                 found.append(
                     f"{path}: the MCP server {name!r} names its tools as fluidbox's own "
                     f"(mcp__{shown}__…)"
@@ -116,11 +118,30 @@ def claude_code_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] 
 def _codex_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] | None]]:
     user = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     sources = []
-    # The project's and its repository's (a folder above it), the user's, the system's.
+    # The project's and its repository's (a folder above it), the user's, a profile's own
+    # (`--profile NAME` reads the user folder's `NAME.config.toml`, 0.171.0), the system's
+    # and its managed one.
     folders = [f / ".codex" for f in (project, *project.parents)]
-    for path in [f / "config.toml" for f in folders] + [user / "config.toml", CODEX_SYSTEM]:
+    files = [f / "config.toml" for f in folders] + [user / "config.toml"]
+    files += sorted(user.glob("*.config.toml")) + [CODEX_SYSTEM, CODEX_SYSTEM_MANAGED]
+    for path in files:
         data = _read(path, tomllib.loads)
         sources.append((path, None if data is None else _table(data.get("mcp_servers"))))
+    return sources
+
+
+def _gemini_servers(project: Path) -> list[tuple[Path | str, dict[str, Any] | None]]:
+    """Each settings file Gemini CLI reads MCP servers from, with its servers. Gemini CLI
+    tells the hook where a tool's server is (`mcp_context`), but as the entry's `url ??
+    httpUrl` while it connects to `httpUrl` first (0.61.0): an entry that keeps fluidbox's
+    `url` beside another `httpUrl` is reported as the endpoint. The entries themselves say
+    where the CLI connects."""
+    from runner.setup_hazards import gemini_cli_settings
+
+    sources: list[tuple[Path | str, dict[str, Any] | None]] = []
+    for path in gemini_cli_settings(project):
+        data = _read(path, cli_json)
+        sources.append((path, None if data is None else _table(data.get("mcpServers"))))
     return sources
 
 
