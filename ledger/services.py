@@ -234,6 +234,19 @@ def event_append_at_head(
     return appended.events[0] if appended is not None else None
 
 
+def event_data(run_id, event_type: EventType, **fields) -> dict | None:
+    """The data of the run's first event of `event_type` whose data holds `fields`
+    (`reservation_id=7`): what was recorded then, not what the rows say now."""
+    lookup = {f"data__{name}": value for name, value in fields.items()}
+    data = (
+        Event.objects.filter(run_id=run_id, type=event_type, **lookup)
+        .order_by("seq")
+        .values_list("data", flat=True)
+        .first()
+    )
+    return data if isinstance(data, dict) else None
+
+
 def chain_lock(*, run_id) -> None:
     """Take the run's counter lock now, in the caller's transaction, before it writes any
     other row of the run. Whatever appends to a run's chain takes this lock before the rows

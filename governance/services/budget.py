@@ -20,9 +20,9 @@ from governance.models import (
 )
 from governance.object_ids import object_id
 from governance.observability import metrics
-from ledger.models import Event, EventType
+from ledger.models import EventType
 from ledger.redaction import redact
-from ledger.services import chain_lock, event_append
+from ledger.services import chain_lock, event_append, event_data
 
 
 @dataclass(frozen=True)
@@ -135,16 +135,10 @@ def _replayed(reservation: BudgetReservation, tokens: int) -> ReservationResult:
 def _remaining_as_booked(reservation: BudgetReservation) -> int:
     """What the reservation's first answer said remained (a retry answers the same body), as
     its `budget.reserved` event records it."""
-    booked = (
-        Event.objects.filter(
-            run_id=reservation.run_id,
-            type=EventType.BUDGET_RESERVED,
-            data__reservation_id=reservation.pk,
-        )
-        .values_list("data", flat=True)
-        .first()
+    booked = event_data(
+        reservation.run_id, EventType.BUDGET_RESERVED, reservation_id=reservation.pk
     )
-    if isinstance(booked, dict) and isinstance(booked.get("remaining_tokens"), int):
+    if booked is not None and isinstance(booked.get("remaining_tokens"), int):
         return booked["remaining_tokens"]
     return RunBudget.objects.get(run_id=reservation.run_id).remaining
 

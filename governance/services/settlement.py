@@ -20,9 +20,9 @@ from governance.models import (
 )
 from governance.observability import metrics, tracing
 from governance.services.wakeup import announce_decision
-from ledger.models import Event, EventType
+from ledger.models import EventType
 from ledger.redaction import redact
-from ledger.services import chain_lock, event_append
+from ledger.services import chain_lock, event_append, event_data
 
 TIMED_OUT_REASON = "approval timed out"
 RUN_FINISHED_REASON = "the run finished before anyone decided"
@@ -136,16 +136,8 @@ def _requested_trace(approval: Approval) -> dict:
     tool.decision points at the agent's trace, not at the approver's click."""
     if not tracing.ENABLED:
         return {}
-    data = (
-        Event.objects.filter(
-            run_id=approval.run_id,
-            type=EventType.APPROVAL_REQUESTED,
-            data__approval_id=approval.pk,
-        )
-        .values_list("data", flat=True)
-        .first()
-    )
-    if not isinstance(data, dict) or not data.get("trace_id"):
+    data = event_data(approval.run_id, EventType.APPROVAL_REQUESTED, approval_id=approval.pk)
+    if data is None or not data.get("trace_id"):
         return {}
     return {"trace_id": data["trace_id"], "span_id": data.get("span_id")}
 

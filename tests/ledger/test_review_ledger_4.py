@@ -17,22 +17,9 @@ from tests.ledger.support import (
     superuser_sql,
     vkey,
 )
+from tests.ledger.test_tampering import history  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def history(org, make_run):
-    """Three runs of gate traffic under two signed checkpoints (sizes 27 and 45)."""
-    runs = [make_run() for _ in range(3)]
-    for run_id, runner in runs:
-        gate_traffic(runner, run_id, 4)
-    first = checkpoint_now(org)
-    for run_id, runner in runs:
-        gate_traffic(runner, run_id, 3, prefix="later")
-    second = checkpoint_now(org)
-    assert (first.tree_size, second.tree_size) == (27, 45)
-    return first, second
 
 
 def _signed(log, size: int, root: bytes) -> str:
@@ -42,7 +29,8 @@ def _signed(log, size: int, root: bytes) -> str:
     return text + "\n" + signature_line(key.name, key.key_id, private.sign(text.encode()))
 
 
-def test_two_held_checkpoints_of_one_size_with_different_roots_are_a_fork(org, history, tmp_path):
+@pytest.mark.usefixtures("history")
+def test_two_held_checkpoints_of_one_size_with_different_roots_are_a_fork(org, tmp_path):
     # Proves: the log's key signed two different roots for tree size 36 (a split view: one
     # witness got the real tree, another a forked one), and the auditor brings both copies.
     # Size 36 is not one of the bundle's checkpoints, so each copy is to be held to the
@@ -68,7 +56,8 @@ def test_two_held_checkpoints_of_one_size_with_different_roots_are_a_fork(org, h
         assert "tree size 36" in result.stderr, result.stderr
 
 
-def test_a_held_checkpoint_of_the_empty_tree_with_a_root_is_refused(org, history, tmp_path):
+@pytest.mark.usefixtures("history")
+def test_a_held_checkpoint_of_the_empty_tree_with_a_root_is_refused(org, tmp_path):
     # Proves: a signed checkpoint of tree size 0 whose root is not the empty tree's root
     # (SHA-256 of nothing) agrees with no history. Before the fix, size 0 was queued to be
     # compared once 0 leaves had been read, which never happens: it verified OK.
