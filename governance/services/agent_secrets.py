@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from governance import vault
-from governance.errors import Forbidden, NotFound
+from governance.errors import Conflict, Forbidden, NotFound
 from governance.models import (
     AgentSecret,
     Decision,
@@ -82,6 +82,17 @@ def secrets_for_tool(*, run: Run, tool: str, session_id: str, tool_call_id: str)
     rows = AgentSecret.objects.filter(org_id=run.org_id).filter(Q(agent="") | Q(agent=run.agent))
     env: dict[str, str] = {}
     # Agent-specific values override org-wide ones of the same name.
-    for secret in sorted(rows, key=lambda s: s.agent != ""):
-        env[secret.name] = vault.unseal_secret(secret.value_sealed)
+    try:
+        for secret in sorted(rows, key=lambda s: s.agent != ""):
+            env[secret.name] = vault.unseal_secret(secret.value_sealed)
+    except vault.VaultSealed:
+        # Fail closed with a word the runner can read: not a 500 (DEBUG's page for it).
+        logger.warning("run %s: agent secrets refused, the vault is sealed", run.pk)
+        raise Conflict("vault sealed", code="vault_sealed") from None
+    except vault.VaultError:
+        logger.warning("run %s: an agent secret cannot be unsealed", run.pk)
+        raise Conflict(
+            "an agent secret cannot be unsealed with the vault's current keys",
+            code="vault_error",
+        ) from None
     return env

@@ -151,6 +151,14 @@ def delivery_attempt(*, delivery_id: int) -> None:
     )
     if delivery is None or delivery.status != DeliveryStatus.PENDING:
         return
+    if not delivery.channel.is_active:
+        # A retry falls due minutes later: the channel's admin may have switched it off
+        # since (the receiver is the wrong one, or no longer wanted), and then nothing more
+        # goes there, the approval's full arguments least of all.
+        NotificationDelivery.objects.filter(
+            pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
+        ).update(status=DeliveryStatus.FAILED, last_error="not sent: the channel was switched off")
+        return
     attempts = delivery.attempts + 1
     # Each attempt claims the delivery (pending → sending) by compare-and-swap: the same task
     # run again while it sends (a worker past the broker's retry time, a duplicate) sends
