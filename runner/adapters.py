@@ -175,6 +175,13 @@ class GatePermission:
                 f"The permission gate could not decide; the call was not run: {error}",
                 False,
             )
+        except Exception as error:  # noqa: BLE001 — an exception out of a hook is no verdict
+            return (
+                "deny",
+                "The permission gate could not decide; the call was not run: "
+                f"{type(error).__name__}",
+                False,
+            )
         if decision.allowed:
             return "allow", decision.reason or "allowed by the fluidbox gate", False
         return "deny", decision.as_tool_error(), False

@@ -242,6 +242,7 @@ class GateClient:
             )
             answer = _json_of(response)
             _raise_for_request_error(response, answer)
+            _check_same_call(body, answer)
             decision = GateDecision.from_response(tool, answer)
             if not decision.pending:
                 return decision
@@ -274,7 +275,9 @@ class GateClient:
                 response = self._http.request(
                     method, path, json=json, params=params, timeout=self._timeout_for(wait)
                 )
-            except httpx.TransportError as error:
+            except (httpx.TransportError, httpx.DecodingError) as error:
+                # A body that cannot be decoded (a bad Content-Encoding) is retried like one
+                # cut off mid-way: the same ids re-attach to whatever the server recorded.
                 problem = f"{type(error).__name__}: {error}"
                 retry_after = None
             else:
@@ -324,6 +327,16 @@ def _checked_tool_name(tool: str) -> str:
     if not TOOL_NAME.match(tool) or tool in (".", ".."):
         raise ValueError(f"not a valid tool name: {tool!r}")
     return tool
+
+
+def _check_same_call(asked: Mapping[str, Any], answer: Mapping[str, Any]) -> None:
+    """An answer that names another call (a misrouted or replayed answer) is not this one's."""
+    for key in ("session_id", "tool_call_id"):
+        if key in answer and answer[key] != asked[key]:
+            raise GateProtocolError(
+                f"the gate answered for {key} {str(answer[key])[:80]!r}, not the "
+                f"{asked[key]!r} asked about; the call was not run"
+            )
 
 
 def _json_of(response: httpx.Response) -> dict[str, Any]:

@@ -165,6 +165,9 @@ class ToolRunner:
         # Every secret fetched during the run stays masked in everything returned afterwards.
         self.masker = SecretMasker()
         self._known_secrets: set[str] = set()
+        # (session_id, tool_call_id) of every call a local tool was started for: a retry of
+        # the same id gets the gate's settled allow again, and must not run the tool twice.
+        self._started: set[tuple[str, str]] = set()
         self._handlers: dict[
             Handler, Callable[[Mapping[str, Any], GateDecision, dict[str, str]], str]
         ] = {
@@ -198,8 +201,16 @@ class ToolRunner:
             return self._error(decision.as_tool_error(), decision)
         if spec is None:
             return self._error(f"The tool {tool} is not available in this sandbox.", decision)
+        if (session_id, tool_call_id) in self._started:
+            return ToolResult(
+                is_error=True,
+                text=f"The call to {tool} already ran (tool call {tool_call_id}); it is not run "
+                "again and its result is not available again.",
+                decision=decision,
+            )
         try:
             secrets = self._secrets_for(spec, session_id, tool_call_id)
+            self._started.add((session_id, tool_call_id))
             text = self._handlers[spec.handler](gate_arguments, decision, secrets)
         except GateAuthError:
             raise
