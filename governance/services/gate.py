@@ -22,7 +22,7 @@ from governance.errors import Conflict
 from governance.gate.context import NOT_READ, CallContext
 from governance.gate.decision import Decision, Outcome
 from governance.gate.pipeline import decide
-from governance.gate.stages.approval import over_the_cap
+from governance.gate.stages.approval import granted, over_the_cap, run_grant_covers
 from governance.models import (
     Approval,
     ApprovalStatus,
@@ -193,6 +193,11 @@ def _record(
     # after it. (`_record_at_head` needs no such check: a finish moves the head it holds.)
     if not Run.objects.filter(pk=run.pk, status=RunStatus.ACTIVE).exists():
         raise Conflict("this run has finished", code="run_finished")
+    if decision.outcome == Outcome.PENDING and run_grant_covers(ctx):
+        # A grant for exactly this call committed since the approval stage looked (its
+        # decision held this lock while writing it): the call is allowed by it, rather than
+        # asking a human again about a call this run already granted.
+        decision = granted(decision.rule, decision.segments)
     if decision.outcome == Outcome.PENDING:
         # The approval stage's cap, asked again under the lock: calls asking at the same
         # moment cannot pass it together.

@@ -20,22 +20,8 @@ def check_approval(ctx: CallContext) -> Decision:
         if evaluation.rule
         else _concern(evaluation) or "no rule matches; the default is to ask"
     )
-    # Bound to the full arguments, not only the call key: the approver saw every argument,
-    # so a different content at the same path is a different call and asks again.
-    granted = RunGrant.objects.filter(
-        run=ctx.run,
-        call_key=ctx.call_key,
-        arguments_digest=ctx.arguments_digest,
-        tool_definition_digest=ctx.definition_digest,
-        policy_version=ctx.run.policy_version_id,
-    ).exists()
-    if granted:
-        return allow(
-            Source.APPROVAL,
-            "approved and remembered earlier in this run",
-            rule=rule,
-            segments=segments,
-        )
+    if run_grant_covers(ctx):
+        return granted(rule, segments)
     # Asking (or denying) because the evaluation failed, not because a rule said so, is
     # failing closed; a fallback of `allow` is the admin's choice and is not counted.
     failed = FailClosed.POLICY_ERROR if evaluation.error else None
@@ -72,6 +58,26 @@ def check_approval(ctx: CallContext) -> Decision:
 
 
 AWAITING = "awaiting approval: "
+GRANTED = "approved and remembered earlier in this run"
+
+
+def run_grant_covers(ctx: CallContext) -> bool:
+    """Whether Approve & Remember left a grant for exactly this call in its run. Bound to the
+    full arguments, not only the call key: the approver saw every argument, so a different
+    content at the same path is a different call and asks again. The gate asks again where it
+    records an approval, under the run's ledger lock (which a decision holds while it writes
+    its grant): a grant committed after the stage looked is seen there."""
+    return RunGrant.objects.filter(
+        run=ctx.run,
+        call_key=ctx.call_key,
+        arguments_digest=ctx.arguments_digest,
+        tool_definition_digest=ctx.definition_digest,
+        policy_version=ctx.run.policy_version_id,
+    ).exists()
+
+
+def granted(rule, segments) -> Decision:
+    return allow(Source.APPROVAL, GRANTED, rule=rule, segments=segments)
 
 
 def over_the_cap(run, pending: Decision) -> Decision | None:
