@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import takewhile
 
+from governance.policy.config_paths import is_config_name, pattern_names_path
 from governance.policy.getopt_words import GetoptWords, read_getopt
 from governance.policy.paths import normalise_path
 from governance.policy.shell_links import link_targets
@@ -4361,6 +4362,8 @@ def pattern_names(pattern: str, name: str, times: int = 1) -> bool:
         # `:`, `*`, `/`: every rule holds them as text (`run_command:`, a final `*`); none
         # names them (`git stash -u -- :` deletes every untracked file) (F148)
         return False
+    if is_config_name(name):
+        return pattern_names_path(pattern, name, times)
     return pattern.count(name) >= times
 
 

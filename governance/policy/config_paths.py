@@ -283,3 +283,47 @@ def config_folder_names(path: str) -> list[str]:
         if found is not None and found.start() < len(folder):
             names.append(name)
     return names
+
+
+# How a rule's pattern names a configuration path (review 56): as a path, not as text. A
+# name counts where it begins a path component (after `/`, `:`, a wildcard, or the dot of
+# a name such as `.mise.toml`) and the component it begins can still be that path:
+# `.github/*` holds the text `.git` but names no `.git` (it allowed
+# `.github/.git/hooks/pre-commit`), `.sshkeys/*` names no `.ssh`, `.environments/*` no `.env`.
+_WHOLE = {
+    name: regex.compile(rf"(?:{pattern})", regex.IGNORECASE)
+    for name, pattern in CONFIG_PATHS.items()
+}
+_FOLDERS = frozenset(name.split("/", 1)[0] for name in CONFIG_PATHS if "/" in name)
+_ENDS_COMPONENT = "/*?["
+_BEGINS_COMPONENT = ":/*?]"
+
+
+def is_config_name(name: str) -> bool:
+    """A name configuration-path requirements carry (a CONFIG_PATHS name or its folder)."""
+    return name in CONFIG_PATHS or name in _FOLDERS
+
+
+def pattern_names_path(pattern: str, name: str, times: int = 1) -> bool:
+    """Whether `pattern` names the configuration path `name` as a path, `times` times."""
+    whole = _WHOLE.get(name)
+    found, at = 0, pattern.find(name)
+    while at >= 0:
+        start = at
+        before = pattern[at - 1] if at else ""
+        if before == "." and not name.startswith("."):
+            start = at - 1  # the dot begins the name: `.mise.toml` names `mise`
+            before = pattern[start - 1] if start else ""
+        if not before or before in _BEGINS_COMPONENT:
+            end = at + len(name)
+            while end < len(pattern) and pattern[end] not in _ENDS_COMPONENT:
+                end += 1
+            span = pattern[start:end]
+            if span == name or (
+                whole is not None and whole.fullmatch(span, partial=True) is not None
+            ):
+                found += 1
+                if found >= times:
+                    return True
+        at = pattern.find(name, at + 1)
+    return False
