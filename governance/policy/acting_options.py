@@ -568,7 +568,12 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--hsts-file", "--rejected-log"), WRITES_FILES),
         **dict.fromkeys(("-i", "--input-file", "--input-metalink"), SENDS),
     },
-    "docker": {},
+    # (F172, sandbox: docker 28) `--config DIR` is where the client finds its plugins:
+    # `docker --config d build .` ran a planted d/cli-plugins/docker-buildx (every plugin
+    # there runs to tell its metadata); `-H`/`--context` send the build context and the
+    # commands to another daemon (as DOCKER_CONFIG=, DOCKER_HOST= are read). `-c` is left
+    # out: `docker run -c N` is its CPU shares.
+    "docker": {"--config": RUNS} | dict.fromkeys(("-H", "--host", "--context"), SENDS),
     "go": {},
     "pnpm": dict.fromkeys(("-C", "--dir", "-g", "--global", "--global-dir"), WRITES_FILES)
     | {"--pack-destination": WRITES_FILES}  # `pnpm pack`'s archive, as npm's (F117)
@@ -651,9 +656,48 @@ ACTING: dict[str, dict[str, str]] = {
             **dict.fromkeys(("-v", "--volume", "--mount", "--privileged", "--cap-add"), RUNS),
             **dict.fromkeys(("--device", "--pid", "--ipc", "--network", "--net"), RUNS),
             **dict.fromkeys(("--security-opt", "--userns", "--uts"), RUNS),
+            # (F172, docker's manual) another container's volumes (its binds of the host
+            # among them), the host's cgroup namespace; the container's id written anywhere
+            **dict.fromkeys(("--volumes-from", "--cgroupns"), RUNS),
+            "--cidfile": WRITES_FILES,
         }
         for sub in ("run", "create", "exec")
     },
+    # (F172, docker's and buildx's manuals: no buildx where the oracle runs) what a build
+    # writes where it is told (`--output type=local,dest=/tmp/x`, `-o /tmp/x`; so does
+    # `docker save -o`, an unknown subcommand reading this table), pushes, or hands its RUN
+    # steps (a host file, the SSH agent, the host's network, a privileged sandbox). A known
+    # subcommand no longer reads run's options: `--network`, `--security-opt` are here too.
+    "docker build": dict.fromkeys(("-o", "--output", "--iidfile", "--metadata-file"), WRITES_FILES)
+    | {"--cache-to": WRITES_FILES, "--push": SENDS}
+    | dict.fromkeys(("--secret", "--ssh", "--build-context"), SENDS)
+    | dict.fromkeys(("--network", "--security-opt", "--allow"), RUNS),
+    # (F172, sandbox: kubectl 1.32) a kubeconfig's `users[].user.exec.command` runs to get a
+    # token (`kubectl get pods --kubeconfig k.yaml` ran a planted program; KUBECONFIG= is
+    # read alike); `--server` sends the current context's token to the address it names;
+    # its cache folder (kubectl's manual). kubectl takes its global options anywhere.
+    "kubectl": {"--kubeconfig": RUNS, "--cache-dir": WRITES_FILES}
+    | dict.fromkeys(("-s", "--server"), SENDS),
+    # (F172, sandbox: terraform 1.x) `plan -out /tmp/p`, `-generate-config-out=/tmp/g.tf`
+    # wrote /tmp; `-chdir=DIR`: another folder's configuration and the providers it runs
+    "terraform": {"-chdir": RUNS},
+    "terraform plan": dict.fromkeys(("-out", "-generate-config-out"), WRITES_FILES),
+    # (F172, helm's manual: not installed where the oracle runs) the post-renderer is a
+    # program run on the rendered manifests; `--output-dir` writes there; a kubeconfig (its
+    # exec plugins run, as kubectl's); a plugin's install hooks run
+    "helm": {"--post-renderer": RUNS, "--output-dir": WRITES_FILES, "--kubeconfig": RUNS},
+    **{f"helm plugin {sub}": {"": RUNS} for sub in ("install", "update")},
+    # (F172, gh's manual: not installed where the oracle runs) a pull request's files put in
+    # the working tree whatever their names (a git checkout of a commit); the user's token;
+    # an extension (code run as `gh NAME`); an alias (`--shell`), an editor, a git helper set
+    **{f"gh {sub}": {"": _ONTO_PATH} for sub in ("extension install", "ext install")},
+    "gh pr checkout": {"": WRITES_FILES},
+    "gh auth token": {"": _REVEALS},
+    **{f"gh {sub}": {"": CONFIGURES} for sub in ("alias set", "config set", "auth setup-git")},
+    # (F172, the AWS CLI's manual) a profile's `credential_process` is a program every later
+    # aws command runs; `configure get` prints the keys
+    "aws configure set": {"": CONFIGURES},
+    "aws configure get": {"": _REVEALS},
     # `-m` deletes each file it adds (seen: the source gone; `zip -m a.zip .git/config`); a
     # `-TT` glued to its command, or in a cluster, is read by _zip_unzip_command.
     "zip": {"-TT": RUNS, "--unzip-command": RUNS, "-m": DELETES, "--move": DELETES},
@@ -998,6 +1042,8 @@ ALIASES = {
     "gmake": "make",
     "nodejs": "node",
     "fdfind": "fd",
+    # (F172) docker's command line (`run -v /:/h`, `--privileged`...) under another name
+    **dict.fromkeys(("podman", "nerdctl"), "docker"),
     **dict.fromkeys(("vi", "nvim", "ex", "view", "vimdiff", "rvim"), "vim"),
     **dict.fromkeys(("cc", "c++", "g++", "clang", "clang++", "gcc-12", "g++-12"), "gcc"),
 }
