@@ -12,6 +12,7 @@ photographs (they can be large, and nothing here needs them).
 from dataclasses import dataclass
 from functools import cache
 
+from django.contrib.auth.models import User
 from django.db import connection as db
 
 from fluidbox.prebuilt_sql import ModelTable, statement_cursor
@@ -37,6 +38,7 @@ _tool_calls = ModelTable(ToolCall)
 _memberships = ModelTable(Membership)
 _keyrings = ModelTable(VaultKeyring)
 _runs = ModelTable(Run)
+_users = ModelTable(User)
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,9 @@ class BindingNow:
     `connection` is the connection's row as read with it."""
 
     binding: FrozenBinding | None
-    owner_active: bool  # the connection's owner is an active member of the run's org
+    # The connection's owner is an active member of the run's org, and their account is
+    # active: a deactivated account (README: how someone is taken out) lends nothing.
+    owner_active: bool
     keyring_protected: bool | None  # the keyring's passphrase_protected; None: no keyring yet
     # The run is still active, read with the binding: a run finished after its token was
     # checked (before the broker's re-read) must not have its call run.
@@ -60,8 +64,10 @@ def _state_columns(org: str = "%s", run: str = "%s") -> str:
     return (
         f"k.{_keyrings.column('passphrase_protected')}, "
         f"EXISTS (SELECT 1 FROM {member.name} m "
+        f"JOIN {_users.name} u ON u.{_users.pk} = m.{member.column('user')} "
         f"WHERE m.{member.column('user')} = c.{_connections.column('owner')} "
-        f"AND m.{member.column('org')} = {org} AND m.{member.column('is_active')}), "
+        f"AND m.{member.column('org')} = {org} AND m.{member.column('is_active')} "
+        f"AND u.{_users.column('is_active')}), "
         f"EXISTS (SELECT 1 FROM {_runs.name} rs WHERE rs.{_runs.pk} = {run} "
         f"AND rs.{_runs.column('status')} = '{RunStatus.ACTIVE}')"
     )

@@ -13,7 +13,6 @@ from governance.models import (
     BindingConsent,
     Connection,
     FrozenBinding,
-    Membership,
     Organization,
     Policy,
     Role,
@@ -181,10 +180,6 @@ def access_approval(approval_id, actor: Actor) -> Approval:
     if approval is None or approval.run.org_id not in actor.org_ids:
         raise NotFound("no such approval")
     return approval
-
-
-def is_active_member(user_id: int, org_id: int) -> bool:
-    return Membership.objects.filter(user_id=user_id, org_id=org_id, is_active=True).exists()
 
 
 def bindings_owned_by(actor: Actor) -> QuerySet[FrozenBinding]:

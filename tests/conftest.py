@@ -143,6 +143,26 @@ def run_body(**overrides) -> dict:
     return body
 
 
+def run_from_before_names_were_checked(org, *, agent: str, **overrides):
+    """A run whose agent name holds a character the API now refuses (a bidi override, a
+    zero-width space), as runs made before the check have: the pages must still mark it.
+    Made through the service, as `POST /v1/runs` would have made it then."""
+    from governance.services.runs import run_create
+
+    body = run_body(agent=agent, **overrides)
+    return run_create(
+        org=org,
+        agent=body["agent"],
+        policy_name=body["policy"],
+        autonomy=body["autonomy"],
+        source=body["source"],
+        budget_tokens=body["budget_tokens"],
+        bundles=body["bundles"],
+        connections=body["connections"],
+        invoked_by=body.get("invoked_by"),
+    )
+
+
 def run_over_http(server_url: str, org) -> tuple[str, dict[str, str]]:
     """A run of `org` created over HTTP with an operator key of its own: its id, and the
     headers its token authenticates with."""

@@ -213,6 +213,7 @@ def run_create(
         invoker = User.objects.filter(username=invoked_by).first()
         if (
             invoker is None
+            or not invoker.is_active  # a deactivated account answers for nothing
             or not Membership.objects.filter(org=org, user=invoker, is_active=True).exists()
         ):
             raise Invalid(f"invoked_by {invoked_by!r} is not an active member of {org.slug}")

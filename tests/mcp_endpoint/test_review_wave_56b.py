@@ -8,28 +8,19 @@ regression shows. The demo tracker is the upstream (`tracker.get_issue` ALWAYS,
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
-import time
 
 import httpx
 import pytest
 
-import tests.support.ports as ports
-from governance.models import Approval, ToolCall
+from governance.models import Approval, ToolCall, WaitSlot
 from ledger.models import Event
 from tests.runner_live.conftest import create_run, decide
 from tests.support.servers import WebServer
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def _ports_of_this_review(monkeypatch):
-    # This review's servers take ports 42300–42399 only.
-    monkeypatch.setattr(ports, "_block_start", lambda: 42300)
-    monkeypatch.setattr(ports, "_next_offsets", itertools.cycle(range(100)))
 
 
 @pytest.fixture
@@ -122,14 +113,12 @@ def test_one_ask_waited_on_by_several_processes_runs_once_when_approved(
     senders = [threading.Thread(target=send) for _ in range(4)]
     for sender in senders:
         sender.start()
-        time.sleep(0.2)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        pending = Approval.objects.filter(run_id=run_id, status="pending").first()
-        if pending is not None:
-            break
-        time.sleep(0.1)
-    time.sleep(1)  # every sender is waiting by now
+    # Every sender is waiting (a wait slot each) on the one pending approval.
+    wait_until(
+        lambda: WaitSlot.objects.filter(credential=f"run:{run_id}").count() == 4,
+        "the four requests to wait on the approval",
+    )
+    pending = Approval.objects.get(run_id=run_id, status="pending")
     assert decide(url, approver_key, str(pending.pk)).status_code == 200
     for sender in senders:
         sender.join(60)

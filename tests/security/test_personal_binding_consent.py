@@ -13,7 +13,7 @@ from governance.models import FrozenBinding, Role
 from governance.services.orgs import api_key_create, user_create
 from ledger.chain_checks import chain_verify
 from ledger.models import Event
-from tests.conftest import Api, run_body
+from tests.conftest import Api, run_body, run_from_before_names_were_checked
 from tests.governance.broker.support import connect
 
 pytestmark = pytest.mark.django_db
@@ -255,12 +255,21 @@ def test_bob_answers_in_the_portal_and_a_superuser_cannot(
 
 
 def test_the_binding_page_shows_an_agent_name_with_a_hidden_character_marked(
-    operator, bobs_connection, bob
+    org, operator, bobs_connection, bob
 ):
     """An operator names its agent `triage-bot` plus a zero-width space: to bob, asked to
     lend his connection, it must not pass for the `triage-bot` he trusts."""
-    created, _ = operator_run(operator, agent="triage-bot\u200b")
-    binding_id = created["bindings"][0]["id"]
+    refused = operator.post(
+        "/v1/runs",
+        run_body(
+            bundles=[], connections=["bobtracker"], invoked_by="bob", agent="triage-bot\u200b"
+        ),
+    )
+    assert refused.status_code == 400, refused.content  # refused at the door since review 56
+    created = run_from_before_names_were_checked(
+        org, agent="triage-bot\u200b", bundles=[], connections=["bobtracker"], invoked_by="bob"
+    )
+    binding_id = created.run.bindings.get().pk
     owner = Client()
     owner.force_login(bob)
     pages = {"pending": owner.get("/admin/inbox/bindings/").content.decode()}

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from governance.models import RunGrant
-from tests.conftest import Api
+from tests.conftest import Api, run_body, run_from_before_names_were_checked
 from tests.governance.gate.test_pipeline import ask
 
 RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: the text after it reads backwards
@@ -59,14 +59,17 @@ def test_a_remembered_calls_bidi_override_does_not_reverse_the_grants_page_title
 
 @pytest.mark.django_db
 def test_an_agent_name_with_a_bidi_override_is_marked_in_the_lists_and_related_fields(
-    org, approver, auditor, make_run
+    org, approver, auditor, operator
 ):
     """The dashboard, inbox, approval page and timeline mark a hidden character in the agent's
     name (test_inbox: "wherever it appears"). The Runs list an auditor opens a timeline from,
     the Approvals list, and every page naming the run through `Run.__str__` (a tool call's
     or a ledger event's `Run:` field, the budget and frozen-tool lists, the run's history
     title) showed it raw: `deploy‮tob-yolped` reads as `deploydeploy-bot`."""
-    run_id, runner = make_run(agent=f"deploy{RLO}tob-yolped")
+    refused = operator.post("/v1/runs", run_body(agent=f"deploy{RLO}tob-yolped"))
+    assert refused.status_code == 400, refused.content  # refused at the door since review 56
+    created = run_from_before_names_were_checked(org, agent=f"deploy{RLO}tob-yolped")
+    run_id, runner = str(created.run.pk), Api(created.session_token)
     pending = ask(runner, run_id, "send_email", {"to": "bob@example.com", "body": "hi"})
     assert pending["decision"] == "pending"
     from governance.models import ToolCall
