@@ -103,9 +103,7 @@ def test_a_deactivated_accounts_personal_connection_lends_its_credential_to_no_r
     assert (decision.data["decision"], decision.data["source"]) == ("deny", "binding")
 
 
-def test_an_operator_cannot_name_a_deactivated_account_as_a_runs_invoker(
-    org, operator, bob
-):
+def test_an_operator_cannot_name_a_deactivated_account_as_a_runs_invoker(org, operator, bob):
     """Proves: an operator key cannot create a run "invoked by bob" once bob's account is
     deactivated (he could not sign in to answer for it); no run row, no ledger event."""
     deactivate_account(bob)
@@ -122,8 +120,12 @@ def test_an_operator_cannot_name_a_deactivated_account_as_a_runs_invoker(
 
 
 def connection_body(slug):
-    return {"slug": slug, "kind": "shared", "transport": "streamable-http",
-            "url": "https://tracker.example/mcp"}
+    return {
+        "slug": slug,
+        "kind": "shared",
+        "transport": "streamable-http",
+        "url": "https://tracker.example/mcp",
+    }
 
 
 @pytest.mark.parametrize(
@@ -194,6 +196,10 @@ def test_a_revoked_key_and_an_inactive_membership_are_refused_on_reads_and_strea
     person = Api(issued.plaintext)
     assert person.get(f"/v1/runs/{run_id}/events").status_code == 200
     ApiKey.objects.filter(pk=issued.key.pk).update(revoked_at=timezone.now())
-    for path in (f"/v1/runs/{run_id}/events", f"/v1/runs/{run_id}/events/stream",
-                 "/v1/approvals", "/v1/ledger/checkpoint"):
+    for path in (
+        f"/v1/runs/{run_id}/events",
+        f"/v1/runs/{run_id}/events/stream",
+        "/v1/approvals",
+        "/v1/ledger/checkpoint",
+    ):
         assert person.get(path).status_code == 401, path
