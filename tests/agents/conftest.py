@@ -2,4 +2,5 @@ from tests.runner_live.conftest import (  # noqa: F401
     approver_key,
     demo_org,
     fluidbox_server,
+    module_web_server,
 )

@@ -14,7 +14,11 @@ from collections.abc import Iterator
 import pytest
 
 from runner import GatedToolbox, GateError, GatePermission, ToolRunner, Workspace
-from tests.runner_live.conftest import create_run, fluidbox_server  # noqa: F401 (fixture)
+from tests.runner_live.conftest import (  # noqa: F401 (fixtures)
+    create_run,
+    fluidbox_server,
+    module_web_server,
+)
 
 TOKEN = "run-token-that-must-stay-secret"
 
