@@ -62,6 +62,7 @@ _GIT_SIGNING = "commit merge cherry-pick revert am commit-tree"  # and rebase, p
 _DOTNET_MSBUILD = ("build", "test", "run", "pack", "publish", "msbuild", "restore", "clean")
 _RESPONSE_FILE = "reads more options from a file"
 _LISTENS = "listens on the network and serves whoever connects"
+_FORWARDS = "listens on the host and forwards what connects to a container or the cluster"
 
 ACTING: dict[str, dict[str, str]] = {
     "find": {
@@ -660,6 +661,11 @@ ACTING: dict[str, dict[str, str]] = {
             # among them), the host's cgroup namespace; the container's id written anywhere
             **dict.fromkeys(("--volumes-from", "--cgroupns"), RUNS),
             "--cidfile": WRITES_FILES,
+            # (F173, docker's manual) a host file's lines handed to the container as its
+            # environment (or labels); host ports (every interface unless one is named)
+            # served by whatever runs in the container
+            **dict.fromkeys(("--env-file", "--label-file"), SENDS),
+            **dict.fromkeys(("-p", "--publish", "-P", "--publish-all"), _FORWARDS),
         }
         for sub in ("run", "create", "exec")
     },
@@ -679,8 +685,8 @@ ACTING: dict[str, dict[str, str]] = {
     "kubectl": {"--kubeconfig": RUNS, "--cache-dir": WRITES_FILES}
     | dict.fromkeys(("-s", "--server"), SENDS),
     # (F172, sandbox: terraform 1.x) `plan -out /tmp/p`, `-generate-config-out=/tmp/g.tf`
-    # wrote /tmp; `-chdir=DIR`: another folder's configuration and the providers it runs
-    "terraform": {"-chdir": RUNS},
+    # wrote /tmp; `-chdir=DIR` (`terraform`, below): another folder's configuration and the
+    # providers it runs
     "terraform plan": dict.fromkeys(("-out", "-generate-config-out"), WRITES_FILES),
     # (F172, helm's manual: not installed where the oracle runs) the post-renderer is a
     # program run on the rendered manifests; `--output-dir` writes there; a kubeconfig (its
@@ -698,6 +704,57 @@ ACTING: dict[str, dict[str, str]] = {
     # aws command runs; `configure get` prints the keys
     "aws configure set": {"": CONFIGURES},
     "aws configure get": {"": _REVEALS},
+    # (F173, docker's, kubectl's and gh's manuals) copies between the host's files and a
+    # container's or a pod's, either way (`docker cp c:/x /tmp/x`, `kubectl cp /etc/x pod:/x`);
+    # a listener that forwards to the cluster with the user's token; a host file's lines
+    # handed to the container as its environment; host ports served by the container; an
+    # API request, a gist or a release asset made from local files
+    **{f"{tool} cp": {"": WRITES_FILES} for tool in ("docker", "kubectl")},
+    **{f"kubectl {sub}": {"": _FORWARDS} for sub in ("proxy", "port-forward")},
+    "docker-compose": {},  # read by _docker_compose, as `docker compose`
+    "gh api": {"--input": SENDS},
+    **{
+        f"gh {kind} {sub}": dict.fromkeys(("-F", "--body-file"), SENDS)
+        for kind in ("issue", "pr")
+        for sub in ("create", "comment", "edit")
+    },
+    **{
+        f"gh release {sub}": dict.fromkeys(("-F", "--notes-file"), SENDS)
+        for sub in ("create", "edit")
+    },
+    "docker compose": {},  # its options are compose's, not run's: read by _docker_compose
+    **{f"gh gist {sub}": {"": SENDS} for sub in ("create", "new")},
+    "gh gist edit": dict.fromkeys(("-a", "--add"), SENDS),
+    "gh release upload": {"": SENDS},
+    # (F174, the AWS CLI's manual) an s3 transfer with a local operand: a local source is
+    # read and uploaded (`s3 cp /etc/passwd s3://b/x`), a local destination written (write
+    # probes, see written_operands), `mv` deletes its local source; a `file://`/`fileb://`
+    # parameter value is a local file read and sent (`s3api put-object --body F` alike):
+    # _aws_local_files.
+    # (F174, terraform's manual) state written where `-state`/`-state-out`/`-backup` say
+    # (apply, refresh, import, taint, state mv/rm); providers run from `-plugin-dir`, copied
+    # to the folder `providers mirror` names; `login` stores an API token in the user's home.
+    "terraform": {"-chdir": RUNS, "-plugin-dir": RUNS}
+    | dict.fromkeys(("-state", "-state-out", "-backup"), WRITES_FILES),
+    "terraform providers mirror": {"": WRITES_FILES},
+    # s3api's blob parameters take a local path with no `file://` (`put-object --body F`)
+    **{f"aws s3api {sub}": {"--body": SENDS} for sub in ("put-object", "upload-part")},
+    **{f"terraform {sub}": {"": CONFIGURES} for sub in ("login", "logout")},
+    # (F174, pipx's manual: not installed where the oracle runs) a package downloaded and its
+    # program run (`run`, as uvx and `npm exec`), or put on the user's PATH (`install`,
+    # `inject`, `upgrade`...); pip run in one of its environments; the shell's rc files edited
+    "pipx run": {"": RUNS},
+    "pipx runpip": {"": RUNS},
+    **{
+        f"pipx {sub}": {"": _ONTO_PATH}
+        for sub in ("install", "install-all", "inject", "upgrade", "upgrade-all", "upgrade-shared")
+        + ("reinstall", "reinstall-all", "pin", "unpin")
+    },
+    **{f"pipx {sub}": {"": DELETES} for sub in ("uninstall", "uninstall-all", "uninject")},
+    "pipx ensurepath": {"": CONFIGURES},
+    # (F174) `pip download -d DIR`, `pip wheel -w DIR`: the packages land in DIR, anywhere
+    "pip download": dict.fromkeys(("-d", "--dest", "--destination-dir", "--save-to"), WRITES_FILES),
+    "pip wheel": dict.fromkeys(("-w", "--wheel-dir"), WRITES_FILES),
     # `-m` deletes each file it adds (seen: the source gone; `zip -m a.zip .git/config`); a
     # `-TT` glued to its command, or in a cluster, is read by _zip_unzip_command.
     "zip": {"-TT": RUNS, "--unzip-command": RUNS, "-m": DELETES, "--move": DELETES},
@@ -804,6 +861,7 @@ ACTING: dict[str, dict[str, str]] = {
     "openssl ocsp": {"-port": _LISTENS},
     # (F171, sandbox) `--filter=CMD` runs CMD by $SHELL on each piece (seen: bash -c CMD)
     "split": {"--filter": RUNS},
+    "mknod": {},  # its TYPE operand: _mknod_devices
     "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
 }
 
@@ -943,6 +1001,9 @@ RUNS_PROJECT_CODE = frozenset(
     | {"pip"}
     # Spec files, test files, `[flake8:local-plugins]` paths, golangci-lint's custom plugins.
     | {"rspec", "playwright", "flake8", "golangci-lint"}
+    # (F174, terraform's manual) an `external` data source's program runs at plan (console,
+    # apply too), providers and provisioners alike: a *.tf written before it may be that code
+    | {"terraform"}
 )
 # Programs that run no project code, but whose project configuration decides where they
 # write: ruff's `cache-dir` moves its cache anywhere (ruff made /etc/rc after
@@ -3271,6 +3332,8 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "vim":
         return _vim_written(args)
+    if program == "aws":
+        return _aws_written(args)
     if program == "tar":
         # `tar -cf /tmp/a.tar src` writes the archive there (`-` is standard output)
         writing, archives = tar_archives(args)
@@ -3296,6 +3359,11 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return _xxd_operands(args)[1:2]
     if program == "git":
         return _git_destinations(args)
+    if program == "gh":
+        # (F173, gh's manual) the clone's folder, where release and run assets are written
+        if args[:2] in (["release", "download"], ["run", "download"]):
+            return _option_values(args, ("-D", "--dir", "-O", "--output"))
+        return _gh_clone_words(args)[0]
     if program == "ruff" and args[:1] in (["format"], ["check"]):
         return _formatted_operands(f"ruff {args[0]}", args[1:])
     if program in _FORMATTER_DRY_RUNS:
@@ -4522,6 +4590,103 @@ def _openssl_modules(args: list[str]) -> list[Acting]:
     return found
 
 
+# The AWS CLI's options that take no value: its global flags and the s3 transfer commands'.
+_AWS_FLAGS = frozenset(
+    {"--debug", "--no-verify-ssl", "--no-paginate", "--no-sign-request", "--no-cli-pager"}
+    | {"--cli-auto-prompt", "--no-cli-auto-prompt", "--version", "--dryrun", "--quiet"}
+    | {"--recursive", "--only-show-errors", "--no-progress", "--follow-symlinks", "--delete"}
+    | {"--no-follow-symlinks", "--no-guess-mime-type", "--force-glacier-transfer", "--force"}
+    | {"--ignore-glacier-warnings", "--exact-timestamps", "--size-only", "--no-overwrite"}
+)
+_AWS_TRANSFERS = frozenset({"cp", "mv", "sync"})
+
+
+def _aws_positional(args: list[str]) -> list[str]:
+    """aws's words but its options and their values (the CLI takes options anywhere)."""
+    positional, k = [], 0
+    while k < len(args):
+        token = args[k]
+        if token.startswith("--") and "=" not in token and token not in _AWS_FLAGS:
+            k += 1  # its value
+        elif not token.startswith("-") or token == "-":
+            positional.append(token)
+        k += 1
+    return positional
+
+
+def _aws_commands(args: list[str]) -> list[Acting]:
+    """The acting commands and options of ACTING's aws entries wherever the options stand:
+    after a global option's value (`aws --profile p configure set …`) the table's walk takes
+    the value for an unknown command and stops (F174)."""
+    positional, found = _aws_positional(args), []
+    named = {t.split("=", 1)[0] for t in args if t.startswith("--")}
+    for depth in (2, 3):
+        table = ACTING.get(" ".join(["aws", *positional[:depth]]), {})
+        if "" in table:
+            found.append(Acting((positional[depth - 1],), table[""]))
+        found += [Acting((o,), what) for o, what in table.items() if o and o in named]
+    return found
+
+
+def _aws_transfer(args: list[str]) -> tuple[str, list[str]] | None:
+    """`aws [globals] s3 cp|mv|sync SRC... DEST`: the command and its local operands' places
+    (`-` is standard input or output; an `s3://` address is no local file)."""
+    positional = _aws_positional(args)
+    if positional[:1] != ["s3"] or positional[1:2] == [] or positional[1] not in _AWS_TRANSFERS:
+        return None
+    return positional[1], positional[2:]
+
+
+def _aws_local(operand: str) -> bool:
+    return operand != "-" and not operand.lower().startswith("s3://")
+
+
+def _aws_local_files(args: list[str]) -> list[Acting]:
+    """A local file an aws command reads and sends: an s3 transfer's local source (`s3 cp
+    /etc/passwd s3://b/x`, `s3 sync ~ s3://b`), a `file://`/`fileb://` parameter value
+    (`--body`, `--cli-input-json`, `--user-data`...) (F174, the AWS CLI's manual)."""
+    found = []
+    for token in args:
+        value = token.split("=", 1)[1] if token.startswith("--") and "=" in token else token
+        scheme = next((s for s in ("fileb://", "file://") if value.lower().startswith(s)), None)
+        if scheme is not None:
+            found.append(Acting((scheme,), "reads a local file and sends it"))
+    transfer = _aws_transfer(args)
+    if transfer is not None:
+        command, operands = transfer
+        if any(_aws_local(source) for source in operands[:-1]):
+            found.append(Acting((command,), "uploads local files"))
+    return found
+
+
+def _aws_written(args: list[str]) -> list[str]:
+    """An s3 transfer's local destination (a folder's files for `sync`, `--recursive` or a
+    folder named so), and `mv`'s local sources, which it deletes (F174)."""
+    transfer = _aws_transfer(args)
+    if transfer is None or not transfer[1]:
+        return []
+    command, operands = transfer
+    written = [source for source in operands[:-1] if command == "mv" and _aws_local(source)]
+    destination = operands[-1]
+    if len(operands) > 1 and _aws_local(destination):
+        written.append(destination)
+        if command == "sync" or "--recursive" in args or destination.endswith("/"):
+            written.append(destination.rstrip("/") + "/<files>")
+    return written
+
+
+_MKNOD_DEVICES = frozenset({"b", "c", "u"})
+
+
+def _mknod_devices(args: list[str]) -> list[Acting]:
+    """`mknod NAME b|c|u MAJOR MINOR` makes a device node: as root, the disk or memory it
+    names read and written through a file in the workspace (`mknod n b 8 0` is /dev/sda);
+    a FIFO (`p`) is only a file (F174, coreutils' manual; the sandbox can make none)."""
+    operands = read_getopt(args, "m", ("mode",)).operands
+    kind = operands[1] if len(operands) > 1 else ""
+    return [Acting((kind,), "makes a device node")] if kind in _MKNOD_DEVICES else []
+
+
 # vim's options that name a file it writes: the keys typed (`-w`, `-W`), the viminfo file
 # (`-i`, but `NONE`), the start-up timing and channel logs; `-V[N]FILE` glues it (F169,
 # sandbox: `-w /tmp/vw`, `-V1/tmp/vv` wrote /tmp).
@@ -4565,7 +4730,196 @@ def _vim_ex_mode(base: str, args: list[str]) -> list[Acting]:
     return []
 
 
+# docker's own options that take a value (`-c` is `--context` there), and the words that
+# group its commands (`docker buildx build`, `docker image build`, `docker container cp`)
+_DOCKER_GLOBAL_VALUED = frozenset(
+    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}
+    | {"--tlscacert", "--tlscert", "--tlskey"}
+)
+_DOCKER_GROUPS = frozenset({"buildx", "image", "builder", "container"})
+_DOCKER_BUILD_FLAGS = frozenset(
+    {"--no-cache", "--pull", "--quiet", "--rm", "--force-rm", "--push", "--load", "--squash"}
+    | {"--compress", "--disable-content-trust", "--check", "--debug", "--help"}
+)
+# compose's options that take a value, and the commands that start, build or copy nothing
+_COMPOSE_VALUED = frozenset(
+    {"-f", "--file", "-p", "--project-name", "--project-directory", "--env-file", "--profile"}
+    | {"--ansi", "--progress", "--parallel"}
+)
+_COMPOSE_READS_ONLY = frozenset(
+    {"ps", "ls", "logs", "config", "images", "top", "version", "port", "events", "stats"}
+)
+
+
+def _docker_command(args: list[str]) -> tuple[list[str], list[str]]:
+    """docker's command words (`compose`, `buildx build`) and the arguments after them."""
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in _DOCKER_GLOBAL_VALUED else 1
+    words: list[str] = []
+    while k < len(args) and not args[k].startswith("-"):
+        words.append(args[k])
+        k += 1
+        if words[-1] not in _DOCKER_GROUPS:
+            break
+    return words, args[k:]
+
+
+def _docker_build_elsewhere(args: list[str]) -> list[Acting]:
+    """(F173, docker's manual) A build context or Dockerfile outside the working directory
+    (`docker build /etc`, `-f /etc/x .`): the client reads it and sends it to the daemon,
+    whose image then holds those files. A rule names the path itself."""
+    words, rest = _docker_command(args)
+    if words[-1:] != ["build"]:
+        return []
+    found, k = [], 0
+    while k < len(rest):
+        token, following = rest[k], rest[k + 1] if k + 1 < len(rest) else ""
+        name, equals, value = token.partition("=")
+        if token.startswith("--") and len(token) > 2:
+            if not equals and name not in _DOCKER_BUILD_FLAGS:
+                value, k = following, k + 1
+            if name == "--file" and _leaves(value):
+                found.append(Acting((value,), SENDS))
+        elif token.startswith("-") and len(token) > 1:
+            if token[1] != "q":
+                value = token[2:].removeprefix("=")
+                if not value:
+                    value, k = following, k + 1
+                if token[1] == "f" and _leaves(value):
+                    found.append(Acting((value,), SENDS))
+        elif _leaves(token):
+            found.append(Acting((token,), SENDS))
+        k += 1
+    return found
+
+
+def _docker_compose(args: list[str]) -> list[Acting]:
+    """(F173, compose's manual) A compose file says what its services mount (`/:/h`), run and
+    build: `docker compose up`, `run`, `exec`, `cp`, `build` need a rule naming them; `ps`,
+    `logs`, `config` and the like start nothing."""
+    words, rest = _docker_command(args)
+    if words != ["compose"]:
+        return []
+    k = 0
+    while k < len(rest) and rest[k].startswith("-"):
+        k += 2 if rest[k] in _COMPOSE_VALUED else 1
+    if k < len(rest) and rest[k] not in _COMPOSE_READS_ONLY:
+        return [Acting((rest[k],), "runs what a compose file says (its mounts of the host too)")]
+    return []
+
+
+# kubectl's own commands (1.32); any other first word runs `kubectl-WORD` from the PATH
+_KUBECTL_COMMANDS = frozenset(
+    [
+        "create",
+        "expose",
+        "run",
+        "set",
+        "explain",
+        "get",
+        "edit",
+        "delete",
+        "rollout",
+        "scale",
+        "autoscale",
+        "certificate",
+        "cluster-info",
+        "top",
+        "cordon",
+        "uncordon",
+        "drain",
+        "taint",
+        "describe",
+        "logs",
+        "attach",
+        "exec",
+        "port-forward",
+        "proxy",
+        "cp",
+        "auth",
+        "debug",
+        "events",
+        "diff",
+        "apply",
+        "patch",
+        "replace",
+        "wait",
+        "kustomize",
+        "label",
+        "annotate",
+        "completion",
+        "alpha",
+        "api-resources",
+        "api-versions",
+        "config",
+        "plugin",
+        "version",
+        "options",
+        "help",
+    ]
+)
+
+
+def _kubectl_plugins(args: list[str]) -> list[Acting]:
+    """(F173, kubectl's manual) `kubectl foo` runs the first `kubectl-foo` on the PATH when no
+    command of kubectl's has that name (only a first word: after an option it looks for none)."""
+    if args and not args[0].startswith("-") and args[0] not in _KUBECTL_COMMANDS:
+        return [Acting((args[0],), "runs kubectl-NAME, a plugin it finds on the PATH")]
+    return []
+
+
+def _gh_fields_sent(args: list[str]) -> list[Acting]:
+    """(F173, gh's manual) `gh api -F key=@FILE` (`--field`) sends the file's contents as the
+    field's value; `-f` (`--raw-field`) sends the text as written."""
+    if args[:1] != ["api"]:
+        return []
+    found = []
+    for k, token in enumerate(args):
+        following = args[k + 1] if k + 1 < len(args) else ""
+        if token in ("-F", "--field"):
+            name, value = token, following
+        elif token.startswith("--field="):
+            name, value = "--field", token.removeprefix("--field=")
+        elif token.startswith("-F"):
+            name, value = "-F", token[2:].removeprefix("=")
+        else:
+            continue
+        if value.partition("=")[2].startswith("@"):
+            found.append(Acting((name,), SENDS))
+    return found
+
+
+def _gh_clone_words(args: list[str]) -> tuple[list[str], list[str]]:
+    """`gh repo clone REPO [DIR] [-- GITFLAGS]`: (DIR or nothing, GITFLAGS); gh hands every
+    word after REPO to `git clone`, a first one not an option as its directory."""
+    if args[:2] not in (["repo", "clone"], ["repo", "fork"]):
+        return [], []
+    rest = args[2:]
+    k = 0
+    while k < len(rest) and rest[k].startswith("-") and rest[k] != "--":
+        k += 2 if rest[k] in ("-u", "--upstream-remote-name", "--remote-name") else 1
+    after = [token for token in rest[k + 1 :] if token != "--"]
+    if args[1] == "fork":
+        return [], rest[rest.index("--") + 1 :] if "--" in rest else []
+    if after[:1] and not after[0].startswith("-"):
+        return after[:1], after[1:]
+    return [], after
+
+
+def _gh_git_flags(args: list[str]) -> list[Acting]:
+    """(F173, gh's manual) The flags `gh repo clone`/`fork --clone` hand to `git clone`
+    (`-- -c core.fsmonitor=CMD`, `--template`, `-u`) are read as git clone's."""
+    flags = _gh_clone_words(args)[1]
+    found = acting_uses("git", ["clone", *flags]) if flags else []
+    return [use for use in found if use.names != ("clone",)]  # the clone itself: gh's
+
+
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
+    "docker": (_docker_build_elsewhere, _docker_compose),
+    "docker-compose": (lambda args: _docker_compose(["compose", *args]),),
+    "kubectl": (_kubectl_plugins,),
+    "gh": (_gh_fields_sent, _gh_git_flags),
     "curl": (_curl_files_sent,),
     "uv": (_uv_interpreters,),
     "npm": (_npm_settings, _npm_global, _npm_version_taken_back),
@@ -4581,4 +4935,6 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "date": (_date_set_by_operand,),
     "openssl": (_openssl_modules,),
     "zip": (_zip_unzip_command,),
+    "aws": (_aws_local_files, _aws_commands),
+    "mknod": (_mknod_devices,),
 }
