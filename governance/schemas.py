@@ -232,11 +232,32 @@ def _compiled(pattern: str):
     return regex.compile(ecma_pattern(pattern), regex.VERSION0)
 
 
-_patterns_deadline = threading.local()
+@dataclass(frozen=True)
+class _Deadlines:
+    """When one call's validation must stop (monotonic clock): its pattern searches taken
+    together, and the whole of it."""
+
+    patterns: float
+    whole: float
+
+    @classmethod
+    def from_now(cls) -> "_Deadlines":
+        now = time.monotonic()
+        return cls(now + PATTERNS_TIMEOUT_SECONDS, now + VALIDATION_TIMEOUT_SECONDS)
+
+
+_UNBOUNDED = _Deadlines(math.inf, math.inf)
+# The deadlines of the validation running in this thread (jsonschema calls the keywords
+# with no room for them).
+_running = threading.local()
+
+
+def _deadlines() -> _Deadlines:
+    return getattr(_running, "deadlines", _UNBOUNDED)
 
 
 def _safe_search(pattern: str, text: str) -> bool:
-    left = getattr(_patterns_deadline, "at", math.inf) - time.monotonic()
+    left = _deadlines().patterns - time.monotonic()
     if left <= 0:
         raise PatternTimeout(pattern[:100])
     try:
@@ -364,15 +385,12 @@ def _equal_form(value: Any) -> Any:
     return value
 
 
-_validation_deadline = threading.local()
-
-
 def _timed(keyword):
     """A keyword's check that first asks whether the call's validation is past its time:
     every step of a validation (each $ref followed, each anyOf branch, each item) runs one."""
 
     def check(validator, value, instance, schema):
-        if time.monotonic() > getattr(_validation_deadline, "at", math.inf):
+        if time.monotonic() > _deadlines().whole:
             raise ValidationTimeout()
         return keyword(validator, value, instance, schema) or ()
 
@@ -427,9 +445,7 @@ def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
         return ArgumentProblem(
             f"arguments are {size} bytes, over the {MAX_ARGUMENT_BYTES}-byte bound"
         )
-    started = time.monotonic()
-    _patterns_deadline.at = started + PATTERNS_TIMEOUT_SECONDS
-    _validation_deadline.at = started + VALIDATION_TIMEOUT_SECONDS
+    _running.deadlines = _Deadlines.from_now()
     try:
         error = next(iter(validator_for(schema).iter_errors(arguments)), None)
     except PatternTimeout as timeout:
@@ -446,8 +462,7 @@ def argument_problem(schema: dict, arguments: Any) -> ArgumentProblem | None:
             f"schema validation failed: {type(crash).__name__}", validator_failed=True
         )
     finally:
-        del _patterns_deadline.at
-        del _validation_deadline.at
+        del _running.deadlines
     if error is None:
         return None
     # "/config/password violates …", never "password: …": that reads as a `key: value` pair
