@@ -14,49 +14,14 @@ from governance.services.orgs import api_key_create, user_create
 from ledger.chain_checks import chain_verify
 from ledger.models import Event
 from tests.conftest import Api, run_body, run_from_before_names_were_checked
-from tests.governance.broker.support import connect
+from tests.security.conftest import connect_bobs_tracker
 
 pytestmark = pytest.mark.django_db
-
-ATTACK_POLICY = """
-name: default
-rules:
-  - pattern: "bobtracker.*"
-    action: ALWAYS
-"""
-
-TRACKER_TOOLS = [
-    {
-        "name": "create_issue",
-        "description": "Open an issue in bob's tracker",
-        "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}},
-    }
-]
-
-
-@pytest.fixture
-def bob(org):
-    return user_create(username="bob", org=org, role=Role.MEMBER, password="pw-bob-123")
-
-
-@pytest.fixture
-def bob_key(org, bob):
-    return Api(api_key_create(org=org, user=bob, name="bob").plaintext)
-
-
-@pytest.fixture
-def tracker(mcp_server_factory):
-    return mcp_server_factory(tools=TRACKER_TOOLS)
 
 
 @pytest.fixture
 def bobs_connection(org, operator, bob, tracker):
-    connection_id = connect(
-        operator, tracker, slug="bobtracker", kind="personal", owner="bob", credential="Bearer b0b"
-    )
-    response = operator.client.put("/v1/policies/default", {"yaml": ATTACK_POLICY}, format="json")
-    assert response.status_code in (200, 201), response.content
-    return connection_id
+    return connect_bobs_tracker(operator, tracker, credential="Bearer b0b")
 
 
 def create_issue(runner, run_id, call_id="c-1"):

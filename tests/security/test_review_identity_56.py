@@ -17,57 +17,23 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from governance.models import ApiKey, Connection, Role, Run
-from governance.services.orgs import api_key_create, user_create
+from governance.models import ApiKey, Connection, Run
+from governance.services.orgs import api_key_create
 from ledger.models import Event
 from tests.conftest import Api, run_body
-from tests.governance.broker.support import connect
+from tests.security.conftest import connect_bobs_tracker
 
 pytestmark = pytest.mark.django_db
-
-POLICY = """
-name: default
-rules:
-  - pattern: "bobtracker.*"
-    action: ALWAYS
-"""
-
-TRACKER_TOOLS = [
-    {
-        "name": "create_issue",
-        "description": "Open an issue in bob's tracker",
-        "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}},
-    }
-]
-
-
-@pytest.fixture
-def bob(org):
-    return user_create(username="bob", org=org, role=Role.MEMBER, password="pw-bob-123")
-
-
-@pytest.fixture
-def bob_key(org, bob):
-    return Api(api_key_create(org=org, user=bob, name="bob").plaintext)
-
-
-@pytest.fixture
-def tracker(mcp_server_factory):
-    return mcp_server_factory(tools=TRACKER_TOOLS)
 
 
 @pytest.fixture
 def bobs_connection(org, operator, bob, bob_key, tracker):
-    connection_id = connect(
-        operator, tracker, slug="bobtracker", kind="personal", owner="bob", credential="Bearer x"
-    )
+    connection_id = connect_bobs_tracker(operator, tracker, credential="Bearer x")
     reconnected = bob_key.post(
         f"/v1/connections/{connection_id}/reconnect",
         {"credential": {"header": "Authorization", "value": "Bearer b0bs-own"}},
     )
     assert reconnected.status_code == 200, reconnected.content
-    response = operator.client.put("/v1/policies/default", {"yaml": POLICY}, format="json")
-    assert response.status_code in (200, 201), response.content
     return connection_id
 
 
