@@ -23,6 +23,7 @@ from governance.models import Autonomy, Organization, Run, TrustTier
 from governance.selectors import access_run
 from governance.services.gate import permission_request
 from governance.services.runs import run_create, run_finish
+from ledger.redaction import redact
 
 SOURCE_KINDS = ("pull_request", "manual", "schedule")
 
@@ -57,7 +58,9 @@ def run_json(run: Run) -> dict:
         "policy_version": run.policy_version.number,
         "policy_digest": run.policy_version.digest,
         "tool_set_digest": run.tool_set_digest,
-        "source": run.source,
+        # As run.created recorded it: redacted (a clone URL's token, `https://x:TOKEN@host`,
+        # reaches neither the agent reading its run nor an auditor).
+        "source": redact(run.source).data,
         "invoked_by": run.invoked_by.get_username() if run.invoked_by_id else None,
         "budget": {
             "allowance": budget.allowance,
