@@ -17,6 +17,7 @@ from governance import vault
 from governance.egress import guarded_post
 from governance.models import (
     Approval,
+    ApprovalStatus,
     ChannelKind,
     DeliveryStatus,
     NotificationChannel,
@@ -158,6 +159,16 @@ def delivery_attempt(*, delivery_id: int) -> None:
         NotificationDelivery.objects.filter(
             pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
         ).update(status=DeliveryStatus.FAILED, last_error="not sent: the channel was switched off")
+        return
+    if delivery.approval.status != ApprovalStatus.PENDING:
+        # A retry falls due seconds to minutes later: the approval may be decided (or timed
+        # out) by then, and an approver called to decide it would find nothing to decide.
+        NotificationDelivery.objects.filter(
+            pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
+        ).update(
+            status=DeliveryStatus.FAILED,
+            last_error=f"not sent: the approval was already decided ({delivery.approval.status})",
+        )
         return
     attempts = delivery.attempts + 1
     # Each attempt claims the delivery (pending → sending) by compare-and-swap: the same task
