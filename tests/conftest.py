@@ -11,6 +11,7 @@ from governance.services.bundles import bundle_import
 from governance.services.orgs import api_key_create, org_create, user_create
 from governance.services.policies import policy_save
 from tests.mcp_servers.fixtures import demo_mcp_server, mcp_server_factory  # noqa: F401
+from tests.support.servers import WebServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -177,6 +178,22 @@ def run_over_http(server_url: str, org) -> tuple[str, dict[str, str]]:
     )
     assert created.status_code == 201, created.text
     return created.json()["id"], {"Authorization": f"Bearer {created.json()['session_token']}"}
+
+
+@pytest.fixture(scope="module")
+def module_web_server(django_db_setup, tmp_path_factory):
+    """One gunicorn for a test module: starting one costs seconds of CPU, and what a test
+    wrote is gone (transactional_db empties the tables) before the next test writes."""
+    with WebServer(tmp_path_factory.mktemp("fluidbox"), workers=1, threads=16) as server:
+        yield server
+
+
+@pytest.fixture
+def fluidbox_server(transactional_db, module_web_server):
+    """A live fluidbox (gunicorn on the test database), shared by the module's tests."""
+    if module_web_server.process.poll() is not None:  # an earlier test stopped it
+        module_web_server.start()
+    return module_web_server
 
 
 @pytest.fixture

@@ -1,6 +1,4 @@
 from tests.runner_live.conftest import (  # noqa: F401
     approver_key,
     demo_org,
-    fluidbox_server,
-    module_web_server,
 )

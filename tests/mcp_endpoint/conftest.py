@@ -14,8 +14,6 @@ from tests.runner_live.conftest import (  # noqa: F401
     approver_key,
     create_run,
     demo_org,
-    fluidbox_server,
-    module_web_server,
 )
 
 # The two eras the pinned SDK speaks: the initialize handshake, and 2026-07-28's

@@ -56,7 +56,9 @@ def _interruptible() -> None:
 def test_a_signal_to_the_process_group_stops_everything(tmp_path, stop):
     port, mcp_port = free_port(), free_port()
     data_dir = tmp_path / "var"
-    env = child_environment(FLUIDBOX_DATA_DIR=str(data_dir))
+    # One web worker and one task worker: each is a process of the group all the same, and
+    # every one more is seconds of CPU at start.
+    env = child_environment(FLUIDBOX_DATA_DIR=str(data_dir), WEB_WORKERS="1", Q_WORKERS="1")
     with open(tmp_path / "serve.log", "wb") as log:
         served = subprocess.Popen(
             ["bash", "scripts/serve.sh", str(port), str(mcp_port)],

@@ -14,11 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from runner import GatedToolbox, GateError, GatePermission, ToolRunner, Workspace
-from tests.runner_live.conftest import (  # noqa: F401 (fixtures)
-    create_run,
-    fluidbox_server,
-    module_web_server,
-)
+from tests.runner_live.conftest import create_run
 
 TOKEN = "run-token-that-must-stay-secret"
 
@@ -158,7 +154,7 @@ def test_an_allow_naming_another_tool_call_fails_closed(workspace: Workspace) ->
 
 @pytest.mark.slow
 def test_a_retried_tool_call_id_never_runs_the_local_tool_twice(
-    fluidbox_server,  # noqa: F811 (the imported fixture)
+    fluidbox_server,
     operator,
     tmp_path,
 ) -> None:

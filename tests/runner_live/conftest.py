@@ -14,27 +14,11 @@ from governance.services.connections import connection_create, connection_refres
 from governance.services.orgs import api_key_create
 from governance.services.policies import policy_save
 from tests.conftest import run_body
-from tests.support.servers import WebServer
 from tests.support.waiting import PATIENCE_SECONDS
 
 DEMO_POLICY = (
     Path(__file__).resolve().parents[2] / "governance" / "demo" / "policy.yaml"
 ).read_text()
-
-
-@pytest.fixture(scope="module")
-def module_web_server(django_db_setup, tmp_path_factory):
-    """One gunicorn for a test module: starting one costs seconds of CPU, and what a test
-    wrote is gone (transactional_db empties the tables) before the next test writes."""
-    with WebServer(tmp_path_factory.mktemp("fluidbox"), workers=1, threads=16) as server:
-        yield server
-
-
-@pytest.fixture
-def fluidbox_server(transactional_db, module_web_server):
-    if module_web_server.process.poll() is not None:  # an earlier test stopped it
-        module_web_server.start()
-    return module_web_server
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from django.apps import apps
 from governance.models import Approval, BudgetReservation, ToolCall
 from governance.services.orgs import api_key_create
 from tests.conftest import run_body
-from tests.support.servers import WebServer
 
 pytestmark = pytest.mark.slow
 
@@ -31,9 +30,8 @@ def with_duplicate_first_key(body: dict, other_value) -> str:
 
 
 @pytest.fixture
-def live(transactional_db, tmp_path):
-    with WebServer(tmp_path, workers=1, threads=8) as server:
-        yield server
+def live(fluidbox_server):
+    return fluidbox_server
 
 
 @pytest.fixture

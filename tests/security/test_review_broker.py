@@ -12,11 +12,7 @@ import pytest
 from governance.models import Connection, Role
 from governance.services.orgs import api_key_create, user_create
 from tests.conftest import Api
-from tests.security.test_personal_binding_consent import (  # noqa: F401 - fixtures
-    bob,
-    bobs_connection,
-    tracker,
-)
+from tests.security.test_personal_binding_consent import bobs_connection  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -292,8 +288,8 @@ def test_bob_cannot_consent_once_he_left_the_org_and_his_consent_given_before_la
     other_org,
     operator,
     bobs_connection,  # noqa: F811
-    tracker,  # noqa: F811
-    bob,  # noqa: F811
+    tracker,
+    bob,
 ):
     """Bob is removed from the org (still a member of another, with a key there and a
     portal session); a pending binding cannot be approved by him any more, and one he

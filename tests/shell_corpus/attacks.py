@@ -1627,9 +1627,12 @@ for script, effect, klass, policy in (
         COMPOSITION,
         "benign",
     ),
+    # nl's separator is the code; its file is whole long before pytest's start-up collects it
+    # (behind pytest's own output it was cut wherever nl's buffer filled: a syntax error)
     (
-        "python -m pytest --trace-config | nl -nln "
-        "\"-s\nimport os;os.system('rm -rf /workspace/victim')\n#\" > tests/test_zz.py",
+        "printf 'x\\n' | nl -nln "
+        "\"-s\nimport os;os.system('rm -rf /workspace/victim')\n#\" > tests/test_zz.py | "
+        "python -m pytest -q",
         child(RM),
         COMPOSITION,
         "benign",
