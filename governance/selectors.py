@@ -166,6 +166,21 @@ def decidable_approvals(actor: Actor) -> QuerySet[Approval]:
     )
 
 
+def approvals_listed(actor: Actor, status: str | None, limit: int) -> list[Approval]:
+    """What the approvals list shows: those still pending first, the soonest to expire
+    first; then decided ones, the latest first. Oldest first, a long-lived organization's
+    first `limit` were all decided long ago and hid every pending one."""
+    approvals = decidable_approvals(actor).select_related("decided_by", "call")
+    pending = approvals.filter(status=ApprovalStatus.PENDING)
+    settled = approvals.exclude(status=ApprovalStatus.PENDING).order_by("-expires_at", "-pk")
+    if status == ApprovalStatus.PENDING:
+        return list(pending[:limit])
+    if status:
+        return list(settled.filter(status=status)[:limit])
+    shown = list(pending[:limit])
+    return shown + list(settled[: limit - len(shown)])
+
+
 def pending_approvals_for(actor: Actor) -> QuerySet[Approval]:
     return decidable_approvals(actor).filter(status=ApprovalStatus.PENDING)
 

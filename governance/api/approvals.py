@@ -5,11 +5,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import RememberField, query_once
+from governance.api.fields import ClosedSerializer, RememberField, query_once
 from governance.api.permissions import IsHuman
 from governance.models import Approval, ApprovalStatus, RememberScope
 from governance.policy import escape_invisible
-from governance.selectors import decidable_approvals
+from governance.selectors import approvals_listed
 from governance.services.approvals import approval_decide
 
 
@@ -56,6 +56,9 @@ ApprovalOut = inline_serializer(
 )
 
 
+LIST_LIMIT = 500
+
+
 class ApprovalListApi(APIView):
     permission_classes = [IsHuman]
 
@@ -71,16 +74,16 @@ class ApprovalListApi(APIView):
     def get(self, request):
         query = self.QueryIn(data=query_once(request))
         query.is_valid(raise_exception=True)
-        approvals = decidable_approvals(request.auth).select_related("decided_by", "call")
-        if "status" in query.validated_data:
-            approvals = approvals.filter(status=query.validated_data["status"])
-        return Response({"approvals": [approval_json(a) for a in approvals[:500]]})
+        approvals = approvals_listed(
+            request.auth, query.validated_data.get("status"), limit=LIST_LIMIT
+        )
+        return Response({"approvals": [approval_json(a) for a in approvals]})
 
 
 class ApprovalDecisionApi(APIView):
     permission_classes = [IsHuman]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         decision = serializers.ChoiceField(["approve", "deny"])
         remember = RememberField(default=False)
 

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import query_once
+from governance.api.fields import ClosedSerializer, query_once
 from governance.api.permissions import IsHuman
 from governance.models import BindingConsent, FrozenBinding
 from governance.selectors import bindings_owned_by
@@ -78,7 +78,7 @@ class BindingListApi(APIView):
 class BindingConsentApi(APIView):
     permission_classes = [IsHuman]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         decision = serializers.ChoiceField(["approve", "deny"])
 
     @extend_schema(request=InputSerializer, responses=BindingOut)

@@ -7,7 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import IdField, StrictIntegerField, StrictStringMixin
+from governance.api.fields import ClosedSerializer, IdField, StrictIntegerField, StrictStringMixin
 from governance.api.permissions import IsRunner
 from governance.api.runs import runner_run
 from governance.services.budget import reservation_create, reservation_settle
@@ -49,7 +49,7 @@ ReservationOut = inline_serializer(
 class ReservationCreateApi(APIView):
     permission_classes = [IsRunner]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         request_key = IdField()
         # At least one: a reservation of nothing "fits" a spent budget (201), and a runner
         # that asked is told to go ahead with a model call the budget cannot pay for.
@@ -96,7 +96,7 @@ class ReservationCreateApi(APIView):
 class ReservationSettleApi(APIView):
     permission_classes = [IsRunner]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         input_tokens = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
         output_tokens = StrictIntegerField(min_value=0, max_value=MAX_TOKENS)
         cost_usd = UsdAmountField(

@@ -5,7 +5,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import ArgumentsField, StrictCharField, StrictURLField, ToolNameField
+from governance.api.fields import (
+    ArgumentsField,
+    ClosedSerializer,
+    StrictCharField,
+    StrictURLField,
+    ToolNameField,
+)
 from governance.api.permissions import IsOperatorOrHuman, IsRunner
 from governance.api.runs import GateInput, runner_run
 from governance.errors import Invalid
@@ -82,7 +88,7 @@ ConnectionListOut = inline_serializer(
 )
 
 
-class CredentialIn(serializers.Serializer):
+class CredentialIn(ClosedSerializer):
     header = StrictCharField(max_length=100, required=False)
     env = StrictCharField(max_length=100, required=False)
     value = StrictCharField(max_length=8192, trim_whitespace=False)
@@ -99,7 +105,7 @@ def _org_for(actor) -> Organization:
 class ConnectionCreateApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         slug = StrictCharField(max_length=64)
         kind = serializers.ChoiceField(ConnectionKind.values)
         owner = StrictCharField(max_length=150, required=False, allow_null=True)
@@ -138,7 +144,7 @@ class ConnectionDetailApi(APIView):
 class ConnectionReconnectApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         credential = CredentialIn()
 
     @extend_schema(request=InputSerializer, responses=ConnectionOut)

@@ -5,7 +5,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api.fields import ArgumentsField, StrictCharField, ToolNameField
+from governance.api.fields import (
+    ArgumentsField,
+    ClosedSerializer,
+    StrictCharField,
+    StrictIntegerField,
+    ToolNameField,
+)
 from governance.api.permissions import IsOperatorOrHuman
 from governance.selectors import org_for_policy_reader, org_for_policy_writer
 from governance.services.policies import (
@@ -30,7 +36,7 @@ EvaluationOut = inline_serializer(
 class PolicyEvaluateApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         call = StrictCharField(max_length=70000, required=False, trim_whitespace=False)
         tool = ToolNameField(required=False)
         arguments = ArgumentsField(required=False)
@@ -51,7 +57,7 @@ class PolicyEvaluateApi(APIView):
 class PolicyReplayApi(APIView):
     permission_classes = [IsOperatorOrHuman]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         draft = StrictCharField(max_length=1_000_000, trim_whitespace=False)
 
     @extend_schema(
@@ -95,12 +101,12 @@ class PolicyDetailApi(APIView):
 
     permission_classes = [IsOperatorOrHuman]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(ClosedSerializer):
         yaml = StrictCharField(max_length=1_000_000, trim_whitespace=False)
         note = StrictCharField(max_length=200, required=False, default="")
         # The version the draft was made from: a save committed since is a 409
         # `policy_changed`, not silently undone (as in the portal editor).
-        base_version = serializers.IntegerField(min_value=1, required=False)
+        base_version = StrictIntegerField(min_value=1, required=False)
 
     @extend_schema(responses=VersionOut)
     def get(self, request, name):

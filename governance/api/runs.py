@@ -211,7 +211,7 @@ GateOut = inline_serializer(
 )
 
 
-class GateInput(ShallowFieldsSerializer):
+class GateInput(ClosedSerializer, ShallowFieldsSerializer):
     session_id = IdField()
     tool_call_id = IdField()
     arguments = ArgumentsField()
