@@ -16,43 +16,42 @@ from tests.governance.gate.test_pipeline import ask
 from tests.governance.test_notifications import SECRET, Receiver
 
 
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("decision", ["approve", "deny"])
-def test_a_retry_falling_due_after_the_decision_sends_nothing(org, make_run, approver, decision):
+@pytest.fixture
+def refused_once(org, make_run):
+    """A webhook that refused the first attempt at an approval's notification: (the receiver,
+    the approval's id)."""
     receiver = Receiver(fail_first=1)
-    try:
-        channel_create_webhook(org=org, name="pager", url=receiver.url, secret=SECRET)
-        run_id, runner = make_run()
-        approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
-        approval_notify_all(approval_id=int(approval_id))
-        delivery = NotificationDelivery.objects.get()
-        assert (delivery.status, delivery.attempts) == ("pending", 1)  # a retry is queued
-
-        decided = Api(user=approver).post(
-            f"/v1/approvals/{approval_id}/decision", {"decision": decision}
-        )
-        assert decided.status_code == 200, decided.content
-        notification_deliver(delivery.pk)  # the retry, as the worker runs it
-
-        assert receiver.received == []
-        delivery.refresh_from_db()
-        assert delivery.status == "failed" and delivery.attempts == 1
-        assert "already decided" in delivery.last_error
-    finally:
-        receiver.close()
+    channel_create_webhook(org=org, name="pager", url=receiver.url, secret=SECRET)
+    run_id, runner = make_run()
+    approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
+    approval_notify_all(approval_id=int(approval_id))
+    yield receiver, approval_id
+    receiver.close()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_retry_while_the_approval_still_waits_is_sent(org, make_run):
-    receiver = Receiver(fail_first=1)
-    try:
-        channel_create_webhook(org=org, name="pager", url=receiver.url, secret=SECRET)
-        run_id, runner = make_run()
-        approval_id = ask(runner, run_id, "send_email", {"to": "a@b.c"})["approval"]["id"]
-        approval_notify_all(approval_id=int(approval_id))
-        notification_deliver(NotificationDelivery.objects.get().pk)
+@pytest.mark.parametrize("decision", ["approve", "deny"])
+def test_a_retry_falling_due_after_the_decision_sends_nothing(refused_once, approver, decision):
+    receiver, approval_id = refused_once
+    delivery = NotificationDelivery.objects.get()
+    assert (delivery.status, delivery.attempts) == ("pending", 1)  # a retry is queued
 
-        assert len(receiver.received) == 1
-        assert NotificationDelivery.objects.get().status == "sent"
-    finally:
-        receiver.close()
+    decided = Api(user=approver).post(
+        f"/v1/approvals/{approval_id}/decision", {"decision": decision}
+    )
+    assert decided.status_code == 200, decided.content
+    notification_deliver(delivery.pk)  # the retry, as the worker runs it
+
+    assert receiver.received == []
+    delivery.refresh_from_db()
+    assert delivery.status == "failed" and delivery.attempts == 1
+    assert "already decided" in delivery.last_error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_while_the_approval_still_waits_is_sent(refused_once):
+    receiver, _ = refused_once
+    notification_deliver(NotificationDelivery.objects.get().pk)
+
+    assert len(receiver.received) == 1
+    assert NotificationDelivery.objects.get().status == "sent"

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (the table of odd requests)
 """Review wave 57 (h4): `POST /v1/mcp` probed as a hostile client holding one run's token.
 
 No defect was confirmed in this wave; these tests pin what held (see each comment), so a
@@ -15,6 +14,7 @@ import pytest
 
 from governance.models import Approval, ToolCall
 from ledger.models import Event
+from tests.mcp_endpoint.test_review_wave_56b import call
 from tests.runner_live.conftest import create_run, decide
 from tests.support.waiting import wait_until
 
@@ -40,19 +40,6 @@ def leave_while_waiting(url, token, body) -> None:
     endpoint is stateless: a `notifications/cancelled` in another POST reaches no session)."""
     with pytest.raises(httpx.TimeoutException):
         post(url, token, body, timeout=2)
-
-
-def call(name, arguments, call_id, request_id=1):
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {
-            "name": name,
-            "arguments": arguments,
-            "_meta": {"fluidbox/toolCallId": call_id},
-        },
-    }
 
 
 def text(response: httpx.Response) -> str:
@@ -103,7 +90,10 @@ def test_an_abandoned_ask_re_attaches_once_and_a_reused_id_is_refused(
 # look like a listed one (other case, the frozen `.` name, an escape of a kept character, a
 # sandbox tool) are capability denials, and arguments over 256 KiB are refused unrecorded.
 UNSERVED = {
-    "completion/complete": {"ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}},
+    "completion/complete": {
+        "ref": {"type": "ref/prompt", "name": "x"},
+        "argument": {"name": "a", "value": "b"},
+    },
     "logging/setLevel": {"level": "debug"},
     "resources/read": {"uri": "file:///etc/passwd"},
     "resources/templates/list": {},
