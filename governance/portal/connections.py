@@ -26,7 +26,7 @@ from governance.models import (
     Transport,
 )
 from governance.portal.pages import page_context
-from governance.portal.verbatim import url_shown
+from governance.portal.verbatim import highlighted, url_shown
 from governance.services.connections import (
     connection_create,
     connection_reconnect,
@@ -118,7 +118,9 @@ def connection_facts(connection: Connection) -> dict:
     tools = [
         {
             "name": tool.get("name", ""),
-            "description": tool.get("description", ""),
+            # The server's prose: a bidi override or a look-alike in it is marked, as an
+            # agent's words are, so it cannot read to the admin as something else.
+            "description": highlighted(str(tool.get("description") or "")),
             "access": "read"
             if (tool.get("annotations") or {}).get("readOnlyHint") is True
             else "write",

@@ -154,8 +154,13 @@ def frozen_details(run: Run) -> dict:
         "tools": list(run.frozen_tools.select_related("connection").order_by("name")),
         "bindings": list(run.bindings.select_related("connection").order_by("connection__slug")),
         "budget": budget,
-        # As run.created recorded it: redacted (a clone URL's token, `https://x:TOKEN@host`).
-        "source": json.dumps(redact(run.source).data, ensure_ascii=False, sort_keys=True),
+        # As run.created recorded it: redacted (a clone URL's token, `https://x:TOKEN@host`),
+        # and marked as the agent's name is: a CI names it, a pull request's head repository
+        # is anyone's (`аcme/app` with a Cyrillic `а` must not read as acme/app).
+        "source": highlighted(
+            json.dumps(redact(run.source).data, ensure_ascii=False, sort_keys=True),
+            layout_is_visible=False,
+        ),
     }
 
 
