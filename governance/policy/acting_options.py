@@ -25,7 +25,12 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import takewhile
 
-from governance.policy.config_paths import is_config_name, pattern_names_path
+from governance.policy.config_paths import (
+    config_names_continuing,
+    config_path_names,
+    is_config_name,
+    pattern_names_path,
+)
 from governance.policy.getopt_words import GetoptWords, read_getopt
 from governance.policy.paths import normalise_path
 from governance.policy.shell_links import link_targets
@@ -4687,6 +4692,39 @@ def _mknod_devices(args: list[str]) -> list[Acting]:
     return [Acting((kind,), "makes a device node")] if kind in _MKNOD_DEVICES else []
 
 
+_SPLIT_LONG_VALUED = (
+    *("suffix-length", "bytes", "line-bytes", "lines", "number", "separator"),
+    *("additional-suffix", "filter"),
+)
+_SPLIT_SUFFIX = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _split_pieces_like_config(args: list[str]) -> list[Acting]:
+    """split writes PREFIX + a suffix of letters or digits + `--additional-suffix`: a prefix
+    that a suffix turns into a configuration path's name (`split -n 18 -a 1
+    --additional-suffix=c notes.txt .bash` writes .bashrc, the 18th piece's suffix `r`)
+    needs a rule naming that prefix (F174, coreutils' manual). Every suffix of one or two
+    characters is tried; a longer one (`-a 3`, or one `-n` widens) by where it may lead."""
+    words = read_getopt(args, "abClnt", _SPLIT_LONG_VALUED, t_names_target=False)
+    prefix = words.operands[1] if len(words.operands) > 1 else "x"
+    options = dict(words.values)
+    extra = options.get("additional-suffix", "")
+    pieces = [prefix + a + b + extra for a in _SPLIT_SUFFIX for b in ("", *_SPLIT_SUFFIX)]
+    reached = any(config_path_names(piece) for piece in pieces)
+    length = options.get("suffix-length") or options.get("a") or ""
+    if not reached and (length not in ("", "1", "2") or {"n", "number"} & options.keys()):
+        reached = any(
+            set(config_names_continuing(prefix + a)) - _CONTINUED_FROM_ANYWHERE
+            for a in _SPLIT_SUFFIX
+        )
+    return [Acting((prefix,), WRITES_FILES)] if reached else []
+
+
+# Names any path may go on to (`NAME.pth`): by its letters and digits alone, a suffix
+# reaches none of them (the short suffixes above are tried with the additional one).
+_CONTINUED_FROM_ANYWHERE = frozenset(config_names_continuing("q"))
+
+
 # vim's options that name a file it writes: the keys typed (`-w`, `-W`), the viminfo file
 # (`-i`, but `NONE`), the start-up timing and channel logs; `-V[N]FILE` glues it (F169,
 # sandbox: `-w /tmp/vw`, `-V1/tmp/vv` wrote /tmp).
@@ -4937,4 +4975,5 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "zip": (_zip_unzip_command,),
     "aws": (_aws_local_files, _aws_commands),
     "mknod": (_mknod_devices,),
+    "split": (_split_pieces_like_config,),
 }

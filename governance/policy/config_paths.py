@@ -235,7 +235,7 @@ EXECUTION_ONLY = frozenset(
     | {"CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"}
 )
 _MATCHERS = [
-    (name, re.compile(rf"(?:^|/){pattern}/?$", re.IGNORECASE))
+    (name, re.compile(rf"(?:^|/)(?:{pattern})/?$", re.IGNORECASE))
     for name, pattern in CONFIG_PATHS.items()
 ]
 # The same, matched partially: a folder of which some CONFIG_PATHS path lies inside (`.cargo` holds
@@ -266,6 +266,24 @@ def config_path_names(path: str, *, reading: bool = False) -> list[str]:
         return []
     names = [name for name, matcher in _MATCHERS if matcher.search(path)]
     return [name for name in names if not (reading and name in EXECUTION_ONLY)]
+
+
+_CONTINUED_MATCHERS = [
+    (name, regex.compile(rf"(?:^|/)(?:{pattern})/?$", regex.IGNORECASE))
+    for name, pattern in CONFIG_PATHS.items()
+]
+
+
+def config_names_continuing(start: str) -> list[str]:
+    """The CONFIG_PATHS names of the paths that begin with `start` (a path that is written
+    with more after it, as split writes PREFIX + a suffix it chooses)."""
+    names = []
+    for name, matcher in _CONTINUED_MATCHERS:
+        found = matcher.search(start, partial=True)
+        # begun inside `start` (not only after it: `x` + `/.git` is no continuation of `x`)
+        if found is not None and found.start() < len(start) and found.end() == len(start):
+            names.append(name)
+    return names
 
 
 def config_folder_names(path: str) -> list[str]:
