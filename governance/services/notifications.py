@@ -160,9 +160,10 @@ def delivery_attempt(*, delivery_id: int) -> None:
             pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
         ).update(status=DeliveryStatus.FAILED, last_error="not sent: the channel was switched off")
         return
-    if delivery.approval.status != ApprovalStatus.PENDING:
+    if delivery.attempts and delivery.approval.status != ApprovalStatus.PENDING:
         # A retry falls due seconds to minutes later: the approval may be decided (or timed
         # out) by then, and an approver called to decide it would find nothing to decide.
+        # (The first attempt goes out whatever: one notification per approval asked for.)
         NotificationDelivery.objects.filter(
             pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
         ).update(
