@@ -59,7 +59,7 @@ def run_json(run: Run) -> dict:
         "policy_digest": run.policy_version.digest,
         "tool_set_digest": run.tool_set_digest,
         # As run.created recorded it: redacted (a clone URL's token, `https://x:TOKEN@host`,
-        # reaches neither the agent reading its run nor an auditor).
+        # reaches no operator or member reading the run).
         "source": redact(run.source).data,
         "invoked_by": run.invoked_by.get_username() if run.invoked_by_id else None,
         "budget": {

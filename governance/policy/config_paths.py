@@ -234,10 +234,9 @@ EXECUTION_ONLY = frozenset(
     | {".julia/config", "rust-toolchain", ".python-version", ".tool-versions"}
     | {"CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"}
 )
-_MATCHERS = [
-    (name, re.compile(rf"(?:^|/)(?:{pattern})/?$", re.IGNORECASE))
-    for name, pattern in CONFIG_PATHS.items()
-]
+# Each name's pattern as a whole path's last components (grouped: some hold alternatives).
+_ANCHORED = {name: rf"(?:^|/)(?:{pattern})/?$" for name, pattern in CONFIG_PATHS.items()}
+_MATCHERS = [(name, re.compile(anchored, re.IGNORECASE)) for name, anchored in _ANCHORED.items()]
 # The same, matched partially: a folder of which some CONFIG_PATHS path lies inside (`.cargo` holds
 # `.cargo/config.toml`, `.local/lib/python3.11` a site-packages), from a component of the folder
 # on; a name that may start in any folder (`CLAUDE.md`) is not the folder's own.
@@ -268,9 +267,9 @@ def config_path_names(path: str, *, reading: bool = False) -> list[str]:
     return [name for name in names if not (reading and name in EXECUTION_ONLY)]
 
 
+# The same in `regex`, which can tell where a match would go on past the text's end.
 _CONTINUED_MATCHERS = [
-    (name, regex.compile(rf"(?:^|/)(?:{pattern})/?$", regex.IGNORECASE))
-    for name, pattern in CONFIG_PATHS.items()
+    (name, regex.compile(anchored, regex.IGNORECASE)) for name, anchored in _ANCHORED.items()
 ]
 
 

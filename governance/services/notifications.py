@@ -144,6 +144,13 @@ def _failure(error: Exception) -> str:
     return f"{type(error).__name__}: {str(error)[:250]}"
 
 
+def _not_sent(delivery: NotificationDelivery, why: str) -> None:
+    """Ends a pending delivery unsent, unless an attempt claimed it meanwhile."""
+    NotificationDelivery.objects.filter(
+        pk=delivery.pk, status=DeliveryStatus.PENDING, attempts=delivery.attempts
+    ).update(status=DeliveryStatus.FAILED, last_error=f"not sent: {why}")
+
+
 def delivery_attempt(*, delivery_id: int) -> None:
     delivery = (
         NotificationDelivery.objects.select_related("channel", "approval__run", "approval__call")
@@ -156,20 +163,13 @@ def delivery_attempt(*, delivery_id: int) -> None:
         # A retry falls due minutes later: the channel's admin may have switched it off
         # since (the receiver is the wrong one, or no longer wanted), and then nothing more
         # goes there, the approval's full arguments least of all.
-        NotificationDelivery.objects.filter(
-            pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
-        ).update(status=DeliveryStatus.FAILED, last_error="not sent: the channel was switched off")
+        _not_sent(delivery, "the channel was switched off")
         return
     if delivery.attempts and delivery.approval.status != ApprovalStatus.PENDING:
         # A retry falls due seconds to minutes later: the approval may be decided (or timed
         # out) by then, and an approver called to decide it would find nothing to decide.
         # (The first attempt goes out whatever: one notification per approval asked for.)
-        NotificationDelivery.objects.filter(
-            pk=delivery_id, status=DeliveryStatus.PENDING, attempts=delivery.attempts
-        ).update(
-            status=DeliveryStatus.FAILED,
-            last_error=f"not sent: the approval was already decided ({delivery.approval.status})",
-        )
+        _not_sent(delivery, f"the approval was already decided ({delivery.approval.status})")
         return
     attempts = delivery.attempts + 1
     # Each attempt claims the delivery (pending → sending) by compare-and-swap: the same task
