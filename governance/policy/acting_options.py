@@ -1321,10 +1321,11 @@ def _scan(program: str, args: list[str]) -> Iterator[Acting]:
         value_next = program == "git" and key == program and token in _GIT_GLOBAL_VALUED
 
 
-# Their long options are whole words (yargs', optionator's, cac's, tsc's parsers): `--cache` is
-# no `--cache-location`. tsc's are case-insensitive: `--outdir` is `--outDir`.
 _OPTION_PARSER = frozenset({"rake", "rspec"})  # Ruby's OptionParser reads their options
-_WHOLE_LONG_OPTIONS = frozenset({"tsc", "eslint", "prettier", "jest", "vitest", "mocha"})
+# Their long options are whole words (yargs', optionator's, cac's, tsc's parsers; gh's pflag,
+# F175): `--cache` is no `--cache-location`, gh's `--notes` no `--notes-file`. tsc's are
+# case-insensitive: `--outdir` is `--outDir`.
+_WHOLE_LONG_OPTIONS = frozenset({"tsc", "eslint", "prettier", "jest", "vitest", "mocha", "gh"})
 
 
 def _long_spells(program: str, option: str, name: str) -> bool:
@@ -4774,7 +4775,7 @@ _DOCKER_GLOBAL_VALUED = frozenset(
     {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}
     | {"--tlscacert", "--tlscert", "--tlskey"}
 )
-_DOCKER_GROUPS = frozenset({"buildx", "image", "builder", "container"})
+_DOCKER_GROUPS = frozenset({"buildx", "image", "builder", "container", "plugin", "context"})
 _DOCKER_BUILD_FLAGS = frozenset(
     {"--no-cache", "--pull", "--quiet", "--rm", "--force-rm", "--push", "--load", "--squash"}
     | {"--compress", "--disable-content-trust", "--check", "--debug", "--help"}
@@ -4953,11 +4954,152 @@ def _gh_git_flags(args: list[str]) -> list[Acting]:
     return [use for use in found if use.names != ("clone",)]  # the clone itself: gh's
 
 
+_HOST_FILE_SENT = "reads a host file outside the working directory and hands it on"
+
+
+def _docker_value(rest: list[str], k: int, letter: str, long: str) -> tuple[str | None, int]:
+    """The value of `-L`/`--long` at rest[k] (pflag: `-LV`, `-L=V`, `-L V`, a cluster `-qL V`,
+    `--long=V`, `--long V`), and the index of the last word read."""
+    token = rest[k]
+    following = rest[k + 1] if k + 1 < len(rest) else ""
+    if token == long:
+        return following, k + 1
+    if token.startswith(long + "="):
+        return token[len(long) + 1 :], k
+    if token.startswith("-") and not token.startswith("--") and letter in token[1:]:
+        value = token[token.index(letter, 1) + 1 :].removeprefix("=")
+        return (value, k) if value else (following, k + 1)
+    return None, k
+
+
+def _docker_images_read(args: list[str]) -> list[Acting]:
+    """(F175, docker's manual) `docker load -i FILE` (`image load`) reads an image archive from
+    the host, `docker import SRC` a host file or an address the daemon fetches (`-` is standard
+    input): one outside the working directory is named by its path, an address by itself."""
+    words, rest = _docker_command(args)
+    if words in (["load"], ["image", "load"]):
+        found, k = [], 0
+        while k < len(rest):
+            value, k = _docker_value(rest, k, "i", "--input")
+            if value is not None and _leaves(value):
+                found.append(Acting((value,), _HOST_FILE_SENT))
+            k += 1
+        return found
+    if words not in (["import"], ["image", "import"]):
+        return []
+    k = 0
+    while k < len(rest) and rest[k].startswith("-") and rest[k] != "-":
+        valued = rest[k] in ("-c", "--change", "-m", "--message", "--platform")
+        k += 2 if valued else 1
+    source = rest[k] if k < len(rest) else "-"
+    if "://" in source:
+        return [Acting((source,), "has the daemon fetch an image's files from the address")]
+    return [Acting((source,), _HOST_FILE_SENT)] if source != "-" and _leaves(source) else []
+
+
+_DOCKER_ELSEWHERE = {
+    # (F175, docker's manual) a plugin runs as root with the host's mounts, devices and
+    # network it asks for (`install`, a new version by `upgrade`, started by `enable`); a
+    # context is where later commands, and the build contexts they send, go
+    **{
+        f"plugin {sub}": "runs a plugin's code with the host access it asks for"
+        for sub in ("install", "upgrade", "enable")
+    },
+    **{
+        f"context {sub}": "changes where later docker commands, and the files they send, go"
+        for sub in ("create", "update", "use", "import")
+    },
+}
+
+
+def _docker_elsewhere(args: list[str]) -> list[Acting]:
+    words = _docker_command(args)[0]
+    what = _DOCKER_ELSEWHERE.get(" ".join(words))
+    return [Acting((words[-1],), what)] if what else []
+
+
+# kubectl's options that read a host file whose bytes go to the cluster (`create secret`,
+# `create configmap`); `--from-file` and `--from-env-file` take a list (commas), and
+# `--from-file` an entry `KEY=PATH`. kubectl reads `_` in a flag's name as `-`.
+_KUBECTL_FILE_OPTIONS = ("from-file", "from-env-file")
+
+
+def _kubectl_files_sent(args: list[str]) -> list[Acting]:
+    """(F175, kubectl's manual) `kubectl create secret generic s --from-file=/etc/shadow`
+    (`KEY=PATH`, `--from-env-file`, `configmap`, `secret tls --cert/--key`) reads the host
+    file and stores it in the cluster: one outside the working directory is named by its
+    path (a file of the workspace is as the rule's own reads)."""
+    tls = "secret" in args and "tls" in args
+    found = []
+    for k, token in enumerate(args):
+        if not token.startswith("--"):
+            continue
+        name, equals, value = token[2:].partition("=")
+        name = name.replace("_", "-")
+        if name in _KUBECTL_FILE_OPTIONS:
+            pieces = (value if equals else args[k + 1] if k + 1 < len(args) else "").split(",")
+            paths = [p.partition("=")[2] or p if name == "from-file" else p for p in pieces]
+        elif tls and name in ("cert", "key"):
+            paths = [value if equals else args[k + 1] if k + 1 < len(args) else ""]
+        else:
+            continue
+        found += [Acting((path,), _HOST_FILE_SENT) for path in paths if path and _leaves(path)]
+    return found
+
+
+# gh release create's options that take a value (pflag: `-tT`, `-t=T`, `-t T`, `--title=T`)
+_GH_RELEASE_VALUED = frozenset(
+    {"-n", "--notes", "-F", "--notes-file", "-t", "--title", "--target", "-R", "--repo"}
+    | {"--notes-start-tag", "--discussion-category"}
+)
+
+
+def _gh_release_assets(args: list[str]) -> list[Acting]:
+    """(F175, gh's manual) `gh release create TAG FILE[#LABEL]...` uploads each operand after
+    the tag as an asset, as `release upload` does: a rule names `create`."""
+    if args[:2] != ["release", "create"]:
+        return []
+    operands, k, rest = [], 0, args[2:]
+    while k < len(rest):
+        token = rest[k]
+        if token == "--":
+            operands += rest[k + 1 :]
+            break
+        if token.startswith("--"):
+            k += 2 if token in _GH_RELEASE_VALUED else 1
+            continue
+        if token.startswith("-") and len(token) > 1:
+            letters = token[1:].split("=", 1)[0]
+            valued = next(
+                (at for at, c in enumerate(letters) if f"-{c}" in _GH_RELEASE_VALUED), None
+            )
+            k += 2 if valued == len(letters) - 1 and "=" not in token else 1
+            continue
+        operands.append(token)
+        k += 1
+    if len(operands) > 1:
+        return [Acting(("create",), "uploads the files it names as the release's assets")]
+    return []
+
+
+def _gh_clone_lands(args: list[str]) -> list[Acting]:
+    """(F175) `gh repo clone REPO` runs `git clone`, which lands a repository's files (hooks
+    config, `.claude/`, anything), an acting subcommand under `git *` (F152): so under `gh *`;
+    `gh repo fork --clone` likewise."""
+    if args[:2] == ["repo", "clone"]:
+        return [Acting(("clone",), LANDS)]
+    if args[:2] == ["repo", "fork"]:
+        clones = [t.partition("=")[2] for t in args if t == "--clone" or t.startswith("--clone=")]
+        if clones and clones[-1] not in ("false", "False", "FALSE", "f", "F", "0"):
+            return [Acting(("--clone",), LANDS)]
+    return []
+
+
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
-    "docker": (_docker_build_elsewhere, _docker_compose),
+    "docker": (_docker_build_elsewhere, _docker_compose, _docker_images_read, _docker_elsewhere),
     "docker-compose": (lambda args: _docker_compose(["compose", *args]),),
-    "kubectl": (_kubectl_plugins,),
-    "gh": (_gh_fields_sent, _gh_git_flags),
+    "kubectl": (_kubectl_plugins, _kubectl_files_sent),
+    "gh": (_gh_fields_sent, _gh_git_flags, _gh_release_assets, _gh_clone_lands),
     "curl": (_curl_files_sent,),
     "uv": (_uv_interpreters,),
     "npm": (_npm_settings, _npm_global, _npm_version_taken_back),

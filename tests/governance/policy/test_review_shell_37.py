@@ -98,8 +98,9 @@ STILL_ALLOWED = [
     ("gh *", "gh api repos/x/y -F per_page=100"),
     ("gh *", "gh api repos/x/y -f body=@literal"),
     ("gh *", "gh release download v1 -D dl"),
-    ("gh *", "gh repo clone x/y d"),
-    ("gh *", "gh repo clone x/y d -- --depth 1"),
+    # (F175) the clone itself lands a repository, as git clone: a rule names it
+    ("gh repo clone *", "gh repo clone x/y d"),
+    ("gh repo clone *", "gh repo clone x/y d -- --depth 1"),
     ("gh *", "gh pr list --state open"),
 ]
 
