@@ -867,7 +867,53 @@ ACTING: dict[str, dict[str, str]] = {
     # (F171, sandbox) `--filter=CMD` runs CMD by $SHELL on each piece (seen: bash -c CMD)
     "split": {"--filter": RUNS},
     "mknod": {},  # its TYPE operand: _mknod_devices
-    "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"},
+    "sqlite3": {"-cmd": RUNS, "-init": RUNS, ".": "runs a dot-command (.shell, .output ...)"}
+    # (F176, manual) `-A ARGS` runs `.archive ARGS`: `-Ax` writes the archive's files where
+    # their names lead; its SQL's writing functions and statements: _sqlite_sql
+    | {"-A": WRITES_FILES},
+    # (F176, psql 15's manual) a script file of SQL and meta-commands (`\\! CMD`, `\\o F`);
+    # `-o`/`-L` are write probes; `-c`'s meta-commands: _psql_meta_commands
+    "psql": {"-f": RUNS, "--file": RUNS},
+    # (F176, MySQL 8's manual) a pager run for each result, an option file (its `pager`,
+    # `plugin-dir`), client plugins loaded from a folder, a log written, local files sent
+    # to the server by LOAD DATA LOCAL; `-e`'s client commands: _mysql_client_commands
+    "mysql": {
+        **dict.fromkeys(("--pager", "--defaults-file", "--defaults-extra-file"), RUNS),
+        "--plugin-dir": RUNS,
+        "--tee": WRITES_FILES,
+        **dict.fromkeys(("--local-infile", "--load-data-local-dir"), SENDS),
+    },
+    # (F176, GnuPG 2.2's manual) programs it runs, another home (gpg.conf names them), the
+    # user's keyrings changed or sent, keys fetched; `-o`/`--output` is a write probe
+    "gpg": {
+        **dict.fromkeys(("--photo-viewer", "--exec-path", "--agent-program"), RUNS),
+        **dict.fromkeys(("--dirmngr-program", "--homedir", "--options"), RUNS),
+        **dict.fromkeys(("--keyring", "--primary-keyring", "--trustdb-name"), CONFIGURES),
+        **dict.fromkeys(("--import", "--fast-import", "--import-ownertrust"), CONFIGURES),
+        **dict.fromkeys(("--edit-key", "--sign-key", "--lsign-key", "--passwd"), CONFIGURES),
+        **dict.fromkeys(("--change-passphrase", "--update-trustdb", "--gen-key"), CONFIGURES),
+        **dict.fromkeys(("--generate-key", "--full-gen-key", "--full-generate-key"), CONFIGURES),
+        **dict.fromkeys(("--quick-gen-key", "--quick-generate-key", "--quick-add-key"), CONFIGURES),
+        **dict.fromkeys(
+            ("--quick-add-uid", "--quick-revoke-uid", "--quick-revoke-sig"), CONFIGURES
+        ),
+        **dict.fromkeys(
+            ("--quick-sign-key", "--quick-lsign-key", "--quick-set-expire"), CONFIGURES
+        ),
+        **dict.fromkeys(("--quick-set-primary-uid", "--quick-set-ownertrust"), CONFIGURES),
+        **dict.fromkeys(("--delete-keys", "--delete-secret-keys"), DELETES),
+        "--delete-secret-and-public-key": DELETES,
+        **dict.fromkeys(("--recv-keys", "--receive-keys", "--refresh-keys"), SENDS),
+        **dict.fromkeys(("--fetch-keys", "--locate-external-keys", "--locate-keys"), SENDS),
+        **dict.fromkeys(("--auto-key-retrieve", "--auto-key-locate"), SENDS),
+        **dict.fromkeys(("--send-keys", "--keyserver", "--keyserver-options"), SENDS),
+        **dict.fromkeys(("--export-secret-keys", "--export-secret-subkeys"), _REVEALS),
+    },
+    # (F176, OpenSSH 9's manual) `-D`/`-w` load the PKCS#11 or FIDO library named; `-R` and
+    # `-H` rewrite known_hosts, `-A` writes the host keys in /etc/ssh; the key files written:
+    # _ssh_keygen_written
+    "ssh-keygen": {"-D": RUNS, "-w": RUNS, "-R": WRITES_FILES, "-H": WRITES_FILES}
+    | {"-A": WRITES_FILES},
 }
 
 # git runs the editor (core.editor, $VISUAL, $EDITOR: `editor`, vi) on a message, a patch or a
@@ -1076,6 +1122,9 @@ OUTPUT_OPTIONS = {
     # (F171, sandbox) `-o /tmp/f`, `--out /tmp/f`, `-co/tmp/f` wrote /tmp (argp: clusters,
     # abbreviations, options after operands: see written_operands)
     "iconv": ("-o", "--output"),
+    # (F176) psql's query output and session log, gpg's output (see written_operands)
+    "psql": ("-o", "--output", "-L", "--log-file"),
+    "gpg": ("-o", "--output"),
 }
 _WRITES_VALUED = {
     "compileall": "rdspxijoe",
@@ -1352,7 +1401,13 @@ def _long_spells(program: str, option: str, name: str) -> bool:
         # by a dot (`--outputFile.json=F`) (F117)
         name = re.sub(r"-([a-z])", lambda letter: letter.group(1).upper(), name)
         return option[2:] == name or ("." not in option and name.startswith(option[2:] + "."))
+    if program == "gpg" and name in _GPG_EXACT:
+        return option[2:] == name  # an exact name wins over the longer ones it starts
     return option[2:] == name if program in _WHOLE_LONG_OPTIONS else option[2:].startswith(name)
+
+
+# gpg's options that start an acting one's name: `--export` is no `--export-secret-keys`
+_GPG_EXACT = frozenset({"export", "sign", "import", "keyserver", "options"})
 
 
 def _spells(program: str, option: str, head: str) -> bool:
@@ -3334,6 +3389,17 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         # glibc's argp: `-co/tmp/f` (a cluster), `--out F` (an abbreviation) (F171)
         words = read_getopt(args, "fto", ("from-code", "to-code", "output"))
         return [value for option, value in words.values if option in ("o", "output")]
+    if program == "psql":
+        # getopt_long: `-Ao/tmp/f` (a cluster), `--out F`, `--log F` (abbreviations) (F176)
+        words = read_getopt(args, _PSQL_VALUED, _PSQL_LONG_VALUED)
+        return [
+            value for option, value in words.values if option in ("o", "output", "L", "log-file")
+        ]
+    if program == "gpg":
+        words = read_getopt(args, _GPG_VALUED, _GPG_LONG_VALUED)
+        return [value for option, value in words.values if option in ("o", "output")]
+    if program == "ssh-keygen":
+        return _ssh_keygen_written(args)
     if program in OUTPUT_OPTIONS:
         return _option_values(args, OUTPUT_OPTIONS[program])
     if program == "vim":
@@ -5095,6 +5161,125 @@ def _gh_clone_lands(args: list[str]) -> list[Acting]:
     return []
 
 
+# sqlite3's options that take the next word (the first other word is the database, the rest
+# SQL or dot-commands); `--name` is `-name`
+_SQLITE_VALUED = frozenset(
+    {"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-maxsize", "-mmap"}
+    | {"-nonce", "-escape"}
+)
+_SQLITE_VALUED_TWICE = frozenset({"-lookaside", "-pagecache", "-heap"})
+# (F176, sqlite3's manual) what its SQL does past the database: the shell's load_extension()
+# loads a library, writefile() writes a file, edit() runs an editor; ATTACH opens (creates)
+# another database file, VACUUM INTO writes a copy
+_SQLITE_ACTS = re.compile(
+    r"\b(load_extension|writefile|edit)\s*\(|\b(attach)\b|\bvacuum\b[^;]*?\b(into)\b", re.I
+)
+_SQLITE_WRITES = re.compile(
+    r"\b(create|insert|update|delete|drop|alter|replace|reindex|pragma|vacuum|begin)\b", re.I
+)
+
+
+def _sqlite_sql(args: list[str]) -> list[Acting]:
+    # (F176) `sqlite3 db "select load_extension('/tmp/x.so')"` and the like: a rule names
+    # the function or statement; the database outside the working directory, written by the
+    # SQL given, is named by its path
+    operands, k = [], 0
+    while k < len(args):
+        token = args[k]
+        name = "-" + token.lstrip("-")
+        if token.startswith("-") and len(token) > 1:
+            k += 2 if name in _SQLITE_VALUED else 3 if name in _SQLITE_VALUED_TWICE else 1
+            if name.startswith("-A"):
+                break  # the rest is .archive's
+            continue
+        operands.append(token)
+        k += 1
+    found = []
+    for sql in operands[1:]:
+        if sql.startswith("."):
+            continue  # a dot-command: the table's
+        for match in _SQLITE_ACTS.finditer(sql):
+            word = next(group for group in match.groups() if group)
+            found.append(Acting((word,), "runs or writes past the database (" + word + ")"))
+    written = any(_SQLITE_WRITES.search(sql) for sql in operands[1:] if sql[:1] != ".")
+    if operands and written and operands[0] not in (":memory:", "") and _leaves(operands[0]):
+        found.append(Acting((operands[0],), WRITES_FILES))
+    return found
+
+
+_PSQL_VALUED = "cdfFhLopPRTUv"
+_PSQL_LONG_VALUED = (
+    "command",
+    "dbname",
+    "file",
+    "field-separator",
+    "host",
+    "log-file",
+    "output",
+    "port",
+) + ("pset", "record-separator", "table-attr", "username", "set", "variable")
+# (F176, psql 15's manual) the meta-commands that run a program (`\!`, `\g |CMD`, an editor),
+# write or read a local file (`\o`, `\copy`, `\w`, `\s`, `\lo_export`, `\i`) or move psql
+_PSQL_META = re.compile(
+    r"\\(!|o|out|copy|g|gx|w|write|i|include|ir|include_relative|s|e|edit|ef|ev|setenv|cd"
+    r"|lo_export|lo_import)(?![A-Za-z_])"
+)
+
+
+def _psql_meta_commands(args: list[str]) -> list[Acting]:
+    words = read_getopt(args, _PSQL_VALUED, _PSQL_LONG_VALUED)
+    return [
+        Acting(("\\" + match.group(1),), "runs a meta-command that runs or writes")
+        for option, value in words.values
+        if option in ("c", "command")
+        for match in _PSQL_META.finditer(value)
+    ]
+
+
+_MYSQL_VALUED = "eDhPSu"
+_MYSQL_LONG_VALUED = ("execute", "database", "host", "port", "socket", "user")
+# (F176, MySQL 8's manual) the client's commands: `system`/`\!` run a program, `tee`/`\T`
+# write, `source`/`\.` read a script of them, `pager`/`\P` and `edit`/`\e` run one
+_MYSQL_COMMANDS = re.compile(r"\\([!T.Pe])|(?:^|;)\s*(system|tee|source|pager|edit)\b", re.I | re.M)
+
+
+def _mysql_client_commands(args: list[str]) -> list[Acting]:
+    words = read_getopt(args, _MYSQL_VALUED, _MYSQL_LONG_VALUED)
+    return [
+        Acting((next(group for group in match.groups() if group),), "runs a client command")
+        for option, value in words.values
+        if option in ("e", "execute")
+        for match in _MYSQL_COMMANDS.finditer(value)
+    ]
+
+
+# gpg's valued short letters and the long options taking a value that `--out` may shorten
+_GPG_VALUED = "oruRfFzN"
+_GPG_LONG_VALUED = ("output", "recipient", "local-user", "hidden-recipient", "homedir")
+# ssh-keygen's getopt string (OpenSSH 9): the letters taking a value; the modes that only
+# read the `-f` file (fingerprint, public key, export, import, bubblebabble, find, certificate,
+# KRL query, PKCS#11 keys)
+_SSH_KEYGEN_VALUED = "CDEFIMNOPRVYZabfgjmnrstwz"
+_SSH_KEYGEN_READING = frozenset("lyeiBFLQD")
+
+
+def _ssh_keygen_written(args: list[str]) -> list[str]:
+    # (F176, manual) generating a key (`-f F` writes F and F.pub), a new passphrase or
+    # comment (`-p`, `-c`), a KRL (`-k`), known_hosts hashed or cleaned (`-H`, `-R`) write the
+    # `-f` file; `-s CA KEY.pub` writes KEY-cert.pub, `-Y sign -f K FILE` writes FILE.sig
+    words = read_getopt(args, _SSH_KEYGEN_VALUED, ())
+    values = dict(words.values)
+    if words.letters & _SSH_KEYGEN_READING or values.get("Y", "sign") != "sign":
+        return []
+    written = [value for option, value in words.values if option == "f"]
+    written += [f"{name}.pub" for name in written if "Y" not in values]
+    if "s" in values:
+        written += [name.removesuffix(".pub") + "-cert.pub" for name in words.operands]
+    if values.get("Y") == "sign":
+        written += [name + ".sig" for name in words.operands]
+    return written
+
+
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "docker": (_docker_build_elsewhere, _docker_compose, _docker_images_read, _docker_elsewhere),
     "docker-compose": (lambda args: _docker_compose(["compose", *args]),),
@@ -5118,4 +5303,7 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "aws": (_aws_local_files, _aws_commands),
     "mknod": (_mknod_devices,),
     "split": (_split_pieces_like_config,),
+    "sqlite3": (_sqlite_sql,),
+    "psql": (_psql_meta_commands,),
+    "mysql": (_mysql_client_commands,),
 }
