@@ -981,6 +981,47 @@ ACTING["dotnet build"] |= {"-s": CONFIGURES}  # `--source`
 # test host's environment (`-e DOTNET_STARTUP_HOOKS=x.dll` runs x.dll in it).
 ACTING["dotnet test"] |= dict.fromkeys(("-s", "--settings", "-a", "--test-adapter-path"), RUNS)
 ACTING["dotnet test"] |= dict.fromkeys(("-e", "--environment"), RUNS)
+# (F177, the manuals) node's diagnostics go where they are told (profiles, reports, heap
+# snapshots, warnings, the V8 log, trace events, a test reporter's output, a startup snapshot,
+# localStorage's file, a single-executable's blob); a test reporter or global setup module, an
+# OpenSSL configuration (its engines and providers are libraries loaded), a configuration or
+# env file (NODE_OPTIONS: `--require` anything) run code the rule does not name.
+ACTING["node"] |= dict.fromkeys(
+    ("--cpu-prof-dir", "--cpu-prof-name", "--heap-prof-dir", "--heap-prof-name")
+    + ("--diagnostic-dir", "--redirect-warnings", "--report-directory", "--report-dir")
+    + ("--report-filename", "--logfile", "--trace-event-file-pattern", "--snapshot-blob")
+    + ("--test-reporter-destination", "--localstorage-file", "--experimental-sea-config"),
+    WRITES_FILES,
+) | dict.fromkeys(("--test-global-setup", "--openssl-config"), RUNS)
+ACTING["node"] |= dict.fromkeys(
+    ("--experimental-config-file", "--env-file", "--env-file-if-exists"), CONFIGURES
+)
+# (F177) ruby's and perl's `-I DIR` put DIR's libraries before the project's (`require`,
+# `use` load them); ruby's `-C DIR` runs the script of that folder; perl's `-d` is its
+# debugger (the Perl its stdin holds runs; `-d:MOD` loads Devel::MOD)
+ACTING["ruby"] |= {"-I": RUNS, "-C": RUNS}
+ACTING["perl"] |= {"-I": RUNS, "-d": RUNS}
+# (F177, cargo's manual) a crate uploaded, its owners changed, a version yanked; the registry
+# token stored or deleted; programs removed from ~/.cargo/bin
+ACTING.update({f"cargo {sub}": {"": SENDS} for sub in ("publish", "owner", "yank")})
+ACTING.update({f"cargo {sub}": {"": CONFIGURES} for sub in ("login", "logout")})
+ACTING["cargo uninstall"] = {"": _USERS_FILES}
+# (F177, go's manual) `go bug` opens the browser; `go telemetry on|local|off` writes the
+# user's telemetry mode (`on` uploads reports); `go mod vendor -o DIR` fills DIR; `go clean
+# -cache|-modcache|-fuzzcache` empties the user's caches; `go doc -http` downloads and runs
+# pkgsite and opens the browser
+ACTING["go bug"] = {"": RUNS}
+ACTING["go telemetry"] = {}
+ACTING.update({f"go telemetry {mode}": {"": CONFIGURES} for mode in ("local", "off")})
+ACTING["go telemetry on"] = {"": SENDS}
+ACTING["go mod vendor"] = ACTING["go mod vendor"] | {"-o": WRITES_FILES}
+# (`go clean` takes the build flags; `-i` removes what `go install` put in GOBIN)
+ACTING["go clean"] = ACTING["go build"] | {"-C": RUNS, "-i": WRITES_FILES}
+ACTING["go clean"] |= dict.fromkeys(("-cache", "-modcache", "-fuzzcache"), _USERS_FILES)
+ACTING["go doc"] = {"-http": RUNS, "-C": RUNS}
+# (F177) java's options that run a command or load code (an agent, a native library, another
+# VM options file), and the files its logs, dumps and recordings go to: see _java_options
+ACTING["java"] = {}
 for _tables in (_GIT_EDITING, _GIT_VERIFYING):
     ACTING.update({key: {**ACTING.get(key, {}), **table} for key, table in _tables.items()})
 
@@ -1287,7 +1328,7 @@ def acting_uses(base: str, args: list[str]) -> list[Acting]:
 
 
 _NO_CLUSTERS = frozenset(
-    {"find", "go", "gcc", "sqlite3", "cmake", "ctest", "mvn", "dotnet", "openssl"}
+    {"find", "go", "gcc", "sqlite3", "cmake", "ctest", "mvn", "dotnet", "openssl"} | {"java"}
 )  # `-name` is one option there, never `-n -a -m -e`
 _STOPS_AT_OPERAND = frozenset({"python", "node", "perl", "ruby", "php"})  # then: a script's args
 _GLOBALS_FIRST = frozenset({"git"})  # `git -c x log`: git's own options come before `log`
@@ -1401,6 +1442,9 @@ def _long_spells(program: str, option: str, name: str) -> bool:
         # by a dot (`--outputFile.json=F`) (F117)
         name = re.sub(r"-([a-z])", lambda letter: letter.group(1).upper(), name)
         return option[2:] == name or ("." not in option and name.startswith(option[2:] + "."))
+    if program == "node":
+        # node takes no shortened names, and a `_` for each `-` (F177)
+        return option[2:] == name.replace("_", "-")
     if program == "gpg" and name in _GPG_EXACT:
         return option[2:] == name  # an exact name wins over the longer ones it starts
     return option[2:] == name if program in _WHOLE_LONG_OPTIONS else option[2:].startswith(name)
@@ -5280,7 +5324,111 @@ def _ssh_keygen_written(args: list[str]) -> list[str]:
     return written
 
 
+# (F177, go's manual) `go tool NAME`: Go's own tools, as `go run cmd/NAME` runs them (F123).
+# pprof's `-http` listens and opens the browser, `-web`... open a viewer; trace serves the
+# trace and opens the browser (only `-pprof=KIND` prints); cover's `-html` without `-o` opens
+# the browser; test2json runs the test binary it is given; pack's `c`/`r` write the archive;
+# fix rewrites the files it is given (unless `-diff`); dist builds and installs Go itself.
+_PPROF_VIEWERS = frozenset({"http", "web", "weblist", "gv", "evince", "eog"})
+_DIST_ACTING = frozenset({"install", "bootstrap", "test", "clean"})
+
+
+def _go_tools(args: list[str]) -> list[Acting]:
+    if args[:1] != ["tool"] or len(args) < 2:
+        return []
+    tool, rest = args[1], args[2:]
+    flags = {token.lstrip("-").split("=", 1)[0] for token in rest if token.startswith("-")}
+    operands = [token for token in rest if not token.startswith("-")]
+    if tool == "pprof" and flags & _PPROF_VIEWERS:
+        names = sorted(flags & _PPROF_VIEWERS)
+        return [Acting((tool, f"-{names[0]}"), "serves or shows the profile in a browser")]
+    if tool == "trace" and "pprof" not in flags:
+        return [Acting((tool,), "serves the trace on an address and opens the browser")]
+    if tool == "cover" and "html" in flags and "o" not in flags:
+        return [Acting((tool, "-html"), "opens the browser")]
+    if tool == "test2json":
+        rest = [t for k, t in enumerate(rest) if t != "-p" and (k == 0 or rest[k - 1] != "-p")]
+        if any(not token.startswith("-") for token in rest):
+            return [Acting((tool,), "runs the test binary it is given")]
+    if tool == "pack" and operands and operands[0][:1] in ("c", "r"):
+        return [Acting((tool, operands[0]), WRITES_FILES)]
+    if tool == "fix" and operands and "diff" not in flags:
+        return [Acting((tool,), "rewrites the files it is given")]
+    if tool == "dist" and operands and operands[0] in _DIST_ACTING:
+        return [Acting((tool, operands[0]), "builds, tests or installs Go's own tree")]
+    return []
+
+
+# (F177, node's manual) its built-in test reporters; any other is a module loaded
+_NODE_REPORTERS = frozenset({"spec", "tap", "dot", "junit", "lcov"})
+
+
+def _node_test_reporters(args: list[str]) -> list[Acting]:
+    found = []
+    for k, token in enumerate(args):
+        if not token.startswith("-"):
+            break  # the script: the rest is its own
+        name, equals, value = token.partition("=")
+        if name != "--test-reporter":
+            continue
+        value = value if equals else (args[k + 1] if k + 1 < len(args) else "")
+        if value not in _NODE_REPORTERS:
+            found.append(Acting(("--test-reporter", value), RUNS))
+    return found
+
+
+# (F177, the java launcher's manual) `-XX:` and `-X` options that run a command, load code,
+# read more options, or write a log, dump, archive or recording where they say
+_JAVA_RUNS = ("-javaagent:", "-agentlib:", "-agentpath:", "-Xrunjdwp", "-Xbootclasspath")
+_JAVA_XX = {
+    "OnError": RUNS,
+    "OnOutOfMemoryError": RUNS,
+    "VMOptionsFile": _RESPONSE_FILE,
+    "Flags": _RESPONSE_FILE,
+    **dict.fromkeys(
+        ("HeapDumpPath", "ErrorFile", "ArchiveClassesAtExit", "SharedArchiveFile", "LogFile")
+        + ("PerfDataSaveFile", "StartFlightRecording", "FlightRecorderOptions"),
+        WRITES_FILES,
+    ),
+}
+# the launcher's options whose value is the next word; the first other operand is the class
+_JAVA_VALUED = frozenset(
+    {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path"}
+    | {"--add-modules", "--add-reads", "--add-exports", "--add-opens", "--limit-modules"}
+    | {"--patch-module", "--enable-native-access", "--source"}
+)
+
+
+def _java_options(args: list[str]) -> list[Acting]:
+    found, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token in _JAVA_VALUED:
+            k += 1
+            continue
+        if not token.startswith(("-", "@")) or token in ("-jar", "-m", "--module"):
+            break  # the class, the jar or the module: the rest is the program's
+        if token.startswith("@"):
+            found.append(Acting(("@",), _RESPONSE_FILE))
+        elif token.startswith(_JAVA_RUNS):
+            found.append(Acting((token.split("=", 1)[0].split(":", 1)[0] + ":",), RUNS))
+        elif token.startswith("-XX:"):
+            name = token[4:].lstrip("+-").split("=", 1)[0]
+            if name in _JAVA_XX:
+                found.append(Acting((f"-XX:{name}",), _JAVA_XX[name]))
+        elif token.startswith("-Xloggc:"):
+            found.append(Acting(("-Xloggc:",), WRITES_FILES))
+        elif token.startswith("-Xlog:"):
+            parts = token.split(":")
+            if len(parts) > 2 and parts[2] not in ("", "stdout", "stderr"):
+                found.append(Acting(("-Xlog:",), WRITES_FILES))
+    return found
+
+
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
+    "go": (_go_tools,),
+    "node": (_node_test_reporters,),
+    "java": (_java_options,),
     "docker": (_docker_build_elsewhere, _docker_compose, _docker_images_read, _docker_elsewhere),
     "docker-compose": (lambda args: _docker_compose(["compose", *args]),),
     "kubectl": (_kubectl_plugins, _kubectl_files_sent),
