@@ -3403,7 +3403,9 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return [token[3:] for token in args if token.startswith("of=")]
     if program in STARTS_A_JVM:
         # The JVM keeps its performance data in /tmp whatever TMPDIR says.
-        return ["/tmp/hsperfdata_<user>", *_option_values(args, OUTPUT_OPTIONS.get(program, ()))]
+        written = _option_values(args, OUTPUT_OPTIONS.get(program, ()))
+        written += _jar_written(args) if program == "jar" else []  # (F178)
+        return ["/tmp/hsperfdata_<user>", *written]
     if program == "make":
         return _make_goals(args)
     if program in ("cmake", "ctest"):
@@ -3414,7 +3416,7 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return [_home_expanded(value) for value in values]
     if program == "python":
         module = _python_module_args(args)
-        return written_operands(*module) if module else []
+        return (written_operands(*module) if module else []) + _python_written(args)
     if program == "coverage":
         # `coverage run -m pytest /tmp/x` writes where pytest would (F121)
         module, target, rest = _coverage_target(args)
@@ -3440,8 +3442,14 @@ def written_operands(base: str, args: list[str]) -> list[str]:
             value for option, value in words.values if option in ("o", "output", "L", "log-file")
         ]
     if program == "gpg":
-        words = read_getopt(args, _GPG_VALUED, _GPG_LONG_VALUED)
-        return [value for option, value in words.values if option in ("o", "output")]
+        return _gpg_written(args)
+    if program == "rustc":
+        # `--emit=link=/tmp/x,asm`: each kind given a path is written there (F178)
+        emitted = _option_values(args, ("--emit",))
+        paths = [kind.partition("=")[2] for value in emitted for kind in value.split(",")]
+        return _option_values(args, OUTPUT_OPTIONS[program]) + [path for path in paths if path]
+    if program == "docker":
+        return _docker_written(args)
     if program == "ssh-keygen":
         return _ssh_keygen_written(args)
     if program in OUTPUT_OPTIONS:
@@ -3456,9 +3464,10 @@ def written_operands(base: str, args: list[str]) -> list[str]:
         return [a for a in archives if a != "-" and not _tar_remote(a, args)] if writing else []
     if program == "pytest":
         return _pytest_paths_elsewhere(args)
-    if program == "cargo" and args[:1] == ["fmt"] and "--" in args:
-        # `cargo fmt -- FILE`: rustfmt formats FILE in place
-        return [t for t in args[args.index("--") + 1 :] if not t.startswith("-")]
+    if program == "cargo":
+        return _cargo_written(args)
+    if program == "go" and args[:1] in (["mod"], ["work"]):
+        return _go_edited_file(args)
     if program == "go" and args[:1] == ["fmt"]:
         return [t for t in args[1:] if not t.startswith("-")]  # `go fmt ../other/...`
     if program == "uv":
@@ -4886,6 +4895,7 @@ _DOCKER_GLOBAL_VALUED = frozenset(
     | {"--tlscacert", "--tlscert", "--tlskey"}
 )
 _DOCKER_GROUPS = frozenset({"buildx", "image", "builder", "container", "plugin", "context"})
+_DOCKER_GROUPS |= {"system", "connection"}  # podman's `system connection add` (F178)
 _DOCKER_BUILD_FLAGS = frozenset(
     {"--no-cache", "--pull", "--quiet", "--rm", "--force-rm", "--push", "--load", "--squash"}
     | {"--compress", "--disable-content-trust", "--check", "--debug", "--help"}
@@ -5313,9 +5323,14 @@ def _ssh_keygen_written(args: list[str]) -> list[str]:
     # `-f` file; `-s CA KEY.pub` writes KEY-cert.pub, `-Y sign -f K FILE` writes FILE.sig
     words = read_getopt(args, _SSH_KEYGEN_VALUED, ())
     values = dict(words.values)
+    if "M" in values:
+        # (F178) `-M generate OUT`, `-M screen -f CANDIDATES OUT` write the moduli file OUT
+        return words.operands[:1]
     if words.letters & _SSH_KEYGEN_READING or values.get("Y", "sign") != "sign":
         return []
-    written = [value for option, value in words.values if option == "f"]
+    # (F178) with no `-f`, generating (or `-p`, `-c`) writes ~/.ssh/id_TYPE
+    written = _ssh_keygen_default_key(words)
+    written += [value for option, value in words.values if option == "f"]
     written += [f"{name}.pub" for name in written if "Y" not in values]
     if "s" in values:
         written += [name.removesuffix(".pub") + "-cert.pub" for name in words.operands]
@@ -5425,11 +5440,282 @@ def _java_options(args: list[str]) -> list[Acting]:
     return found
 
 
+# (F178, cargo's manual) the options taking a value of cargo itself and of new, init, vendor
+_CARGO_VALUED = frozenset(
+    {"--color", "--config", "-Z", "-C", "--manifest-path", "--vcs", "--edition", "--name"}
+    | {"--registry", "-s", "--sync"}
+)  # (`cargo new --bin PATH`: there `--bin` is a flag)
+# the folder `cargo new PATH`, `cargo init [PATH]` and `cargo vendor [PATH]` write (their default)
+_CARGO_WRITES_FOLDER = {"new": "", "init": "", "vendor": "vendor"}
+
+
+def _cargo_command(args: list[str]) -> tuple[str, list[str]]:
+    """cargo's command (`cargo +nightly --color never rustc`) and the words after it."""
+    k = 1 if args[:1] and args[0].startswith("+") else 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in _CARGO_VALUED else 1
+    return (args[k], args[k + 1 :]) if k < len(args) else ("", [])
+
+
+def _cargo_written(args: list[str]) -> list[str]:
+    """(F178) `cargo new /tmp/x`, `cargo init /tmp/x`, `cargo vendor /tmp/v` write that folder;
+    `cargo rustc -- -o F` and `cargo rustdoc -- -o DIR` hand rustc and rustdoc where they
+    write; `cargo fmt -- FILE`: rustfmt formats FILE in place."""
+    command, rest = _cargo_command(args)
+    if command in _CARGO_WRITES_FOLDER:
+        dashes = rest.index("--") if "--" in rest else len(rest)
+        named = _operands(rest[:dashes], _CARGO_VALUED) + rest[dashes + 1 :]
+        default = _CARGO_WRITES_FOLDER[command]
+        folders = named[:1] or ([default] if default else [])
+        # (the working directory itself: its Cargo.toml, src/, .gitignore)
+        return [folder for folder in folders if normalise_path(folder) not in ("", ".")]
+    if "--" not in rest:
+        return []
+    after = rest[rest.index("--") + 1 :]
+    if command == "fmt":
+        return [token for token in after if not token.startswith("-")]
+    if command == "rustc":
+        return written_operands("rustc", after)
+    if command == "rustdoc":
+        return _option_values(after, _RUSTDOC_WRITES)
+    return []
+
+
+# (F178, rustdoc's `--help`) where rustdoc writes, and what it runs or loads: the doctests'
+# builder and its wrapper, a runtool, codegen and unstable options (a linker, a backend)
+_RUSTDOC_WRITES = ("-o", "--out-dir", "--output", "--persist-doctests", "--parts-out-dir")
+_RUSTDOC_RUNS = frozenset(
+    {"--test-builder", "--test-builder-wrapper", "--test-runtool", "--runtool", "-C"}
+    | {"--codegen", "-Z"}
+)
+_BUILDS_CODE_ELSEWHERE = "makes the build depend on code outside the working directory"
+
+
+def _cargo_handed_on(args: list[str]) -> list[Acting]:
+    """(F178, cargo's manual) `cargo rustc -- ARGS` and `cargo rustdoc -- ARGS` hand ARGS to
+    rustc and rustdoc (`-C linker=P`, `@FILE`, `--test-builder P` run or load what they name);
+    `cargo add --path DIR` makes the build depend on DIR's crate (its build.rs runs on the next
+    build), `--git URL` on a repository's."""
+    command, rest = _cargo_command(args)
+    if command in ("rustc", "rustdoc") and "--" in rest:
+        after = rest[rest.index("--") + 1 :]
+        if command == "rustc":
+            return acting_uses("rustc", after)
+        return [
+            Acting((token.split("=", 1)[0],), RUNS)
+            for token in after
+            if token.split("=", 1)[0] in _RUSTDOC_RUNS or token.startswith(("-C", "-Z", "@"))
+        ]
+    if command != "add":
+        return []
+    found = [Acting(("--git",), _FROM_AN_ADDRESS) for _ in _option_values(rest, ("--git",))]
+    return found + [
+        Acting(("--path", path), _BUILDS_CODE_ELSEWHERE)
+        for path in _option_values(rest, ("--path",))
+        if _leaves(path)
+    ]
+
+
+def _go_replacement_leaves(spec: str) -> bool:
+    """`-replace old[@v]=new[@v]`: a new that is a path (`./x`, `../x`, `/x`) leaving the
+    working directory (a module path is fetched from the proxy, as `go get` does)."""
+    new = spec.partition("=")[2]
+    return new.startswith(("/", "./", "../", "~")) and _leaves(new.split("@", 1)[0])
+
+
+def _go_workspaces(args: list[str]) -> list[Acting]:
+    """(F178, go's manual) `go work use DIR`, `go work init DIR`, `go work edit -use=DIR` and
+    `-replace M=DIR`, `go mod edit -replace M=DIR` make later builds use the code in DIR: one
+    outside the working directory is named by its path."""
+    if args[:2] not in (["work", "use"], ["work", "init"], ["work", "edit"], ["mod", "edit"]):
+        return []
+    rest, found = args[2:], []
+    if args[1] in ("use", "init"):
+        paths = [token for token in rest if not token.startswith("-")]
+    else:
+        paths = _option_values(rest, ("-use", "--use"))
+        replaced = _option_values(rest, ("-replace", "--replace"))
+        paths += [spec.partition("=")[2] for spec in replaced if _go_replacement_leaves(spec)]
+    found += [Acting((path,), _BUILDS_CODE_ELSEWHERE) for path in paths if _leaves(path)]
+    return found
+
+
+# go's editing flags that take a value (`-go=1.22`, `-require m@v`): the word after a bare one
+_GO_EDIT_VALUED = frozenset(
+    {"-go", "-toolchain", "-godebug", "-dropgodebug", "-module", "-require", "-droprequire"}
+    | {"-exclude", "-dropexclude", "-replace", "-dropreplace", "-retract", "-dropretract"}
+    | {"-tool", "-droptool", "-ignore", "-dropignore", "-use", "-dropuse", "-C", "-modfile"}
+)
+
+
+def _go_edited_file(args: list[str]) -> list[str]:
+    """(F178) `go mod edit [flags] [FILE]` and `go work edit [flags] [FILE]` rewrite FILE
+    (go.mod, go.work by default), unless `-print` or `-json` only prints it."""
+    if args[:2] not in (["mod", "edit"], ["work", "edit"]):
+        return []
+    rest = [token.replace("--", "-", 1) if token.startswith("--") else token for token in args]
+    flags = {token.split("=", 1)[0] for token in rest[2:] if token.startswith("-")}
+    if flags & {"-print", "-json"}:
+        return []
+    return _operands(rest[2:], _GO_EDIT_VALUED)[:1]
+
+
+# (F178, GnuPG 2.2's manual) the commands that write their output beside each input when no
+# `-o` says where (`-c /tmp/a` writes /tmp/a.gpg, `--decrypt-files /tmp/a.gpg` /tmp/a); `-d`
+# alone prints
+_GPG_BESIDE_LETTERS = frozenset("cesb")
+_GPG_BESIDE_LONGS = ("symmetric", "encrypt", "sign", "clearsign", "clear-sign", "detach-sign")
+_GPG_EACH_FILE = ("encrypt-files", "decrypt-files")
+_GPG_COMMANDS = _GPG_BESIDE_LONGS + _GPG_EACH_FILE + ("decrypt", "verify", "sign-key", "store")
+# and more of its long options taking a value (`--passphrase-file F` names no input)
+_GPG_MORE_VALUED = ("passphrase-file", "passphrase", "passphrase-fd", "status-fd", "logger-fd")
+_GPG_MORE_VALUED += ("trust-model", "pinentry-mode", "cipher-algo", "digest-algo", "default-key")
+_GPG_MORE_VALUED += ("compress-algo", "s2k-cipher-algo", "s2k-digest-algo", "set-filename")
+
+
+def _gpg_command(name: str) -> str | None:
+    """The command `--name` spells: an exact name first, else the one it starts (a start of
+    several is an error to gpg)."""
+    if name in _GPG_COMMANDS:
+        return name
+    matches = [command for command in _GPG_COMMANDS if command.startswith(name)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _gpg_written(args: list[str]) -> list[str]:
+    words = read_getopt(args, _GPG_VALUED, _GPG_LONG_VALUED + _GPG_MORE_VALUED)
+    outputs = [value for option, value in words.values if option in ("o", "output")]
+    inputs = [name for name in words.operands if name != "-"]
+    commands = {_gpg_command(name) for name in words.longs}
+    if "encrypt-files" in commands:
+        return outputs + [f"{name}.gpg" for name in inputs]  # each FILE.gpg beside FILE
+    if "decrypt-files" in commands:
+        # each FILE without its suffix (gpg asks for a name when it has none)
+        return outputs + [re.sub(r"\.(gpg|pgp|asc)$", "", name) for name in inputs]
+    beside = words.letters & _GPG_BESIDE_LETTERS or commands & {*_GPG_BESIDE_LONGS, "store"}
+    return outputs or ([f"{name}.gpg" for name in inputs] if beside else [])
+
+
+# (F178) ssh-keygen's letters choosing a mode other than generating a key; with none of them
+# and no `-f`, it writes ~/.ssh/id_TYPE (the name it asks for on standard input by default)
+_SSH_KEYGEN_MODES = frozenset("lyeiBFLQDkRHsYAMGTKr")
+
+
+def _ssh_keygen_default_key(words: GetoptWords) -> list[str]:
+    values = dict(words.values)
+    if "f" in values or (words.letters | set(values)) & _SSH_KEYGEN_MODES:
+        return []
+    key = values.get("t", "rsa" if words.letters & {"p", "c"} else "ed25519")
+    return [f"/~/.ssh/id_{key}"]  # and its .pub
+
+
+def _docker_plugin_folder(args: list[str]) -> list[Acting]:
+    """(F178, docker's manual) `docker plugin create NAME DIR` reads DIR's rootfs and
+    config.json into the daemon (one outside the working directory is named by its path);
+    `plugin set` changes the mounts, devices and environment a plugin runs with; podman's
+    `system connection add`/`default` make a new place later commands are sent."""
+    words, rest = _docker_command(args)
+    if words == ["plugin", "create"]:
+        operands = [token for token in rest if not token.startswith("-")]
+        folder = operands[1:2]
+        return [Acting((path,), _HOST_FILE_SENT) for path in folder if _leaves(path)]
+    if words == ["plugin", "set"]:
+        return [Acting(("set",), "changes the host mounts, devices and settings a plugin has")]
+    if words[:2] == ["system", "connection"] and words[2:3] in (["add"], ["default"]):
+        return [Acting((words[2],), "changes where later commands are sent")]
+    return []
+
+
+def _docker_written(args: list[str]) -> list[str]:
+    """(F178) `docker context export NAME [FILE]` writes FILE (NAME.dockercontext here; `-`:
+    standard output)."""
+    words, rest = _docker_command(args)
+    if words != ["context", "export"]:
+        return []
+    operands = [token for token in rest if not token.startswith("-")]
+    return [path for path in operands[1:2] if path != "-"]
+
+
+def _python_written(args: list[str]) -> list[str]:
+    """(F178, python's manual) `-X pycache_prefix=DIR` writes the bytecode of what it imports
+    under DIR, before the script, `-c` or `-m` (clusters: `-IXpycache_prefix=DIR`)."""
+    written, k = [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if token == "--" or not token.startswith("-") or token == "-":
+            break
+        if token.startswith("--"):
+            k += token == "--check-hash-based-pycs"
+            continue
+        for position, letter in enumerate(token[1:], start=1):
+            if letter in "cm":
+                return written
+            if letter in "WX":
+                value = token[position + 1 :]
+                if not value and k < len(args):
+                    value, k = args[k], k + 1
+                if letter == "X" and value.startswith("pycache_prefix="):
+                    written.append(value.partition("=")[2])
+                break
+    return written
+
+
+# (F178, jar's `--help`, JDK 17-21) its mode letters, the letters taking a value (in the order
+# given: `cvfm F M`), and its long options taking one
+_JAR_VALUED = "fmeip"
+_JAR_LONG_VALUED = ("file", "manifest", "main-class", "generate-index", "module-path")
+_JAR_LONG_VALUED += ("module-version", "hash-modules", "release", "date", "dir")
+
+
+def _jar_written(args: list[str]) -> list[str]:
+    """`jar cf F …`, `--create --file F`, `u` write the archive F; `-i F` (`--generate-index`)
+    rewrites F; `x` writes in the working directory, or the folder `-C`/`--dir` names."""
+    modes, files, folders, k = set(), [], [], 0
+    while k < len(args):
+        token, k = args[k], k + 1
+        if k == 1 and not token.startswith("-"):
+            token = "-" + token  # the old syntax: `jar cvf x.jar …`
+        if token.startswith("--"):
+            name, equals, value = token[2:].partition("=")
+            full = next((o for o in _JAR_LONG_VALUED if o.startswith(name)), name) if name else ""
+            if full in ("create", "update", "extract"):
+                modes.add(full[0])
+            if full in _JAR_LONG_VALUED:
+                if not equals and k < len(args):
+                    value, k = args[k], k + 1
+                if full in ("file", "generate-index"):
+                    files.append(value)
+                    modes |= {"c"} if full == "generate-index" else set()
+                elif full == "dir":
+                    folders.append(value)
+        elif token == "-C" and k < len(args):
+            folders.append(args[k])
+            k += 1
+        elif token.startswith("-") and len(token) > 1:
+            modes |= set(token[1:]) & set("cuxi")
+            for letter in token[1:]:
+                if letter in _JAR_VALUED and k < len(args):
+                    if letter in "fi":
+                        files.append(args[k])
+                    k += 1
+    written = files if modes & set("cui") else []
+    if "x" in modes:
+        # (the working directory itself when no folder is named)
+        written += [folder for folder in folders if normalise_path(folder) not in ("", ".")]
+    return written
+
+
 _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
-    "go": (_go_tools,),
+    "go": (_go_tools, _go_workspaces),
     "node": (_node_test_reporters,),
     "java": (_java_options,),
-    "docker": (_docker_build_elsewhere, _docker_compose, _docker_images_read, _docker_elsewhere),
+    "docker": (
+        _docker_build_elsewhere,
+        _docker_compose,
+        _docker_images_read,
+        _docker_elsewhere,
+        _docker_plugin_folder,
+    ),
     "docker-compose": (lambda args: _docker_compose(["compose", *args]),),
     "kubectl": (_kubectl_plugins, _kubectl_files_sent),
     "gh": (_gh_fields_sent, _gh_git_flags, _gh_release_assets, _gh_clone_lands),
@@ -5438,7 +5724,7 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "npm": (_npm_settings, _npm_global, _npm_version_taken_back),
     "ctest": (_ctest_dashboards,),
     "rspec": (_rspec_formatters, _rspec_globs),
-    "cargo": (_clippy_driver_options, _rustdoc_split_words),
+    "cargo": (_clippy_driver_options, _rustdoc_split_words, _cargo_handed_on),
     "vitest": (partial(_listeners, "vitest"), _vitest_json_report, _vitest_experimental),
     "playwright": (partial(_listeners, "playwright"),),
     "yarn": (partial(_listeners, "yarn"),),
