@@ -78,6 +78,15 @@ def one_line(text: str) -> str:
     return _visible_literal(text)
 
 
+def quoted(text: str) -> str:
+    """A name the run's side chose (the agent's, the tool's) among fluidbox's own words in
+    plain text (the e-mail): one JSON string literal, a quote or backslash in it escaped,
+    hidden characters as `one_line` writes them. Unquoted, an agent named
+    `nightly → read_file (already approved …)` finished fluidbox's sentence; quoted, the
+    reader sees where the name ends (Slack shows it as inline code)."""
+    return _visible_literal(json.dumps(text, ensure_ascii=False))
+
+
 def slack_escape(text: str) -> str:
     """Slack's three control characters, as Slack's formatting reference asks."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -294,7 +303,7 @@ def email_text(facts: ApprovalFacts) -> str:
     tool = one_line(facts.tool)
     return (
         f"Decide: {facts.link}\n\n"
-        f"Approval needed: agent {one_line(facts.agent)} wants to call {tool} "
+        f"Approval needed: agent {quoted(facts.agent)} wants to call {quoted(facts.tool)} "
         f"(run {facts.run}, trust tier {facts.trust_tier}, expires {facts.expires}).\n\n"
         f"----- {AGENT_WROTE} -----\n"
         f"Tool: {tool}\n"

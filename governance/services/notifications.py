@@ -23,7 +23,7 @@ from governance.models import (
     NotificationChannel,
     NotificationDelivery,
 )
-from governance.notification_text import ApprovalFacts, email_text, one_line, slack_message
+from governance.notification_text import ApprovalFacts, email_text, quoted, slack_message
 from governance.observability import metrics
 from governance.queue import task_enqueue_at
 from governance.shell_reading import approval_shell_reading
@@ -81,9 +81,7 @@ def approval_message(approval: Approval) -> dict:
 
 
 def approval_email(approval: Approval) -> tuple[str, str]:
-    subject = (
-        f"[fluidbox] approval needed: {one_line(approval.run.agent)} → {one_line(approval.tool)}"
-    )
+    subject = f"[fluidbox] approval needed: {quoted(approval.run.agent)} → {quoted(approval.tool)}"
     return subject, email_text(approval_facts(approval))
 
 
