@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 from runner.agent_tools import DIALECTS, GateCall
 from runner.cli_paths import UnresolvablePath
-from runner.client import GateClient
 from runner.codex_patch import UnreadablePatch
 from runner.deadline import Deadline
 from runner.decisions import GateDecision
@@ -38,6 +37,7 @@ from runner.errors import GateAuthError, GateDeadlinePassed, GateError, GateUnav
 
 if TYPE_CHECKING:
     from runner.cli_started_commands import WhatTheCliStarts
+    from runner.client import GateClient
 
 TOKEN_ENV = "FLUIDBOX_RUN_TOKEN"
 RUN_ENV = "FLUIDBOX_RUN_ID"
@@ -353,6 +353,8 @@ def decide(
         if len(calls) == 1
         else [f"{tool_call_id}#{number}" for number in range(1, len(calls) + 1)]
     )
+    from runner.client import GateClient  # after main() set httpx's command line aside
+
     try:
         with GateClient(
             url, run_id, token, retries=2, timeout=10, deadline=deadline, trust_env=False
@@ -402,6 +404,10 @@ def main(argv: list[str] | None = None) -> int:
         "found; given, the hook also expects its own entry in the CLI's settings",
     )
     args = parser.parse_args(argv)
+    # Started once per tool call: httpx imports its own command line (rich, click) whenever
+    # those are installed, a third of the hook's start-up, and the hook never uses it; httpx
+    # reads a missing one as not installed (bench/hook_startup.py).
+    sys.modules.setdefault("httpx._main", None)
     known = None
     if args.known_commands is not None:
         known = tuple(filter(None, args.known_commands.split(",")))
