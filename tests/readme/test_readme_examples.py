@@ -134,6 +134,9 @@ def live_demo(transactional_db, tmp_path):
 
 
 @pytest.mark.slow
+# Every example in turn against one live server: at load average 8 on two cores the whole
+# took over the suite's 300 s (stop 58's CI), each example well within its own wait.
+@pytest.mark.timeout(900)
 def test_every_readme_example_gives_its_documented_output(live_demo, tmp_path):
     # A checkout as a user has one: the repository's files (linked), and room for new ones.
     scratch = tmp_path / "checkout"
