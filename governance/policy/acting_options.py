@@ -4894,8 +4894,10 @@ _DOCKER_GLOBAL_VALUED = frozenset(
     {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}
     | {"--tlscacert", "--tlscert", "--tlskey"}
 )
-_DOCKER_GROUPS = frozenset({"buildx", "image", "builder", "container", "plugin", "context"})
-_DOCKER_GROUPS |= {"system", "connection"}  # podman's `system connection add` (F178)
+# (`system connection`: podman's, F178)
+_DOCKER_GROUPS = frozenset(
+    {"buildx", "image", "builder", "container", "plugin", "context", "system", "connection"}
+)
 _DOCKER_BUILD_FLAGS = frozenset(
     {"--no-cache", "--pull", "--quiet", "--rm", "--force-rm", "--push", "--load", "--squash"}
     | {"--compress", "--disable-content-trust", "--check", "--debug", "--help"}
@@ -5128,6 +5130,13 @@ _DOCKER_ELSEWHERE = {
     **{
         f"context {sub}": "changes where later docker commands, and the files they send, go"
         for sub in ("create", "update", "use", "import")
+    },
+    # (F178) `plugin set` changes the mounts, devices and environment a plugin runs with;
+    # podman's `system connection add`/`default` make a new place later commands are sent
+    "plugin set": "changes the host mounts, devices and settings a plugin has",
+    **{
+        f"system connection {sub}": "changes where later commands are sent"
+        for sub in ("add", "default")
     },
 }
 
@@ -5611,19 +5620,12 @@ def _ssh_keygen_default_key(words: GetoptWords) -> list[str]:
 
 def _docker_plugin_folder(args: list[str]) -> list[Acting]:
     """(F178, docker's manual) `docker plugin create NAME DIR` reads DIR's rootfs and
-    config.json into the daemon (one outside the working directory is named by its path);
-    `plugin set` changes the mounts, devices and environment a plugin runs with; podman's
-    `system connection add`/`default` make a new place later commands are sent."""
+    config.json into the daemon (one outside the working directory is named by its path)."""
     words, rest = _docker_command(args)
-    if words == ["plugin", "create"]:
-        operands = [token for token in rest if not token.startswith("-")]
-        folder = operands[1:2]
-        return [Acting((path,), _HOST_FILE_SENT) for path in folder if _leaves(path)]
-    if words == ["plugin", "set"]:
-        return [Acting(("set",), "changes the host mounts, devices and settings a plugin has")]
-    if words[:2] == ["system", "connection"] and words[2:3] in (["add"], ["default"]):
-        return [Acting((words[2],), "changes where later commands are sent")]
-    return []
+    if words != ["plugin", "create"]:
+        return []
+    operands = [token for token in rest if not token.startswith("-")]
+    return [Acting((path,), _HOST_FILE_SENT) for path in operands[1:2] if _leaves(path)]
 
 
 def _docker_written(args: list[str]) -> list[str]:
