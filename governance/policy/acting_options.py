@@ -5538,15 +5538,14 @@ def _go_workspaces(args: list[str]) -> list[Acting]:
     outside the working directory is named by its path."""
     if args[:2] not in (["work", "use"], ["work", "init"], ["work", "edit"], ["mod", "edit"]):
         return []
-    rest, found = args[2:], []
+    rest = args[2:]
     if args[1] in ("use", "init"):
         paths = [token for token in rest if not token.startswith("-")]
     else:
         paths = _option_values(rest, ("-use", "--use"))
         replaced = _option_values(rest, ("-replace", "--replace"))
         paths += [spec.partition("=")[2] for spec in replaced if _go_replacement_leaves(spec)]
-    found += [Acting((path,), _BUILDS_CODE_ELSEWHERE) for path in paths if _leaves(path)]
-    return found
+    return [Acting((path,), _BUILDS_CODE_ELSEWHERE) for path in paths if _leaves(path)]
 
 
 # go's editing flags that take a value (`-go=1.22`, `-require m@v`): the word after a bare one
@@ -5577,9 +5576,11 @@ _GPG_BESIDE_LONGS = ("symmetric", "encrypt", "sign", "clearsign", "clear-sign", 
 _GPG_EACH_FILE = ("encrypt-files", "decrypt-files")
 _GPG_COMMANDS = _GPG_BESIDE_LONGS + _GPG_EACH_FILE + ("decrypt", "verify", "sign-key", "store")
 # and more of its long options taking a value (`--passphrase-file F` names no input)
-_GPG_MORE_VALUED = ("passphrase-file", "passphrase", "passphrase-fd", "status-fd", "logger-fd")
-_GPG_MORE_VALUED += ("trust-model", "pinentry-mode", "cipher-algo", "digest-algo", "default-key")
-_GPG_MORE_VALUED += ("compress-algo", "s2k-cipher-algo", "s2k-digest-algo", "set-filename")
+_GPG_MORE_VALUED = (
+    *("passphrase-file", "passphrase", "passphrase-fd", "status-fd", "logger-fd"),
+    *("trust-model", "pinentry-mode", "cipher-algo", "digest-algo", "default-key"),
+    *("compress-algo", "s2k-cipher-algo", "s2k-digest-algo", "set-filename"),
+)
 
 
 def _gpg_command(name: str) -> str | None:
@@ -5615,6 +5616,7 @@ def _ssh_keygen_default_key(words: GetoptWords) -> list[str]:
     if "f" in values or (words.letters | set(values)) & _SSH_KEYGEN_MODES:
         return []
     key = values.get("t", "rsa" if words.letters & {"p", "c"} else "ed25519")
+    # rooted, so the write check reads it as outside the working directory, as the home is
     return [f"/~/.ssh/id_{key}"]  # and its .pub
 
 
