@@ -83,6 +83,17 @@ class Terminal:
                 raise AssertionError(f"{text!r} never appeared; last drawn: {drawn}")
             time.sleep(0.1)
 
+    def wait_for_echo(self, keys: str, *, after: int, timeout: float = 120) -> None:
+        """Wait until the keys typed are drawn, in order: a full-screen program may redraw
+        its status line between two of them (`li`, the status line, `st`)."""
+        wanted = _plain(keys)
+        deadline = time.monotonic() + timeout
+        while not _in_order(wanted, self.screen()[after:]):
+            if time.monotonic() > deadline:
+                drawn = self.screen()[-1500:]
+                raise AssertionError(f"{keys!r} never drawn; last drawn: {drawn}")
+            time.sleep(0.1)
+
     def settle(self, quiet: float = 1.0, timeout: float = 60) -> None:
         """Wait until nothing has been drawn for `quiet` seconds: a screen still being
         redrawn can reset a choice made on it, or drop a key."""
@@ -124,9 +135,10 @@ class Terminal:
     def submit(self, line: str, *, received: Callable[[], bool], attempts: int = 3) -> None:
         """Type `line` and Enter, until `received()` says it arrived (an Enter typed while
         the screen is being redrawn can be dropped)."""
+        self.settle()  # the last turn's end is drawn before the keys are typed
         mark = self.mark()
         self.type(line)
-        self.wait_for(line, after=mark)
+        self.wait_for_echo(line, after=mark)
         for attempt in range(attempts):
             self.settle()
             self.type(ENTER)
@@ -172,3 +184,9 @@ class Terminal:
 
 DOWN = "\x1b[B"
 ENTER = "\r"
+
+
+def _in_order(wanted: str, drawn: str) -> bool:
+    """Whether each character of `wanted` is in `drawn`, in order, other text between."""
+    rest = iter(drawn)
+    return all(character in rest for character in wanted)
