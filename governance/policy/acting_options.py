@@ -908,6 +908,9 @@ ACTING: dict[str, dict[str, str]] = {
         **dict.fromkeys(("--auto-key-retrieve", "--auto-key-locate"), SENDS),
         **dict.fromkeys(("--send-keys", "--keyserver", "--keyserver-options"), SENDS),
         **dict.fromkeys(("--export-secret-keys", "--export-secret-subkeys"), _REVEALS),
+        # (F179, seen here with gpg 2.2.40) decrypting writes the file the message names, in
+        # the working directory: any name, `conftest.py` or `.envrc` as well
+        "--use-embedded-filename": WRITES_FILES,
     },
     # (F176, OpenSSH 9's manual) `-D`/`-w` load the PKCS#11 or FIDO library named; `-R` and
     # `-H` rewrite known_hosts, `-A` writes the host keys in /etc/ssh; the key files written:
@@ -5242,10 +5245,8 @@ _SQLITE_WRITES = re.compile(
 )
 
 
-def _sqlite_sql(args: list[str]) -> list[Acting]:
-    # (F176) `sqlite3 db "select load_extension('/tmp/x.so')"` and the like: a rule names
-    # the function or statement; the database outside the working directory, written by the
-    # SQL given, is named by its path
+def _sqlite_operands(args: list[str]) -> list[str]:
+    """The database and the SQL or dot-commands after it (none after `-A`: .archive's)."""
     operands, k = [], 0
     while k < len(args):
         token = args[k]
@@ -5257,6 +5258,14 @@ def _sqlite_sql(args: list[str]) -> list[Acting]:
             continue
         operands.append(token)
         k += 1
+    return operands
+
+
+def _sqlite_sql(args: list[str]) -> list[Acting]:
+    # (F176) `sqlite3 db "select load_extension('/tmp/x.so')"` and the like: a rule names
+    # the function or statement; the database outside the working directory, written by the
+    # SQL given, is named by its path
+    operands = _sqlite_operands(args)
     found = []
     for sql in operands[1:]:
         if sql.startswith("."):
@@ -5289,14 +5298,36 @@ _PSQL_META = re.compile(
 )
 
 
+# (F179, PostgreSQL 15's manual) SQL that has the server run a program or use its own files:
+# COPY … TO/FROM PROGRAM or a file of the server's, pg_read_file() and its kin, the server-side
+# lo_import()/lo_export(), ALTER SYSTEM (archive_command and the like are programs), and
+# functions written in C or an untrusted language. The server may be this machine.
+_PSQL_SERVER_ACTS = re.compile(
+    r"\b(copy)\b[^;]*?\b(?:to|from)\s+(?:(program)\b|e?')"
+    r"|\b(pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_file|lo_import|lo_export)\s*\("
+    r"|\balter\s+(system)\b"
+    r"|\blanguage\s+'?(c|plpython3u|plpythonu|plperlu|pltclu)\b",
+    re.I,
+)
+
+
 def _psql_meta_commands(args: list[str]) -> list[Acting]:
     words = read_getopt(args, _PSQL_VALUED, _PSQL_LONG_VALUED)
+    commands = [value for option, value in words.values if option in ("c", "command")]
     return [
         Acting(("\\" + match.group(1),), "runs a meta-command that runs or writes")
-        for option, value in words.values
-        if option in ("c", "command")
+        for value in commands
         for match in _PSQL_META.finditer(value)
+    ] + [
+        Acting((_last_group(match),), "has the database server run a program or use its files")
+        for value in commands
+        for match in _PSQL_SERVER_ACTS.finditer(value)
     ]
+
+
+def _last_group(match: re.Match) -> str:
+    """The innermost word a match names: `PROGRAM` in `COPY t TO PROGRAM`, else `COPY`."""
+    return next(group for group in reversed(match.groups()) if group)
 
 
 _MYSQL_VALUED = "eDhPSu"
@@ -5306,14 +5337,64 @@ _MYSQL_LONG_VALUED = ("execute", "database", "host", "port", "socket", "user")
 _MYSQL_COMMANDS = re.compile(r"\\([!T.Pe])|(?:^|;)\s*(system|tee|source|pager|edit)\b", re.I | re.M)
 
 
+# (F179, MySQL 8's manual) SQL that has the server write or read its files or load a library:
+# SELECT … INTO OUTFILE/DUMPFILE, LOAD DATA (a server file, or LOCAL: this machine's),
+# LOAD_FILE(), INSTALL PLUGIN/COMPONENT, a function from a library (SONAME)
+_MYSQL_SERVER_ACTS = re.compile(
+    r"\binto\s+(outfile|dumpfile)\b|\bload\s+(data|xml)\b|\b(load_file)\s*\("
+    r"|\binstall\s+(plugin|component)\b|\b(soname)\b",
+    re.I,
+)
+
+
 def _mysql_client_commands(args: list[str]) -> list[Acting]:
     words = read_getopt(args, _MYSQL_VALUED, _MYSQL_LONG_VALUED)
+    commands = [value for option, value in words.values if option in ("e", "execute")]
     return [
-        Acting((next(group for group in match.groups() if group),), "runs a client command")
-        for option, value in words.values
-        if option in ("e", "execute")
+        Acting((_last_group(match),), "runs a client command")
+        for value in commands
         for match in _MYSQL_COMMANDS.finditer(value)
+    ] + [
+        Acting((_last_group(match),), "has the database server use its files or a library")
+        for value in commands
+        for match in _MYSQL_SERVER_ACTS.finditer(value)
     ]
+
+
+def reads_commands_from_input(program: str, args: list[str]) -> bool:
+    """(F179) Whether a database client takes its commands from its standard input: psql with
+    neither `-c` nor `-f` (or with `-f -`), mysql without `-e`, sqlite3 with no SQL after the
+    database; none of them when it only lists databases or prints its version or help."""
+    if program == "psql":
+        words = read_getopt(args, _PSQL_VALUED, _PSQL_LONG_VALUED)
+        given = {(option[0], value) for option, value in words.values if option[0] in "cf"}
+        only_prints = words.letters & set("lV?") or {"list", "version", "help"} & set(words.longs)
+        return ("f", "-") in given or not (given or only_prints)
+    if program == "mysql":
+        words = read_getopt(args, _MYSQL_VALUED, _MYSQL_LONG_VALUED)
+        executes = any(option in ("e", "execute") for option, _ in words.values)
+        only_prints = words.letters & set("V?") or {"version", "help"} & set(words.longs)
+        return not (executes or only_prints)
+    if program == "sqlite3":
+        only_prints = {"-version", "-help"} & {"-" + word.lstrip("-") for word in args}
+        return len(_sqlite_operands(args)) <= 1 and not only_prints
+    return False
+
+
+def commands_from_input(program: str, args: list[str], text: str) -> list[Acting]:
+    """(F179) What the commands a database client reads from a here-document or an echo into
+    its pipe do, read as its `-c`, `-e` or SQL operands are."""
+    if program == "psql":
+        return _psql_meta_commands(["-c", text])
+    if program == "mysql":
+        return _mysql_client_commands(["-e", text])
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    database = _sqlite_operands(args)[:1] or [":memory:"]
+    dot_commands = [line.split()[0] for line in lines if line.startswith(".")]
+    sql = "\n".join(line for line in lines if not line.startswith("."))
+    return [Acting((name,), "runs a dot-command") for name in dot_commands] + _sqlite_sql(
+        [*database, sql]
+    )
 
 
 # gpg's valued short letters and the long options taking a value that `--out` may shorten
@@ -5592,6 +5673,39 @@ def _gpg_command(name: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
+# (F179) gpg given no command guesses one: an encrypted FILE.gpg is decrypted to FILE (seen
+# with gpg 2.2.40: `gpg ../c.gpg` wrote ../c). Its commands (GnuPG 2.2's gpg.c), a start of
+# one counting as it:
+_GPG_COMMAND_LETTERS = frozenset("sbecdkK")
+_GPG_EVERY_COMMAND = _GPG_COMMANDS + (
+    *("encrypt-files", "verify-files", "multifile", "list-keys", "list-public-keys"),
+    *("list-signatures", "list-sigs", "check-signatures", "check-sigs", "fingerprint"),
+    *("list-secret-keys", "list-packets", "list-config", "list-gcrypt-config", "show-keys"),
+    *("generate-key", "gen-key", "quick-generate-key", "quick-gen-key", "quick-add-key"),
+    *("quick-add-uid", "quick-adduid", "quick-revoke-uid", "quick-revuid", "quick-set-expire"),
+    *("quick-set-primary-uid", "quick-update-pref", "quick-set-ownertrust"),
+    *("full-generate-key", "full-gen-key", "generate-revocation", "gen-revoke"),
+    *("generate-designated-revocation", "desig-revoke", "delete-keys", "delete-key"),
+    *("delete-secret-keys", "delete-secret-key", "delete-secret-and-public-keys"),
+    *("quick-sign-key", "quick-lsign-key", "quick-revoke-sig", "lsign-key", "nrsign-key"),
+    *("nrlsign-key", "edit-key", "key-edit", "passwd", "change-passphrase", "export"),
+    *("export-secret-keys", "export-secret-subkeys", "export-ssh-key", "export-ownertrust"),
+    *("import-ownertrust", "send-keys", "receive-keys", "recv-keys", "search-keys"),
+    *("refresh-keys", "fetch-keys", "locate-keys", "locate-external-keys", "import"),
+    *("fast-import", "card-status", "edit-card", "card-edit", "change-pin", "update-trustdb"),
+    *("check-trustdb", "fix-trustdb", "print-md", "print-mds", "gen-prime", "gen-random"),
+    *("enarmor", "dearmor", "server", "tofu-policy", "rebuild-keydb-caches", "version"),
+    *("help", "warranty", "dump-options", "dump-option-table", "list-trustdb"),
+)
+
+
+def _gpg_guesses(words: GetoptWords) -> bool:
+    """Whether gpg is given no command (and so guesses what its files call for)."""
+    return not words.letters & _GPG_COMMAND_LETTERS and not any(
+        command.startswith(name) for name in words.longs for command in _GPG_EVERY_COMMAND
+    )
+
+
 def _gpg_written(args: list[str]) -> list[str]:
     words = read_getopt(args, _GPG_VALUED, _GPG_LONG_VALUED + _GPG_MORE_VALUED)
     outputs = [value for option, value in words.values if option in ("o", "output")]
@@ -5599,7 +5713,7 @@ def _gpg_written(args: list[str]) -> list[str]:
     commands = {_gpg_command(name) for name in words.longs}
     if "encrypt-files" in commands:
         return outputs + [f"{name}.gpg" for name in inputs]  # each FILE.gpg beside FILE
-    if "decrypt-files" in commands:
+    if "decrypt-files" in commands or _gpg_guesses(words):
         # each FILE without its suffix (gpg asks for a name when it has none)
         return outputs + [re.sub(r"\.(gpg|pgp|asc)$", "", name) for name in inputs]
     beside = words.letters & _GPG_BESIDE_LETTERS or commands & {*_GPG_BESIDE_LONGS, "store"}
@@ -5642,7 +5756,9 @@ def _docker_written(args: list[str]) -> list[str]:
 
 def _python_written(args: list[str]) -> list[str]:
     """(F178, python's manual) `-X pycache_prefix=DIR` writes the bytecode of what it imports
-    under DIR, before the script, `-c` or `-m` (clusters: `-IXpycache_prefix=DIR`)."""
+    under DIR, before the script, `-c` or `-m` (clusters: `-IXpycache_prefix=DIR`); (F179)
+    from Python 3.12 `-X perf` writes /tmp/perf-PID.map, and 3.13's `-X perf_jit`
+    /tmp/jit-PID.dump too."""
     written, k = [], 0
     while k < len(args):
         token, k = args[k], k + 1
@@ -5660,6 +5776,9 @@ def _python_written(args: list[str]) -> list[str]:
                     value, k = args[k], k + 1
                 if letter == "X" and value.startswith("pycache_prefix="):
                     written.append(value.partition("=")[2])
+                elif letter == "X" and value in ("perf", "perf_jit"):
+                    written.append("/tmp/perf-PID.map")
+                    written += ["/tmp/jit-PID.dump"] if value == "perf_jit" else []
                 break
     return written
 

@@ -45,12 +45,14 @@ from governance.policy.acting_options import (
     climbing_link_texts,
     cmake_source_folders,
     code_paths,
+    commands_from_input,
     dotnet_projects,
     go_packages,
     handed_on_code_paths,
     interpreter_links,
     links_copied_from,
     may_configure,
+    reads_commands_from_input,
     special_files_copied_from,
     symbolic_link_texts,
     written_operands,
@@ -212,6 +214,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         _read_renamed(command.argv, renamed, dialect, depth, reading)
         reading.cwds = chained if chained is not None else possible
         stdin = _known_input(command, previous_command)
+        fed = _input_source(command, previous_command)
         # What the script did before decides what a command does (a `..` past a link it
         # made, a move of its folder): a command written again after that is read again.
         identity = (
@@ -219,6 +222,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             tuple(command.assignments),
             tuple(command.redirects),
             tuple(stdin),
+            fed,
             reading.cwds,
             reading.made_link,
             reading.climbing_link,
@@ -232,7 +236,7 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
             order_effects, backgrounds = reading.order_effects, reading.backgrounds
             inner_scripts, landings = reading.inner_scripts, reading.landings
             reading.runs_project_code = False
-            _read_exact(command, dialect, depth, reading, stdin)
+            _read_exact(command, dialect, depth, reading, stdin, fed)
             runs_code[identity] = reading.runs_project_code
             written = [f.text for f in reading.findings[before:] if f.kind == "write"]
             lands = reading.landings != landings
@@ -467,6 +471,41 @@ def _known_input(command: Command, previous: Command | None) -> list[str]:
     return _piped_text(previous)
 
 
+def _input_source(command: Command, previous: Command | None) -> str | None:
+    """Where a command's standard input comes from, when the script gives it one."""
+    if command.heredoc is not None:
+        return "a here-document"
+    if any(r.fd == 0 and r.operator == "<" for r in command.redirects):
+        return "a file"
+    if previous is not None and previous.then in ("|", "|&"):
+        return "the pipe"
+    return None
+
+
+def _read_commands_from_input(
+    base: str,
+    name: str,
+    arguments: list[str],
+    text: str,
+    stdin: list[str],
+    fed: str,
+    reading: ShellReading,
+) -> None:
+    """`psql db < x.sql`, `cat x.sql | sqlite3 db`: a database client runs the commands of the
+    script's file or pipe as it runs `-f`'s, which may run programs and write files; those of a
+    here-document or an echo are read as `-c`'s are (F179)."""
+    if not stdin:
+        reading.concern(
+            text,
+            f"{base} reads its commands from {fed}, and they may run programs or write "
+            "files, as a script file's do",
+        )
+        return
+    for known in stdin:
+        for acting in commands_from_input(name, arguments, known):
+            reading.concern(text, f"{base} reads from {fed} {acting.names[0]}, which {acting.what}")
+
+
 def _piped_text(writer: Command | None) -> list[str]:
     """`echo 'CMD' | bash`: what a literal echo or printf writes into the pipe is the next
     command's standard input (a shell there runs it) (F140); so is `cat <<'EOF'`'s
@@ -581,7 +620,12 @@ def _at_most(cwds: tuple[str | None, ...]) -> tuple[str | None, ...]:
 
 
 def _read_exact(
-    command: Command, dialect: str, depth: int, reading: ShellReading, stdin: list[str]
+    command: Command,
+    dialect: str,
+    depth: int,
+    reading: ShellReading,
+    stdin: list[str],
+    fed: str | None,
 ) -> None:
     source = " ".join(command.argv)
     before = len(reading.findings)
@@ -595,7 +639,7 @@ def _read_exact(
     if command.glob_at is not None:
         _read_globbed(command, reading)
     else:
-        _read_chain(command.argv, dialect, depth, reading, exact=True, stdin=stdin)
+        _read_chain(command.argv, dialect, depth, reading, exact=True, stdin=stdin, fed=fed)
     reopened = _read_only_descriptors(command)
     if reopened and any(
         _descriptor_named(finding.text) in reopened
@@ -852,8 +896,10 @@ def _read_chain(
     *,
     exact: bool,
     stdin: list[str] | None = None,
+    fed: str | None = None,
 ) -> None:
-    """One command and every command its wrappers run, innermost last."""
+    """One command and every command its wrappers run, innermost last. `stdin`: the text
+    its standard input holds, where the script shows it; `fed`: where that input comes from."""
     if _is_plain(words[0]):
         # Most commands: no wrapper, no acting option, no path, no builtin: one view.
         reading.findings.append(Finding("command", " ".join(words), exact, not exact))
@@ -940,6 +986,8 @@ def _read_chain(
             if not program or any(c in program for c in " \t\n"):
                 reading.concern(text, "the program name is empty or contains blanks")
             _check_command(base, arguments, text, appends_input, reading, dialect)
+            if fed and reads_commands_from_input(name, arguments):
+                _read_commands_from_input(base, name, arguments, text, stdin, fed, reading)
         if step is None:
             break
         if exact:
@@ -974,6 +1022,7 @@ def _read_chain(
             break
         # A wrapper hands its standard input on (`env bash <<< 'CMD'`); xargs reads it.
         words, stdin = step.words, ([] if step.appends_input else stdin)
+        fed = None if step.appends_input else fed
     required: list[Requirement] = []
     for level in reversed(levels):
         required = level.requires + required
