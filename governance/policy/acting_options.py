@@ -912,6 +912,11 @@ ACTING: dict[str, dict[str, str]] = {
         # the working directory: any name, `conftest.py` or `.envrc` as well
         "--use-embedded-filename": WRITES_FILES,
     },
+    # (F180, mongosh 2's --help and manual) JavaScript run after connecting, which may
+    # require('child_process'); a `.js` operand too (_mongosh_scripts), and its standard input
+    "mongosh": dict.fromkeys(("--eval", "-f", "--file"), RUNS),
+    # (F180) no option of redis-cli's acts; the server's commands do: _redis_commands
+    "redis-cli": {},
     # (F176, OpenSSH 9's manual) `-D`/`-w` load the PKCS#11 or FIDO library named; `-R` and
     # `-H` rewrite known_hosts, `-A` writes the host keys in /etc/ssh; the key files written:
     # _ssh_keygen_written
@@ -1169,6 +1174,8 @@ OUTPUT_OPTIONS = {
     # (F176) psql's query output and session log, gpg's output (see written_operands)
     "psql": ("-o", "--output", "-L", "--log-file"),
     "gpg": ("-o", "--output"),
+    # (F180, redis-cli 7's --help) the server's dump, and its functions, copied to a file here
+    "redis-cli": ("--rdb", "--functions-rdb"),
 }
 _WRITES_VALUED = {
     "compileall": "rdspxijoe",
@@ -5361,10 +5368,63 @@ def _mysql_client_commands(args: list[str]) -> list[Acting]:
     ]
 
 
+# (F180, redis-cli 7's --help) its options taking a value; the modes that send no command of
+# the script's; the server's commands that reach past its data: CONFIG SET/REWRITE (`dir` and
+# `dbfilename` then SAVE write a file anywhere the server may), MODULE LOAD (a library),
+# REPLICAOF/SLAVEOF (the server takes another's data), MIGRATE (sends keys elsewhere)
+_REDIS_VALUED = frozenset(
+    {"-h", "-p", "-s", "-a", "-u", "-r", "-i", "-n", "-d", "-D", "-X", "--user", "--pass"}
+    | {"--sni", "--cacert", "--cacertdir", "--cert", "--key", "--tls-ciphers"}
+    | {"--tls-ciphersuites", "--show-pushes", "--lru-test", "--rdb", "--functions-rdb"}
+    | {"--pipe-timeout", "--memkeys-samples", "--keystats-samples", "--pattern", "--count"}
+    | {"--quoted-pattern", "--intrinsic-latency", "--eval", "--cluster"}
+)
+_REDIS_MODES = frozenset(
+    {"--rdb", "--functions-rdb", "--scan", "--bigkeys", "--memkeys", "--hotkeys", "--keystats"}
+    | {"--stat", "--latency", "--latency-history", "--latency-dist", "--intrinsic-latency"}
+    | {"--lru-test", "--replica", "--eval", "--cluster", "--version", "--help", "-v"}
+)
+_REDIS_REACHING = {
+    ("config", "set"): CONFIGURES,
+    ("config", "rewrite"): CONFIGURES,
+    ("module", "load"): RUNS,
+    ("module", "loadex"): RUNS,
+    ("replicaof",): SENDS,
+    ("slaveof",): SENDS,
+    ("migrate",): SENDS,
+}
+
+
+def _redis_words(args: list[str]) -> tuple[set[str], list[str]]:
+    """redis-cli's options given, and the command after them (its name and arguments)."""
+    options, k = set(), 0
+    while k < len(args) and args[k].startswith("-") and len(args[k]) > 1:
+        options.add(args[k])
+        k += 2 if args[k] in _REDIS_VALUED else 1
+    return options, args[k:]
+
+
+def _redis_commands(args: list[str]) -> list[Acting]:
+    options, command = _redis_words(args)
+    if options & {"--eval", "--cluster"}:
+        return []  # the words after are keys and arguments, or a cluster command
+    words = tuple(word.lower() for word in command[:2])
+    return [
+        Acting((command[len(key) - 1],), what)
+        for key, what in _REDIS_REACHING.items()
+        if words[: len(key)] == key
+    ]
+
+
+def _mongosh_scripts(args: list[str]) -> list[Acting]:
+    return [Acting((word,), RUNS) for word in args if word.endswith(".js") and word[:1] != "-"]
+
+
 def reads_commands_from_input(program: str, args: list[str]) -> bool:
     """(F179) Whether a database client takes its commands from its standard input: psql with
     neither `-c` nor `-f` (or with `-f -`), mysql without `-e`, sqlite3 with no SQL after the
-    database; none of them when it only lists databases or prints its version or help."""
+    database, (F180) redis-cli with no command, mongosh with no script; none of them when it
+    only lists databases or prints its version or help."""
     if program == "psql":
         words = read_getopt(args, _PSQL_VALUED, _PSQL_LONG_VALUED)
         given = {(option[0], value) for option, value in words.values if option[0] in "cf"}
@@ -5378,6 +5438,13 @@ def reads_commands_from_input(program: str, args: list[str]) -> bool:
     if program == "sqlite3":
         only_prints = {"-version", "-help"} & {"-" + word.lstrip("-") for word in args}
         return len(_sqlite_operands(args)) <= 1 and not only_prints
+    if program == "redis-cli":
+        # (F180) with no command, redis-cli sends the lines of its input (`--pipe`: raw)
+        options, command = _redis_words(args)
+        return not command and not options & _REDIS_MODES
+    if program == "mongosh":
+        given = {"--eval", "-f", "--file", "--version", "--help", "-h"} & set(args)
+        return not given and not _mongosh_scripts(args)
     return False
 
 
@@ -5388,6 +5455,10 @@ def commands_from_input(program: str, args: list[str], text: str) -> list[Acting
         return _psql_meta_commands(["-c", text])
     if program == "mysql":
         return _mysql_client_commands(["-e", text])
+    if program == "redis-cli":
+        return [acting for line in text.splitlines() for acting in _redis_commands(line.split())]
+    if program == "mongosh":
+        return [Acting(("--eval",), RUNS)] if text.strip() else []
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     database = _sqlite_operands(args)[:1] or [":memory:"]
     dot_commands = [line.split()[0] for line in lines if line.startswith(".")]
@@ -5863,4 +5934,6 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "sqlite3": (_sqlite_sql,),
     "psql": (_psql_meta_commands,),
     "mysql": (_mysql_client_commands,),
+    "redis-cli": (_redis_commands,),
+    "mongosh": (_mongosh_scripts,),
 }
