@@ -871,6 +871,11 @@ ACTING: dict[str, dict[str, str]] = {
     # (F176, manual) `-A ARGS` runs `.archive ARGS`: `-Ax` writes the archive's files where
     # their names lead; its SQL's writing functions and statements: _sqlite_sql
     | {"-A": WRITES_FILES},
+    # (F181, DuckDB 1.4's CLI arguments) sqlite3's shell by descent: `-cmd`, `-init` and `-f`
+    # run a script, dot-commands (`.shell`, `.output`), `-unsigned` lets LOAD take any library;
+    # its SQL that writes files or loads extensions: _duckdb_sql
+    "duckdb": {"-cmd": RUNS, "-init": RUNS, "-f": RUNS, "-unsigned": RUNS}
+    | {".": "runs a dot-command (.shell, .output ...)"},
     # (F176, psql 15's manual) a script file of SQL and meta-commands (`\\! CMD`, `\\o F`);
     # `-o`/`-L` are write probes; `-c`'s meta-commands: _psql_meta_commands
     "psql": {"-f": RUNS, "--file": RUNS},
@@ -5286,6 +5291,49 @@ def _sqlite_sql(args: list[str]) -> list[Acting]:
     return found
 
 
+# (F181, DuckDB 1.4's manual) its CLI's options taking a value; SQL that writes a file or a
+# folder (COPY … TO, EXPORT DATABASE), opens or creates another database (ATTACH), or fetches
+# and loads a library (INSTALL, LOAD)
+_DUCKDB_VALUED = frozenset(
+    {"-c", "-s", "-cmd", "-init", "-f", "-separator", "-newline", "-nullvalue", "-format-file"}
+)
+_DUCKDB_ACTS = re.compile(
+    r"\b(copy)\b[^;]*?\bto\b|\b(export)\s+database\b|\b(attach)\b"
+    r"|\b(install|load)\s+['\"]?[\w./-]",
+    re.I,
+)
+
+
+def _duckdb_operands(args: list[str]) -> tuple[list[str], list[str]]:
+    """The database and the SQL after it, and the SQL `-c` and `-s` give."""
+    operands, commands, k = [], [], 0
+    while k < len(args):
+        token = args[k]
+        name = "-" + token.lstrip("-")
+        if token.startswith("-") and len(token) > 1:
+            if name in ("-c", "-s") and k + 1 < len(args):
+                commands.append(args[k + 1])
+            k += 2 if name in _DUCKDB_VALUED else 1
+            continue
+        operands.append(token)
+        k += 1
+    return operands, commands
+
+
+def _duckdb_sql(args: list[str]) -> list[Acting]:
+    operands, commands = _duckdb_operands(args)
+    statements = [sql for sql in [*operands[1:], *commands] if sql[:1] != "."]
+    found = [
+        Acting((_last_group(match),), "writes files or loads a library past the database")
+        for sql in statements
+        for match in _DUCKDB_ACTS.finditer(sql)
+    ]
+    written = any(_SQLITE_WRITES.search(sql) for sql in statements)
+    if operands and written and operands[0] != ":memory:" and _leaves(operands[0]):
+        found.append(Acting((operands[0],), WRITES_FILES))
+    return found
+
+
 _PSQL_VALUED = "cdfFhLopPRTUv"
 _PSQL_LONG_VALUED = (
     "command",
@@ -5423,8 +5471,8 @@ def _mongosh_scripts(args: list[str]) -> list[Acting]:
 def reads_commands_from_input(program: str, args: list[str]) -> bool:
     """(F179) Whether a database client takes its commands from its standard input: psql with
     neither `-c` nor `-f` (or with `-f -`), mysql without `-e`, sqlite3 with no SQL after the
-    database, (F180) redis-cli with no command, mongosh with no script; none of them when it
-    only lists databases or prints its version or help."""
+    database, (F180) redis-cli with no command, mongosh with no script, (F181) duckdb with no
+    SQL; none of them when it only lists databases or prints its version or help."""
     if program == "psql":
         words = read_getopt(args, _PSQL_VALUED, _PSQL_LONG_VALUED)
         given = {(option[0], value) for option, value in words.values if option[0] in "cf"}
@@ -5438,6 +5486,10 @@ def reads_commands_from_input(program: str, args: list[str]) -> bool:
     if program == "sqlite3":
         only_prints = {"-version", "-help"} & {"-" + word.lstrip("-") for word in args}
         return len(_sqlite_operands(args)) <= 1 and not only_prints
+    if program == "duckdb":
+        operands, commands = _duckdb_operands(args)
+        only_prints = {"-version", "-help", "-h", "-no-stdin"} & set(args)
+        return len(operands) <= 1 and not commands and "-f" not in args and not only_prints
     if program == "redis-cli":
         # (F180) with no command, redis-cli sends the lines of its input (`--pipe`: raw)
         options, command = _redis_words(args)
@@ -5460,11 +5512,12 @@ def commands_from_input(program: str, args: list[str], text: str) -> list[Acting
     if program == "mongosh":
         return [Acting(("--eval",), RUNS)] if text.strip() else []
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    database = _sqlite_operands(args)[:1] or [":memory:"]
     dot_commands = [line.split()[0] for line in lines if line.startswith(".")]
     sql = "\n".join(line for line in lines if not line.startswith("."))
-    return [Acting((name,), "runs a dot-command") for name in dot_commands] + _sqlite_sql(
-        [*database, sql]
+    read = _duckdb_sql if program == "duckdb" else _sqlite_sql
+    database = (_duckdb_operands(args)[0] if program == "duckdb" else _sqlite_operands(args))[:1]
+    return [Acting((name,), "runs a dot-command") for name in dot_commands] + read(
+        [*(database or [":memory:"]), sql]
     )
 
 
@@ -5932,6 +5985,7 @@ _MORE_READINGS: dict[str, tuple[Callable[[list[str]], list[Acting]], ...]] = {
     "mknod": (_mknod_devices,),
     "split": (_split_pieces_like_config,),
     "sqlite3": (_sqlite_sql,),
+    "duckdb": (_duckdb_sql,),
     "psql": (_psql_meta_commands,),
     "mysql": (_mysql_client_commands,),
     "redis-cli": (_redis_commands,),
