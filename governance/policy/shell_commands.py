@@ -137,6 +137,9 @@ class ShellReading:
     landings: int = 0
     # NAME -> the literal values the script assigns it (the tolerant reading's, F140)
     literal_values: dict[str, list[str]] = field(default_factory=dict)
+    # the standard input a script's commands inherit from the shell running it (`sh -c 'psql
+    # db' < x.sql`): where the enclosing script gave it from, and its text where it shows it
+    enclosing_input: tuple[str | None, tuple[str, ...]] = (None, ())
 
     def paths(self, path: str) -> list[str]:
         """A path as the command being read opens it: relative ones from each possible cwd."""
@@ -215,6 +218,8 @@ def _read_script(script: str, dialect: str, depth: int, reading: ShellReading) -
         reading.cwds = chained if chained is not None else possible
         stdin = _known_input(command, previous_command)
         fed = _input_source(command, previous_command)
+        if fed is None and reading.enclosing_input[0] is not None:
+            fed, stdin = reading.enclosing_input[0], list(reading.enclosing_input[1])
         # What the script did before decides what a command does (a `..` past a link it
         # made, a move of its folder): a command written again after that is read again.
         identity = (
@@ -472,11 +477,13 @@ def _known_input(command: Command, previous: Command | None) -> list[str]:
 
 
 def _input_source(command: Command, previous: Command | None) -> str | None:
-    """Where a command's standard input comes from, when the script gives it one."""
+    """Where a command's standard input comes from, when the script gives it one ("": from
+    /dev/null, which holds nothing)."""
     if command.heredoc is not None:
         return "a here-document"
-    if any(r.fd == 0 and r.operator == "<" for r in command.redirects):
-        return "a file"
+    files = [r.target for r in command.redirects if r.fd == 0 and r.operator == "<"]
+    if files:
+        return "" if files[-1] == "/dev/null" else "a file"
     if previous is not None and previous.then in ("|", "|&"):
         return "the pipe"
     return None
@@ -1018,7 +1025,12 @@ def _read_chain(
                     Requirement((inner,), f"xargs runs {inner} with arguments read from its input")
                 )
         if step.script is not None:
-            _read_inner(step.script, step.dialect or dialect, depth, reading, exact)
+            enclosing_input = reading.enclosing_input
+            reading.enclosing_input = (fed, tuple(stdin))
+            try:
+                _read_inner(step.script, step.dialect or dialect, depth, reading, exact)
+            finally:
+                reading.enclosing_input = enclosing_input
             break
         # A wrapper hands its standard input on (`env bash <<< 'CMD'`); xargs reads it.
         words, stdin = step.words, ([] if step.appends_input else stdin)
