@@ -5257,38 +5257,46 @@ _SQLITE_WRITES = re.compile(
 )
 
 
-def _sqlite_operands(args: list[str]) -> list[str]:
-    """The database and the SQL or dot-commands after it (none after `-A`: .archive's)."""
-    operands, k = [], 0
+def _shell_operands(args: list[str], valued: frozenset[str]) -> tuple[list[str], list[str]]:
+    """sqlite3's and duckdb's command lines: the database and the SQL or dot-commands after it
+    (none after sqlite3's `-A`: .archive's), and the SQL duckdb's `-c` and `-s` give."""
+    operands, commands, k = [], [], 0
     while k < len(args):
         token = args[k]
         name = "-" + token.lstrip("-")
         if token.startswith("-") and len(token) > 1:
-            k += 2 if name in _SQLITE_VALUED else 3 if name in _SQLITE_VALUED_TWICE else 1
+            if name in ("-c", "-s") and name in valued and k + 1 < len(args):
+                commands.append(args[k + 1])
+            k += 2 if name in valued else 3 if name in _SQLITE_VALUED_TWICE else 1
             if name.startswith("-A"):
                 break  # the rest is .archive's
             continue
         operands.append(token)
         k += 1
-    return operands
+    return operands, commands
+
+
+def _database_written(operands: list[str], statements: list[str]) -> list[Acting]:
+    """The database file outside the working directory that the SQL given writes, named by
+    its path."""
+    written = any(_SQLITE_WRITES.search(sql) for sql in statements)
+    if operands and written and operands[0] not in (":memory:", "") and _leaves(operands[0]):
+        return [Acting((operands[0],), WRITES_FILES)]
+    return []
 
 
 def _sqlite_sql(args: list[str]) -> list[Acting]:
     # (F176) `sqlite3 db "select load_extension('/tmp/x.so')"` and the like: a rule names
     # the function or statement; the database outside the working directory, written by the
     # SQL given, is named by its path
-    operands = _sqlite_operands(args)
+    operands, _ = _shell_operands(args, _SQLITE_VALUED)
+    statements = [sql for sql in operands[1:] if sql[:1] != "."]  # a dot-command: the table's
     found = []
-    for sql in operands[1:]:
-        if sql.startswith("."):
-            continue  # a dot-command: the table's
+    for sql in statements:
         for match in _SQLITE_ACTS.finditer(sql):
             word = next(group for group in match.groups() if group)
             found.append(Acting((word,), "runs or writes past the database (" + word + ")"))
-    written = any(_SQLITE_WRITES.search(sql) for sql in operands[1:] if sql[:1] != ".")
-    if operands and written and operands[0] not in (":memory:", "") and _leaves(operands[0]):
-        found.append(Acting((operands[0],), WRITES_FILES))
-    return found
+    return found + _database_written(operands, statements)
 
 
 # (F181, DuckDB 1.4's manual) its CLI's options taking a value; SQL that writes a file or a
@@ -5304,34 +5312,15 @@ _DUCKDB_ACTS = re.compile(
 )
 
 
-def _duckdb_operands(args: list[str]) -> tuple[list[str], list[str]]:
-    """The database and the SQL after it, and the SQL `-c` and `-s` give."""
-    operands, commands, k = [], [], 0
-    while k < len(args):
-        token = args[k]
-        name = "-" + token.lstrip("-")
-        if token.startswith("-") and len(token) > 1:
-            if name in ("-c", "-s") and k + 1 < len(args):
-                commands.append(args[k + 1])
-            k += 2 if name in _DUCKDB_VALUED else 1
-            continue
-        operands.append(token)
-        k += 1
-    return operands, commands
-
-
 def _duckdb_sql(args: list[str]) -> list[Acting]:
-    operands, commands = _duckdb_operands(args)
+    operands, commands = _shell_operands(args, _DUCKDB_VALUED)
     statements = [sql for sql in [*operands[1:], *commands] if sql[:1] != "."]
     found = [
         Acting((_last_group(match),), "writes files or loads a library past the database")
         for sql in statements
         for match in _DUCKDB_ACTS.finditer(sql)
     ]
-    written = any(_SQLITE_WRITES.search(sql) for sql in statements)
-    if operands and written and operands[0] != ":memory:" and _leaves(operands[0]):
-        found.append(Acting((operands[0],), WRITES_FILES))
-    return found
+    return found + _database_written(operands, statements)
 
 
 _PSQL_VALUED = "cdfFhLopPRTUv"
@@ -5485,9 +5474,9 @@ def reads_commands_from_input(program: str, args: list[str]) -> bool:
         return not (executes or only_prints)
     if program == "sqlite3":
         only_prints = {"-version", "-help"} & {"-" + word.lstrip("-") for word in args}
-        return len(_sqlite_operands(args)) <= 1 and not only_prints
+        return len(_shell_operands(args, _SQLITE_VALUED)[0]) <= 1 and not only_prints
     if program == "duckdb":
-        operands, commands = _duckdb_operands(args)
+        operands, commands = _shell_operands(args, _DUCKDB_VALUED)
         only_prints = {"-version", "-help", "-h", "-no-stdin"} & set(args)
         return len(operands) <= 1 and not commands and "-f" not in args and not only_prints
     if program == "redis-cli":
@@ -5514,8 +5503,10 @@ def commands_from_input(program: str, args: list[str], text: str) -> list[Acting
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     dot_commands = [line.split()[0] for line in lines if line.startswith(".")]
     sql = "\n".join(line for line in lines if not line.startswith("."))
-    read = _duckdb_sql if program == "duckdb" else _sqlite_sql
-    database = (_duckdb_operands(args)[0] if program == "duckdb" else _sqlite_operands(args))[:1]
+    read, valued = (
+        (_duckdb_sql, _DUCKDB_VALUED) if program == "duckdb" else (_sqlite_sql, _SQLITE_VALUED)
+    )
+    database = _shell_operands(args, valued)[0][:1]
     return [Acting((name,), "runs a dot-command") for name in dot_commands] + read(
         [*(database or [":memory:"]), sql]
     )
