@@ -41,13 +41,16 @@ class ServerProcess:
     `command(port)` is its command line. The port comes from `free_port()`, in the kernel's
     ephemeral range, so between the choice and the server's bind an outgoing connection
     anywhere on the machine may be given it as its own port: the first start then moves to
-    another port (at most three tries); a restart stays on the port the test already uses.
+    another port (at most three tries); a restart stays on the port the test already uses and
+    tries it again until the holder lets go (a connection made while the server was down may
+    have been given the port as its own, even connected to itself) or patience runs out.
     """
 
     command: Callable[[int], list[str]]
     stderr_path: Path
     env: dict[str, str] | None = None
     port: int = field(default_factory=free_port)
+    restart_patience: float = PATIENCE_SECONDS
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
     _has_listened: bool = field(default=False, init=False)
 
@@ -58,15 +61,29 @@ class ServerProcess:
     def start(self) -> None:
         if self.is_running:
             return
+        if self._has_listened:
+            self._restart_on_the_same_port()
+            return
         for attempt in range(3):
             try:
                 self._start_once()
                 self._has_listened = True
                 return
             except PortTaken:
-                if self._has_listened or attempt == 2:
+                if attempt == 2:
                     raise
                 self.port = free_port()
+
+    def _restart_on_the_same_port(self) -> None:
+        deadline = time.monotonic() + self.restart_patience
+        while True:
+            try:
+                self._start_once()
+                return
+            except PortTaken:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
 
     def stop(self) -> None:
         process, self.process = self.process, None

@@ -1,6 +1,7 @@
 """The test servers' own start-up: a port taken before the server binds it."""
 
 import socket
+import threading
 
 from tests.mcp_servers.fixtures import ConfigurableMcpServer
 from tests.support.ports import free_port
@@ -28,7 +29,7 @@ def test_a_first_start_moves_off_a_port_taken_before_the_bind(tmp_path):
             server.stop()
 
 
-def test_a_restart_keeps_its_port_and_says_when_it_is_taken(tmp_path):
+def test_a_restart_keeps_its_port_and_waits_for_a_holder_to_let_go(tmp_path):
     server = ConfigurableMcpServer(tmp_path, [])
     server.start()
     port = server.port
@@ -36,6 +37,25 @@ def test_a_restart_keeps_its_port_and_says_when_it_is_taken(tmp_path):
     server.start()
     assert server.port == port
     server.stop()
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", port))
+    threading.Timer(1.0, holder.close).start()
+    server.start()
+    try:
+        assert server.port == port
+        assert holder.fileno() == -1, "the server started while the port was still held"
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            pass
+    finally:
+        server.stop()
+
+
+def test_a_restart_says_when_its_port_stays_taken(tmp_path):
+    server = ConfigurableMcpServer(tmp_path, [])
+    server.start()
+    port = server.port
+    server.stop()
+    server._process.restart_patience = 1.0
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", port))
         try:
