@@ -23,7 +23,7 @@ from tests.agents.agent_setup_command import refused_agent_setup
 from tests.agents.test_hook import BUNDLE, bash, claude_decision, hook
 from tests.runner_live.conftest import create_run
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 OTHER = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
 

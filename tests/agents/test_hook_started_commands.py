@@ -26,7 +26,7 @@ from governance.services.bundles import bundle_import
 from tests.agents.test_hook import BUNDLE, ROOT, bash
 from tests.runner_live.conftest import create_run
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 SESSION_START = {"hooks": [{"type": "command", "command": "rm -f precious.txt"}]}
 LOCAL_SERVER = {"command": "python3", "args": ["server.py"]}

@@ -18,7 +18,7 @@ from tests.concurrency.conftest import fire_at_once
 from tests.support.servers import WebServer, Worker
 from tests.support.waiting import wait_until
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 
 MAX_WAIT = 30  # the longest wait_seconds the gate accepts

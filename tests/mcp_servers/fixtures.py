@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.mcp_servers import forked
 from tests.support.ports import free_port
 from tests.support.waiting import PATIENCE_SECONDS
 
@@ -51,7 +52,7 @@ class ServerProcess:
     env: dict[str, str] | None = None
     port: int = field(default_factory=free_port)
     restart_patience: float = PATIENCE_SECONDS
-    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    process: subprocess.Popen[bytes] | forked.ForkedProcess | None = field(default=None, init=False)
     _has_listened: bool = field(default=False, init=False)
 
     @property
@@ -102,17 +103,21 @@ class ServerProcess:
         process.wait(timeout=3)
 
     def _start_once(self) -> None:
+        argv = self.command(self.port)
         with self.stderr_path.open("ab") as stderr:
             logged_before = stderr.tell()
-            self.process = subprocess.Popen(
-                self.command(self.port),
-                cwd=REPO_ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                start_new_session=True,
-            )
+            if forked.forkable(argv):
+                self.process = forked.start(argv, self.env, REPO_ROOT, self.stderr_path)
+            else:
+                self.process = subprocess.Popen(
+                    argv,
+                    cwd=REPO_ROOT,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=stderr,
+                    start_new_session=True,
+                )
         deadline = time.monotonic() + PATIENCE_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -25,6 +25,8 @@ from tests.readme.examples import (
 )
 from tests.support.servers import BIN, ROOT, WebServer, child_environment
 
+pytestmark = pytest.mark.long
+
 README = ROOT / "README.md"
 BLOCKS = read_blocks(README)
 SEED_DEMO_TOKEN = "demo-token"  # the credential seed_demo gives the tracker connection

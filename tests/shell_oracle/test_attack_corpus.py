@@ -21,6 +21,8 @@ from tests.shell_corpus.policies import (
 from tests.shell_oracle.oracle import Oracle, shows
 from tests.shell_oracle.sandbox import Job, run_jobs
 
+pytestmark = pytest.mark.long
+
 ORACLES = {
     "review": Oracle(review_policy()),
     "benign": Oracle(benign_policy()),

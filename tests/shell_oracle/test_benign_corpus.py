@@ -12,7 +12,7 @@ from tests.shell_corpus.benign import BENIGN
 from tests.shell_corpus.policies import benign_policy
 from tests.shell_oracle.oracle import Oracle
 
-pytestmark = pytest.mark.usefixtures("sandbox")
+pytestmark = [pytest.mark.usefixtures("sandbox"), pytest.mark.long]
 
 
 def test_what_the_engine_allows_of_the_benign_corpus_does_only_what_the_rules_allow(capsys):
